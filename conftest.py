@@ -1,0 +1,1 @@
+"""Root conftest: nothing to configure; the plugin is registered by its entry point."""

@@ -1,0 +1,10 @@
+"""pytest-dictbench: speech-to-text and dictation benchmarks as pytest tests."""
+
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("pytest-dictbench")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree
+    __version__ = "0.0.0"
+
+__all__ = ["__version__"]

@@ -1,0 +1,40 @@
+"""The contract between the plugin and product adapters."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from ..model import Case, Output, Product, Suite
+
+
+@dataclass(frozen=True)
+class AdapterOptions:
+    """Run-wide options an adapter may honour."""
+
+    #: Capture again even when the cache has an output (live adapters).
+    recapture: bool = False
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """Supplies one product's outputs for one suite.
+
+    Example::
+
+        class Echo:
+            def __init__(self, product, suite, options):
+                self.suite = suite
+
+            def get(self, case, repetition):
+                return Output(case.id, case.get("reference", ""), repetition)
+    """
+
+    def get(self, case: Case, repetition: int) -> Output | None:
+        """The output for ``case`` and ``repetition``, or ``None`` when there is none."""
+        ...
+
+
+#: Builds an adapter; registered per adapter kind through ``pytest_dictbench_adapters``.
+AdapterFactory = Callable[[Product, Suite, AdapterOptions], Adapter]

@@ -1,0 +1,102 @@
+"""Hooks other plugins (and ``conftest.py`` files) implement to extend dictbench.
+
+They are added to pytest's own plugin manager in ``pytest_addhooks``, so they work
+from installed plugins and from conftest files alike. Implement only the arguments
+you need: pluggy passes any subset of a hook's parameters.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from .adapters.base import AdapterFactory
+    from .methods.base import Method
+
+hookspec = pytest.hookspec
+
+# -------------------------------------------------------------------------------------
+# Registration hooks
+# -------------------------------------------------------------------------------------
+
+
+@hookspec
+def pytest_dictbench_methods() -> Iterable[Method]:
+    """Called once per run to collect the scoring methods suites may name.
+
+    :returns: Method objects (see :class:`pytest_dictbench.methods.base.Method`). Two
+        methods with the same ``name`` are an error naming both.
+
+    Example::
+
+        def pytest_dictbench_methods():
+            return [ExactMatch()]
+
+    Use in conftest plugins
+    =======================
+    Any conftest file may implement this hook; it is called before collection.
+    """
+
+
+@hookspec
+def pytest_dictbench_adapters() -> Mapping[str, AdapterFactory]:
+    """Called once per run to collect adapter kinds a product file may name.
+
+    :returns: A mapping of adapter kind (the ``adapter`` field of
+        ``products/<name>.toml``) to a factory ``(product, suite, options) -> Adapter``.
+
+    Example::
+
+        def pytest_dictbench_adapters():
+            return {"echo": lambda product, suite, options: Echo(product, suite)}
+
+    Use in conftest plugins
+    =======================
+    Any conftest file may implement this hook; it is called before collection.
+    """
+
+
+# -------------------------------------------------------------------------------------
+# Reporting hooks: generate (first result wins) / update (every implementation runs)
+# -------------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def pytest_dictbench_generate_report(
+    config: pytest.Config, records: list[Mapping[str, Any]]
+) -> dict[str, Any] | None:
+    """Called on the controller at the end of a run to build ``dictbench.json``.
+
+    The default implementation aggregates the item records per suite and product.
+    Stops at first non-None result, see :ref:`firstresult`.
+
+    :param config: The pytest config object.
+    :param records: Every item record of the run (the lines of ``items.jsonl``).
+    :returns: The report as plain JSON data, or None to leave it to the next plugin.
+
+    Use in conftest plugins
+    =======================
+    Only the rootdir conftest is consulted (the report is global to the run).
+    """
+
+
+@hookspec
+def pytest_dictbench_update_report(config: pytest.Config, report: dict[str, Any]) -> None:
+    """Called after ``pytest_dictbench_generate_report`` to adjust the report in place.
+
+    :param config: The pytest config object.
+    :param report: The report about to be written; mutate it.
+
+    Example::
+
+        def pytest_dictbench_update_report(report):
+            report["lab"] = "rig-3"
+
+    Use in conftest plugins
+    =======================
+    Only the rootdir conftest is consulted (the report is global to the run).
+    """

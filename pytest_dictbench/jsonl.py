@@ -1,0 +1,55 @@
+"""Reading JSON Lines files strictly: UTF-8 (BOM accepted), CRLF accepted, errors by line."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from .errors import DictbenchError
+
+__all__ = ["read_jsonl", "read_text"]
+
+
+def read_text(path: Path, error: type[DictbenchError]) -> str:
+    """The file's text as UTF-8 (a leading BOM dropped); invalid bytes name the line."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise error(f"cannot read file: {exc.strerror or exc}", path=path) from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise error(
+            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+            path=path, line=line,
+        ) from None
+
+
+def read_jsonl(
+    path: Path, error: type[DictbenchError], *, tolerate_torn_tail: bool = False
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line number, object)`` for each non-blank line of a JSON Lines file.
+
+    With ``tolerate_torn_tail``, a last line without a newline that does not parse (a
+    write cut short) is skipped instead of raising.
+    """
+    text = read_text(path, error)
+    lines = text.split("\n")
+    for number, raw in enumerate(lines, start=1):
+        line = raw.rstrip("\r")
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            if tolerate_torn_tail and number == len(lines):
+                return
+            raise error(f"malformed JSON: {exc.msg} (column {exc.colno})",
+                        path=path, line=number) from None
+        if not isinstance(obj, dict):
+            raise error(f"expected a JSON object, got {type(obj).__name__}",
+                        path=path, line=number)
+        yield number, obj

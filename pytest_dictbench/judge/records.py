@@ -1,0 +1,276 @@
+"""The judge's data: configurations, requests, verdicts, outcomes and spend.
+
+Everything here is plain data with JSON round trips; no I/O and no network.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "HIDDEN_CASE_FIELDS",
+    "JudgeConfig",
+    "JudgeOutcome",
+    "JudgeRequest",
+    "ModelSpend",
+    "OutcomeStatus",
+    "RuleVerdict",
+    "SpendMeter",
+    "TokenUsage",
+    "Verdict",
+    "canonical_json",
+    "content_hash",
+    "output_hash",
+]
+
+#: Case fields never shown to a judge: they identify the item, not its content.
+HIDDEN_CASE_FIELDS = frozenset({"id", "canary", "audio"})
+
+#: What happened to one (request, judge) pair.
+OutcomeStatus = Literal["judged", "cached", "missing", "error"]
+
+
+def canonical_json(value: Any) -> str:
+    """JSON with sorted keys and no spaces: the same data always gives the same text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def content_hash(value: Any) -> str:
+    """sha256 (hex) of the canonical JSON of ``value``."""
+    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+
+
+def output_hash(text: str) -> str:
+    """sha256 (hex) of an output text as UTF-8: how decisions name the output they judged."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    """One judge: a name, the model it calls, its settings and its list prices.
+
+    ``temperature`` is ``None`` by default and then not sent: API version 2026-10-21
+    (what anthropic SDK 2.x speaks) rejects sampling parameters. Set it only for a
+    server that accepts it; it is sent as an extra body field.
+    """
+
+    name: str
+    model: str
+    temperature: float | None = None
+    max_tokens: int = 1024
+    #: US dollars per million input tokens.
+    price_in_per_mtok: float = 0.0
+    #: US dollars per million output tokens.
+    price_out_per_mtok: float = 0.0
+
+    def settings(self) -> dict[str, Any]:
+        """What shapes this judge's answers (prices do not), for the cache key."""
+        return {
+            "name": self.name,
+            "model": self.model,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+        }
+
+    def cost_usd(self, usage: TokenUsage) -> float:
+        """List price of ``usage`` for this judge's model."""
+        return (
+            usage.input_tokens * self.price_in_per_mtok
+            + usage.output_tokens * self.price_out_per_mtok
+        ) / 1_000_000
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """One output of one case to be judged on a list of rules.
+
+    The product name and repetition identify the item in reports and decisions; they are
+    never shown to the judge and do not enter the cache key.
+    """
+
+    suite: str
+    product: str
+    repetition: int
+    #: The case as read from ``cases.jsonl`` (``id`` names it).
+    case: Mapping[str, Any]
+    output_text: str
+    #: ``(rule id, one-line meaning)`` of every rule the judges must score.
+    rules: Sequence[tuple[str, str]]
+    #: Automated check results by rule id: ``{"score": 0|1|2|None, "evidence": str}``.
+    auto_results: Mapping[str, Any] = field(default_factory=dict)
+    rubric_version: str = ""
+
+    @property
+    def case_id(self) -> str:
+        return str(self.case.get("id", ""))
+
+    @property
+    def key(self) -> str:
+        """``suite/case/product/repetition``: the item this request is about."""
+        return f"{self.suite}/{self.case_id}/{self.product}/{self.repetition}"
+
+    @property
+    def rule_ids(self) -> tuple[str, ...]:
+        return tuple(rule for rule, _ in self.rules)
+
+    @property
+    def output_hash(self) -> str:
+        return output_hash(self.output_text)
+
+    def visible_case(self) -> dict[str, Any]:
+        """The case fields a judge sees (identifiers and file paths left out)."""
+        return {k: v for k, v in self.case.items() if k not in HIDDEN_CASE_FIELDS}
+
+    def auto_json(self) -> dict[str, dict[str, Any]]:
+        """Automated results as plain JSON (accepts mappings or ``RuleScore``-like objects)."""
+        result: dict[str, dict[str, Any]] = {}
+        for rule, value in self.auto_results.items():
+            if isinstance(value, Mapping):
+                score, evidence = value.get("score"), value.get("evidence", "")
+            else:
+                score, evidence = getattr(value, "score", None), getattr(value, "evidence", "")
+            result[str(rule)] = {"score": score, "evidence": str(evidence)}
+        return result
+
+
+@dataclass(frozen=True)
+class TokenUsage:
+    """Tokens billed for one or more API calls."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def __add__(self, other: TokenUsage) -> TokenUsage:
+        return TokenUsage(
+            self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens
+        )
+
+    def to_json(self) -> dict[str, int]:
+        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> TokenUsage:
+        data = data or {}
+        return cls(int(data.get("input_tokens") or 0), int(data.get("output_tokens") or 0))
+
+
+@dataclass(frozen=True)
+class RuleVerdict:
+    """A judge's score (0, 1 or 2) for one rule and its one-sentence reason."""
+
+    score: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One judge's validated answer on one request content."""
+
+    judge: str
+    model: str
+    #: The cache key: content hash of judge settings, guide, rubric and item content.
+    content_hash: str
+    rules: Mapping[str, RuleVerdict]
+    #: Tokens spent to obtain this verdict (invalid first answers included).
+    usage: TokenUsage = TokenUsage()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "hash": self.content_hash,
+            "judge": self.judge,
+            "model": self.model,
+            "rules": {r: {"score": v.score, "reason": v.reason} for r, v in self.rules.items()},
+            "usage": self.usage.to_json(),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Verdict:
+        """Rebuild from :meth:`to_json` (raises ``KeyError``/``TypeError``/``ValueError``)."""
+        rules = {
+            str(rule): RuleVerdict(int(v["score"]), str(v["reason"]))
+            for rule, v in data["rules"].items()
+        }
+        return cls(
+            judge=str(data["judge"]),
+            model=str(data["model"]),
+            content_hash=str(data["hash"]),
+            rules=rules,
+            usage=TokenUsage.from_json(data.get("usage")),
+        )
+
+
+@dataclass(frozen=True)
+class JudgeOutcome:
+    """What one judge produced for one request: a verdict or an error, never both."""
+
+    judge: str
+    status: OutcomeStatus
+    verdict: Verdict | None = None
+    #: Class name of the error that ended the attempts (``status == "error"``).
+    error: str | None = None
+    #: A short, redacted description of the error or of why nothing was judged.
+    detail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict is not None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "judge": self.judge,
+            "status": self.status,
+            "verdict": self.verdict.to_json() if self.verdict else None,
+            "error": self.error,
+            "detail": self.detail,
+        }
+
+
+@dataclass
+class ModelSpend:
+    """Calls, tokens and list-price cost summed for one model."""
+
+    model: str
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "calls": self.calls,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cost_usd": round(self.cost_usd, 6),
+        }
+
+
+@dataclass
+class SpendMeter:
+    """Accumulates HTTP calls and token usage per model during a run."""
+
+    by_model: dict[str, ModelSpend] = field(default_factory=dict)
+
+    def _spend(self, config: JudgeConfig) -> ModelSpend:
+        return self.by_model.setdefault(config.model, ModelSpend(config.model))
+
+    def count_call(self, config: JudgeConfig) -> None:
+        self._spend(config).calls += 1
+
+    def add_usage(self, config: JudgeConfig, usage: TokenUsage) -> None:
+        spend = self._spend(config)
+        spend.input_tokens += usage.input_tokens
+        spend.output_tokens += usage.output_tokens
+        spend.cost_usd += config.cost_usd(usage)
+
+    @property
+    def calls(self) -> int:
+        return sum(s.calls for s in self.by_model.values())
+
+    @property
+    def cost_usd(self) -> float:
+        return sum(s.cost_usd for s in self.by_model.values())

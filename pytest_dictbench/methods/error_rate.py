@@ -1,0 +1,163 @@
+"""``error_rate``: WER, CER and strict edit distance against a reference text.
+
+Per item, the output is compared with each reference (``reference`` or the list
+``references``) and the reference giving the fewest word (or character) errors is kept.
+Counts come from jiwer after :func:`~pytest_dictbench.text.normalize.normalize_for_wer`;
+the strict edit distance is a character Levenshtein distance on the raw texts (only
+line endings normalised). Corpus figures pool the counts over items:
+``WER = sum(S + D + I) / sum(reference words)``.
+
+Parameters (``[params]`` in ``suite.toml``):
+
+- ``threshold`` (default 0.15): an item passes when its error rate is at or below it;
+- ``unit``: ``"word"`` (WER, default) or ``"char"`` (CER, for languages written
+  without spaces; the default for ``ja``, ``zh``, ``th`` locales).
+
+Item score = 100 x (1 - rate), floored at 0. An empty reference has no errors when the
+output is empty too, otherwise every output token is an insertion (rate 1 per token is
+not defined, so the rate is reported as the insertion count, like jiwer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import jiwer
+from rapidfuzz.distance import Levenshtein
+
+from ..model import Case, ItemResult, Output, RuleScore, ScoreContext, Suite
+from ..text.normalize import normalize_for_wer, strict_text
+from .base import ItemRecord
+
+__all__ = ["EditCounts", "ErrorRate", "char_counts", "word_counts"]
+
+#: Locales whose language is written without spaces between words.
+NO_SPACE_LANGUAGES = frozenset({"ja", "zh", "th", "lo", "km", "my"})
+
+
+@dataclass(frozen=True)
+class EditCounts:
+    """Substitutions, deletions and insertions against a reference of ``ref_len`` tokens."""
+
+    ref_len: int
+    sub: int
+    dele: int
+    ins: int
+
+    @property
+    def errors(self) -> int:
+        return self.sub + self.dele + self.ins
+
+    @property
+    def rate(self) -> float:
+        # An empty reference: no tokens to be wrong about, so the rate is the number
+        # of inserted tokens (0.0 for an empty output), as jiwer reports it.
+        return self.errors / self.ref_len if self.ref_len else float(self.ins)
+
+
+def _counts(ref: list[str], hyp: list[str], process: Any) -> EditCounts:
+    if not ref:
+        return EditCounts(0, 0, 0, len(hyp))
+    if not hyp:
+        return EditCounts(len(ref), 0, len(ref), 0)
+    out = process(" ".join(ref), " ".join(hyp))
+    return EditCounts(len(ref), out.substitutions, out.deletions, out.insertions)
+
+
+def word_counts(reference: str, hypothesis: str) -> EditCounts:
+    """Word edit counts of two texts after WER normalisation."""
+    return _counts(
+        normalize_for_wer(reference).split(), normalize_for_wer(hypothesis).split(),
+        jiwer.process_words,
+    )
+
+
+def char_counts(reference: str, hypothesis: str) -> EditCounts:
+    """Character edit counts after WER normalisation with whitespace removed."""
+    ref = list(normalize_for_wer(reference).replace(" ", ""))
+    hyp = list(normalize_for_wer(hypothesis).replace(" ", ""))
+    return _counts(ref, hyp, jiwer.process_words)
+
+
+def _unit(suite: Suite) -> str:
+    default = "char" if suite.locale.split("-")[0].lower() in NO_SPACE_LANGUAGES else "word"
+    return str(suite.params.get("unit", default))
+
+
+def _references(case: Case) -> list[str]:
+    refs = case.get("references")
+    return list(refs) if refs else [case.get("reference", "")]
+
+
+def _pooled_rate(records: Sequence[ItemRecord], prefix: str) -> float | None:
+    ref = sum(r["metrics"][f"{prefix}_ref"] for r in records)
+    err = sum(
+        r["metrics"][f"{prefix}_sub"] + r["metrics"][f"{prefix}_del"] + r["metrics"][f"{prefix}_ins"]
+        for r in records
+    )
+    return err / ref if ref else None
+
+
+class ErrorRate:
+    """The ``error_rate`` method (see the module docstring)."""
+
+    name = "error_rate"
+    case_schema = "case-error_rate.schema.json"
+    headline = "wer"
+    higher_is_better = False
+
+    def score(self, case: Case, output: Output, ctx: ScoreContext) -> ItemResult:
+        unit = _unit(ctx.suite)
+        threshold = float(ctx.params.get("threshold", 0.15))
+        pairs = [(ref, word_counts(ref, output.text), char_counts(ref, output.text))
+                 for ref in _references(case)]
+        key = 1 if unit == "word" else 2
+        ref, w, c = min(pairs, key=lambda p: (p[key].rate, p[0]))
+        strict_ref = strict_text(ref)
+        strict = Levenshtein.distance(strict_ref, strict_text(output.text))
+        rate = w.rate if unit == "word" else c.rate
+        label = "WER" if unit == "word" else "CER"
+        counts = w if unit == "word" else c
+        passed = rate <= threshold
+        evidence = (
+            f"{label} {rate:.3f} {'<=' if passed else '>'} {threshold:g} "
+            f"(S={counts.sub} D={counts.dele} I={counts.ins} over {counts.ref_len} "
+            f"{unit}s); reference: {ref!r}; output: {output.text!r}"
+        )
+        metrics: Mapping[str, float] = {
+            "word_ref": w.ref_len, "word_sub": w.sub, "word_del": w.dele, "word_ins": w.ins,
+            "char_ref": c.ref_len, "char_sub": c.sub, "char_del": c.dele, "char_ins": c.ins,
+            "strict_ref": len(strict_ref), "strict_distance": strict,
+        }
+        return ItemResult(
+            passed=passed,
+            score=max(0.0, 100.0 * (1.0 - rate)),
+            rules=(RuleScore(label, 2 if passed else 0, evidence),),
+            metrics=metrics,
+            message="" if passed else f"{label} {rate:.3f} > {threshold:g}",
+        )
+
+    def aggregate(self, records: Sequence[ItemRecord], suite: Suite) -> dict[str, Any]:
+        strict_ref = sum(r["metrics"]["strict_ref"] for r in records)
+        strict = sum(r["metrics"]["strict_distance"] for r in records)
+
+        def totals(prefix: str) -> dict[str, int]:
+            return {k: int(sum(r["metrics"][f"{prefix}_{k}"] for r in records))
+                    for k in ("ref", "sub", "del", "ins")}
+
+        return {
+            "summary": {
+                "wer": _pooled_rate(records, "word"),
+                "cer": _pooled_rate(records, "char"),
+                "strict_distance": strict,
+                "strict_rate": strict / strict_ref if strict_ref else None,
+                "unit": _unit(suite),
+                "threshold": float(suite.params.get("threshold", 0.15)),
+            },
+            "words": totals("word"),
+            "chars": totals("char"),
+            "normalization": "NFKC, lower case, punctuation and symbols removed "
+            "(apostrophes inside words kept), whitespace collapsed; CER without whitespace",
+        }

@@ -1,0 +1,166 @@
+"""The data that flows through a run: suites, cases, products, outputs and results.
+
+Everything here is a frozen dataclass or plain JSON data, so it can be hashed, compared
+and sent from an xdist worker to the controller unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+#: Outcome of one item as it appears in the reports.
+Status = Literal["passed", "failed", "error", "not_tested"]
+
+#: Where a rule score came from.
+RuleSource = Literal["auto", "judge", "human", "unjudged"]
+
+#: Output statuses a product file may carry (``complete`` is the default).
+OUTPUT_STATUSES = ("complete", "not_tested", "unsupported", "failed", "invalid", "error")
+#: Output statuses that make the item a test error rather than a score.
+ERROR_STATUSES = frozenset({"failed", "invalid", "error"})
+#: Output statuses that mean the item was not measured (reported as skipped).
+SKIP_STATUSES = frozenset({"not_tested", "unsupported"})
+
+
+@dataclass(frozen=True)
+class Case:
+    """One benchmark item, as read from a line of ``cases.jsonl``."""
+
+    #: The case id, unique within its suite.
+    id: str
+    #: The whole JSON object of the line, validated against the method's case schema.
+    data: Mapping[str, Any]
+    #: 1-based line number in the cases file, for error messages.
+    line: int = 0
+
+    @property
+    def genre(self) -> str | None:
+        return self.data.get("genre")
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        return tuple(self.data.get("tags", ()))
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.data.get(key, default)
+
+
+@dataclass(frozen=True)
+class SuiteFile:
+    """A data file listed in a suite manifest, with its expected digest."""
+
+    path: str
+    sha256: str | None = None
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A benchmark suite: a folder with ``suite.toml`` and ``cases.jsonl``."""
+
+    id: str
+    version: str
+    title: str
+    method: str
+    locale: str
+    canary: str
+    root: Path
+    cases: tuple[Case, ...]
+    #: Method parameters from the ``[params]`` table.
+    params: Mapping[str, Any] = field(default_factory=dict)
+    #: Data files from the ``[[files]]`` array (paths relative to ``root``).
+    files: tuple[SuiteFile, ...] = ()
+    #: Measured repetitions of every (case, product) pair.
+    repetitions: int = 1
+    #: The rest of the manifest (ranking, audio specification, ...), as written.
+    manifest: Mapping[str, Any] = field(default_factory=dict)
+
+    def case(self, case_id: str) -> Case:
+        for case in self.cases:
+            if case.id == case_id:
+                return case
+        raise KeyError(case_id)
+
+
+@dataclass(frozen=True)
+class Product:
+    """A product under test, from ``products/<name>.toml``."""
+
+    name: str
+    version: str
+    adapter: str
+    path: Path
+    #: Adapter settings from the ``[settings]`` table.
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    #: Environment facts (hardware, OS, app version, ...) from ``[environment]``.
+    environment: Mapping[str, Any] = field(default_factory=dict)
+    description: str = ""
+
+    @property
+    def outputs_dir(self) -> Path:
+        """Folder holding this product's outputs, one ``<suite id>.jsonl`` per suite."""
+        return self.path.parent / str(self.settings.get("outputs", self.name))
+
+
+@dataclass(frozen=True)
+class Output:
+    """What a product produced for one case and repetition."""
+
+    case_id: str
+    text: str
+    repetition: int = 1
+    status: str = "complete"
+    latency_ms: float | None = None
+    error: str | None = None
+    #: Capture metadata and any other fields of the output line.
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    #: ``file:line`` the output was read from, for error messages.
+    origin: str = ""
+
+    @property
+    def is_error(self) -> bool:
+        return self.status in ERROR_STATUSES or (self.status == "complete" and bool(self.error))
+
+
+@dataclass(frozen=True)
+class RuleScore:
+    """The score of one rule on one item: 0, 1 or 2 (``None`` when unjudged)."""
+
+    rule: str
+    score: int | None
+    evidence: str = ""
+    source: RuleSource = "auto"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"score": self.score, "evidence": self.evidence, "source": self.source}
+
+
+@dataclass(frozen=True)
+class ItemResult:
+    """What a method says about one output: verdict, 0-100 score, rules and metrics."""
+
+    passed: bool
+    score: float
+    rules: tuple[RuleScore, ...] = ()
+    #: Numbers the method's aggregator pools over items (edit counts, F1 counts, ...).
+    metrics: Mapping[str, float] = field(default_factory=dict)
+    #: One line saying why the item failed (empty when it passed).
+    message: str = ""
+
+    def failed_rules(self) -> tuple[RuleScore, ...]:
+        return tuple(r for r in self.rules if r.score is not None and r.score < 2)
+
+
+@dataclass(frozen=True)
+class ScoreContext:
+    """What a method may know besides the case and the output."""
+
+    suite: Suite
+    #: Rule scores decided outside the method (LLM judges, human adjudication).
+    judged: Mapping[str, RuleScore] = field(default_factory=dict)
+
+    @property
+    def params(self) -> Mapping[str, Any]:
+        return self.suite.params

@@ -1,0 +1,119 @@
+"""The pytest plugin: options, activation, collection of suites, built-in registrations.
+
+dictbench is inert unless ``--product`` is given: no collection of suites, no output,
+no report files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from . import hookspecs
+from .adapters.base import AdapterFactory
+from .adapters.cache import CacheAdapter
+from .collect import SuiteCollector
+from .errors import DictbenchError
+from .methods.base import Method
+from .methods.error_rate import ErrorRate
+from .products import load_product
+from .registry import Registry
+from .session import SESSION_KEY, DictbenchSession
+from .suites import MANIFEST
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("dictbench", "speech-to-text and dictation benchmarks")
+    group.addoption(
+        "--product", action="append", dest="dictbench_products", metavar="NAME", default=[],
+        help="Run the benchmark suites against product NAME (products/NAME.toml); "
+        "may be repeated. Activates dictbench.")
+    group.addoption(
+        "--dictbench-report", dest="dictbench_report", metavar="DIR", default=None,
+        help="Folder for dictbench.json, items.jsonl and run-info.json. Default: reports/ "
+        "under the rootdir.")
+    group.addoption(
+        "--repetitions", dest="dictbench_repetitions", metavar="N", type=int, default=None,
+        help="Measured repetitions per case and product. Default: the suite's own.")
+    group.addoption(
+        "--dictbench-item-failures", dest="dictbench_item_failures", default="fail",
+        choices=("fail", "report"),
+        help="'fail': an item below its method's gate fails its test; 'report': it is only "
+        "reported, so CI gates on the aggregate. Default: %(default)r.")
+    parser.addini("dictbench_suites", "Suites run by 'pytest --product=X' without paths.",
+                  type="paths", default=[])
+    parser.addini("dictbench_products", "Folder of product files (relative to the rootdir).",
+                  default="products")
+    parser.addini("dictbench_junit_properties", "Write dictbench.* testcase properties "
+                  "into JUnit XML.", type="bool", default=True)
+
+
+def is_active(config: pytest.Config) -> bool:
+    return bool(config.getoption("dictbench_products", None))
+
+
+def _folder(config: pytest.Config, value: str) -> Path:
+    base = config.inipath.parent if config.inipath else config.rootpath
+    return (base / value).resolve()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not is_active(config):
+        return
+    hook = config.hook
+    try:
+        registry = Registry.build(hook.pytest_dictbench_methods(),
+                                  hook.pytest_dictbench_adapters())
+        folder = _folder(config, config.getini("dictbench_products"))
+        names = dict.fromkeys(config.getoption("dictbench_products"))
+        products = [load_product(name, folder) for name in names]
+        report = config.getoption("dictbench_report")
+        report_dir = (config.invocation_params.dir / report) if report else (
+            config.rootpath / "reports")
+        session = DictbenchSession(config, registry, products, report_dir.resolve())
+    except DictbenchError as exc:
+        raise pytest.UsageError(f"dictbench: {exc}") from None
+    config.stash[SESSION_KEY] = session
+    config.pluginmanager.register(session, "dictbench-session")
+    if config.args_source != pytest.Config.ArgsSource.ARGS:
+        suites = config.getini("dictbench_suites")
+        if not suites:
+            raise pytest.UsageError("dictbench: no suite paths given and the ini option "
+                                    "'dictbench_suites' is empty")
+        config.args = [str(p) for p in suites]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    session = config.stash.get(SESSION_KEY, None)
+    if session is not None:
+        config.pluginmanager.unregister(session)
+        del config.stash[SESSION_KEY]
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> SuiteCollector | None:
+    if file_path.name == MANIFEST and is_active(parent.config):
+        return SuiteCollector.from_parent(parent, path=file_path)
+    return None
+
+
+# -- built-in registrations (ordinary hook implementations, like any other plugin's) ----
+
+
+def pytest_dictbench_methods() -> Iterable[Method]:
+    return [ErrorRate()]
+
+
+def pytest_dictbench_adapters() -> Mapping[str, AdapterFactory]:
+    return {"cache": CacheAdapter}
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_dictbench_generate_report(config: pytest.Config, records: Any) -> dict[str, Any]:
+    return config.stash[SESSION_KEY].summarize(records)

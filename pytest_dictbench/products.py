@@ -1,0 +1,73 @@
+"""Products under test: ``products/<name>.toml`` and their output files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .errors import OutputError, ProductError
+from .jsonl import read_jsonl
+from .model import Output, Product, Suite
+from .schemas import validate
+from .suites import read_toml
+
+__all__ = ["load_product", "output_from_line", "read_outputs"]
+
+
+def load_product(name: str, folder: Path) -> Product:
+    """Load ``folder/<name>.toml``; a missing or invalid file raises :class:`ProductError`."""
+    path = folder / f"{name}.toml"
+    if not path.is_file():
+        known = sorted(p.stem for p in folder.glob("*.toml")) if folder.is_dir() else []
+        raise ProductError(
+            f"product {name!r} not found (known: {', '.join(known) or 'none'})", path=path)
+    data = read_toml(path, ProductError)
+    validate(data, "product.schema.json", ProductError, path=path)
+    if data["name"] != name:
+        raise ProductError(f"name {data['name']!r} does not match the file name", path=path)
+    return Product(
+        name=name, version=data["version"], adapter=data["adapter"], path=path,
+        settings=data.get("settings", {}), environment=data.get("environment", {}),
+        description=data.get("description", ""),
+    )
+
+
+def output_from_line(obj: dict[str, Any], origin: str) -> Output:
+    """An :class:`Output` from one validated output line (``id`` is an alias of ``case_id``)."""
+    fields = dict(obj)
+    case_id = fields.pop("case_id", None) or fields.pop("id")
+    fields.pop("id", None)
+    status = fields.pop("status", "complete")
+    text = fields.pop("text", None)
+    return Output(
+        case_id=case_id, text=text or "", repetition=fields.pop("repetition", 1),
+        status=status, latency_ms=fields.pop("latency_ms", None),
+        error=fields.pop("error", None), meta=fields, origin=origin,
+    )
+
+
+def read_outputs(path: Path, suite: Suite, *, tolerate_torn_tail: bool = False
+                 ) -> dict[tuple[str, int], Output]:
+    """Read a product's outputs for ``suite``, keyed by (case id, repetition).
+
+    Raises :class:`OutputError` naming ``file:line`` for malformed lines, schema
+    violations, unknown case ids, a complete output without text, and two outputs for the same case and repetition.
+    """
+    known = {case.id for case in suite.cases}
+    outputs: dict[tuple[str, int], Output] = {}
+    for number, obj in read_jsonl(path, OutputError, tolerate_torn_tail=tolerate_torn_tail):
+        validate(obj, "output.schema.json", OutputError, path=path, line=number)
+        output = output_from_line(obj, f"{path}:{number}")
+        if output.case_id not in known:
+            raise OutputError(f"unknown case id {output.case_id!r} for suite {suite.id!r}",
+                              path=path, line=number)
+        if output.status == "complete" and obj.get("text") is None and not output.error:
+            raise OutputError(f"case {output.case_id!r}: a complete output needs 'text'",
+                              path=path, line=number)
+        key = (output.case_id, output.repetition)
+        if key in outputs:
+            raise OutputError(
+                f"second output for case {output.case_id!r} repetition {output.repetition} "
+                f"(first at {outputs[key].origin})", path=path, line=number)
+        outputs[key] = output
+    return outputs

@@ -1,0 +1,202 @@
+"""State of one dictbench run: products, loaded suites, adapters, collected records.
+
+On xdist workers it serves collection and scoring; on the controller (or a run without
+xdist) it also gathers every item record from the test reports and writes the reports.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from . import __version__
+from .adapters.base import Adapter, AdapterOptions
+from .aggregate import record_sort_key, summarize
+from .errors import ProductError, SuiteError
+from .methods.base import Method
+from .model import ItemResult, Output, Product, RuleScore, Suite
+from .registry import Registry
+from .report.files import atomic_write, dumps, write_jsonl
+from .report.junit import junit_properties
+from .report.terminal import summary_lines
+from .suites import MANIFEST, canary_status, load_suite
+
+if TYPE_CHECKING:
+    from .collect import CaseItem
+
+__all__ = ["RECORD_PROPERTY", "SESSION_KEY", "DictbenchSession"]
+
+#: Name of the user property that carries an item record to the controller.
+RECORD_PROPERTY = "dictbench.record"
+
+#: Where the run's state lives in ``config.stash``.
+SESSION_KEY = pytest.StashKey["DictbenchSession"]()
+
+#: Exit statuses after which reports are not (over)written.
+_NO_REPORT = (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.USAGE_ERROR,
+              pytest.ExitCode.INTERNAL_ERROR)
+
+
+def is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+class DictbenchSession:
+    """Registered as a plugin while dictbench is active (see ``plugin.pytest_configure``)."""
+
+    def __init__(self, config: pytest.Config, registry: Registry,
+                 products: Sequence[Product], report_dir: Path) -> None:
+        self.config = config
+        self.registry = registry
+        self.products = tuple(products)
+        self.report_dir = report_dir
+        self.repetitions: int | None = config.getoption("dictbench_repetitions")
+        self.item_failures: str = config.getoption("dictbench_item_failures")
+        self.junit_properties: bool = config.getini("dictbench_junit_properties")
+        self.options = AdapterOptions()
+        self.records: dict[str, dict[str, Any]] = {}
+        self.report: dict[str, Any] | None = None
+        self.written: list[Path] = []
+        self._suites: dict[Path, Suite] = {}
+        self._adapters: dict[tuple[str, str], Adapter] = {}
+        for product in self.products:
+            if product.adapter not in registry.adapters:
+                raise ProductError(
+                    f"unknown adapter kind {product.adapter!r} (known: "
+                    f"{', '.join(sorted(registry.adapters))})", path=product.path)
+
+    # -- used by collection and items (workers and controller alike) --------------------
+
+    def load_suite(self, path: Path) -> Suite:
+        """The suite at ``path``, loaded once per process."""
+        key = (path / MANIFEST if path.is_dir() else path).resolve()
+        if key not in self._suites:
+            suite = load_suite(path, self.registry.case_schema)
+            self.registry.method(suite.method)
+            for other in self._suites.values():
+                if other.id == suite.id:
+                    raise SuiteError(f"suite id {suite.id!r} is also used by {other.root}",
+                                     path=path)
+            self._suites[key] = suite
+        return self._suites[key]
+
+    def method(self, suite: Suite) -> Method:
+        return self.registry.method(suite.method)
+
+    def adapter(self, product: Product, suite: Suite) -> Adapter:
+        key = (product.name, suite.id)
+        if key not in self._adapters:
+            factory = self.registry.adapters[product.adapter]
+            self._adapters[key] = factory(product, suite, self.options)
+        return self._adapters[key]
+
+    def judged(self, item: CaseItem, output: Output) -> Mapping[str, RuleScore]:
+        """Rule scores decided outside the method for this item (none yet)."""
+        return {}
+
+    def make_record(self, item: CaseItem, status: str, *, result: ItemResult | None = None,
+                    output: Output | None = None, message: str = "") -> dict[str, Any]:
+        """The plain-JSON record of one item (a line of ``items.jsonl``)."""
+        suite, case = item.suite, item.case
+        text = output.text if output else None
+        group = {k: case.data[k] for k in ("genre", "source", "short", "tags") if k in case.data}
+        return {
+            "suite": suite.id,
+            "suite_path": _relative(suite.root, self.config.rootpath),
+            "case_id": case.id,
+            "product": item.product.name,
+            "repetition": item.repetition,
+            "status": status,
+            "score": result.score if result else None,
+            "rules": {r.rule: r.to_json() for r in result.rules} if result else {},
+            "metrics": dict(result.metrics) if result else {},
+            "message": (result.message if result else message) or message,
+            "empty": bool(output is not None and not output.text.strip()),
+            "canary_leak": bool(text and suite.canary in text),
+            "case": group,
+            "text": text,
+            "text_sha256": hashlib.sha256(text.encode()).hexdigest() if text is not None
+            else None,
+            "latency_ms": output.latency_ms if output else None,
+        }
+
+    # -- controller side ---------------------------------------------------------------
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Take the item record off the report; leave JUnit-friendly properties instead."""
+        if is_worker(self.config):
+            return
+        blobs = [v for k, v in report.user_properties if k == RECORD_PROPERTY]
+        if not blobs:
+            return
+        record = json.loads(blobs[-1])
+        self.records[report.nodeid] = record
+        others = [(k, v) for k, v in report.user_properties if k != RECORD_PROPERTY]
+        report.user_properties = others + (
+            junit_properties(record) if self.junit_properties else [])
+
+    def summarize(self, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """Default report body (see ``pytest_dictbench_generate_report``)."""
+        suites: dict[str, Suite] = {}
+        for record in records:
+            if record["suite"] not in suites:
+                suite = self.load_suite(self.config.rootpath / record["suite_path"])
+                suites[suite.id] = suite
+        return summarize(
+            records, suites, {p.name: p for p in self.products}, self.registry.methods,
+            {sid: canary_status(suite) for sid, suite in suites.items()},
+        )
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if is_worker(self.config) or not self.records or exitstatus in _NO_REPORT:
+            return
+        records = sorted(self.records.values(), key=record_sort_key)
+        hook = self.config.hook
+        report = hook.pytest_dictbench_generate_report(config=self.config, records=records)
+        hook.pytest_dictbench_update_report(config=self.config, report=report)
+        self.report = report
+        self._write("dictbench.json", dumps(report) + "\n")
+        write_jsonl(self.report_dir / "items.jsonl", records)
+        self.written.append(self.report_dir / "items.jsonl")
+        self._write("run-info.json", dumps(self._run_info()) + "\n")
+
+    def _write(self, name: str, text: str) -> None:
+        path = self.report_dir / name
+        atomic_write(path, text)
+        self.written.append(path)
+
+    def _run_info(self) -> dict[str, Any]:
+        """Facts that change between identical runs; kept out of ``dictbench.json``."""
+        return {
+            "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "host": platform.node(),
+            "python": platform.python_version(),
+            "pytest": pytest.__version__,
+            "pytest_dictbench": __version__,
+            "args": list(self.config.invocation_params.args),
+            "workers": getattr(self.config.option, "numprocesses", None),
+        }
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.report is None:
+            return
+        terminalreporter.write_sep("=", "dictbench summary")
+        for line in summary_lines(self.report):
+            terminalreporter.write_line(line)
+        for path in self.written:
+            terminalreporter.write_line(f"dictbench: wrote {path}")
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.resolve().as_posix()
