@@ -135,7 +135,8 @@ class CaseItem(pytest.Item):
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
-        return self.path, None, f"{self.suite.id}::{self.name}"
+        cases_file = self.suite.root / self.suite.manifest.get("cases", "cases.jsonl")
+        return cases_file, self.case.line - 1, f"{self.suite.id}::{self.name}"
 
 
 def _failure_text(result: ItemResult) -> str:

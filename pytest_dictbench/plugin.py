@@ -6,7 +6,7 @@ no report files.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Generator, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ import pytest
 from . import hookspecs
 from .adapters.base import AdapterFactory
 from .adapters.cache import CacheAdapter
-from .collect import SuiteCollector
+from .collect import CaseItem, SuiteCollector
 from .errors import DictbenchError
 from .methods.base import Method
 from .methods.error_rate import ErrorRate
@@ -101,6 +101,17 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> SuiteColle
     if file_path.name == MANIFEST and is_active(parent.config):
         return SuiteCollector.from_parent(parent, path=file_path)
     return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
+                              ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Point skip reports of case items at the case's line instead of plugin code."""
+    report = yield
+    if isinstance(item, CaseItem) and report.skipped and isinstance(report.longrepr, tuple):
+        path, line, _ = item.reportinfo()
+        report.longrepr = (str(path), (line or 0) + 1, report.longrepr[2])
+    return report
 
 
 # -- built-in registrations (ordinary hook implementations, like any other plugin's) ----

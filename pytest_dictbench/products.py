@@ -51,7 +51,8 @@ def read_outputs(path: Path, suite: Suite, *, tolerate_torn_tail: bool = False
     """Read a product's outputs for ``suite``, keyed by (case id, repetition).
 
     Raises :class:`OutputError` naming ``file:line`` for malformed lines, schema
-    violations, unknown case ids, a complete output without text, and two outputs for the same case and repetition.
+    violations, unknown case ids, a complete output without text, and two outputs for
+    the same case and repetition.
     """
     known = {case.id for case in suite.cases}
     outputs: dict[tuple[str, int], Output] = {}

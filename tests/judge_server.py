@@ -2,7 +2,7 @@
 
 It runs a stdlib ``ThreadingHTTPServer`` on 127.0.0.1 (port 0), records every request
 (path, headers, JSON body) and answers from a script: a queue of :class:`Reply` objects,
-then a responder function of the request body. The default responder gives every rule
+then a responder function of the recorded request. The default responder gives every rule
 named in the ``record_verdicts`` tool schema the score 2.
 
 Run as a script (``python tests/judge_server.py --delay 0.2``) it prints its base URL on
@@ -46,7 +46,8 @@ class Recorded:
     time: float
 
 
-Responder = Callable[[Any], Reply]
+#: Chooses the answer to a request (body and headers as recorded).
+Responder = Callable[[Recorded], Reply]
 
 
 def requested_rules(body: Mapping[str, Any]) -> list[str]:
@@ -117,16 +118,16 @@ def error_reply(status: int, kind: str, *, retry_after: str | None = None) -> Re
     return Reply(status=status, body=body, headers=headers)
 
 
-def all_twos(body: Any, *, delay: float = 0.0) -> Reply:
+def all_twos(request: Recorded, *, delay: float = 0.0) -> Reply:
     """Default responder: score 2 on every requested rule."""
-    return verdict_reply({rule: 2 for rule in requested_rules(body)}, delay=delay)
+    return verdict_reply({rule: 2 for rule in requested_rules(request.body)}, delay=delay)
 
 
 class MessagesServer:
     """The loopback server; use as a context manager or call start/stop."""
 
     def __init__(self, responder: Responder | None = None, *, delay: float = 0.0):
-        self.responder: Responder = responder or (lambda body: all_twos(body, delay=delay))
+        self.responder: Responder = responder or (lambda request: all_twos(request, delay=delay))
         self.queue: deque[Reply] = deque()
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
@@ -144,18 +145,20 @@ class MessagesServer:
         with self._lock:
             self.queue.extend(replies)
 
-    def next_reply(self, body: Any) -> Reply:
+    def next_reply(self, request: Recorded) -> Reply:
         with self._lock:
             if self.queue:
                 return self.queue.popleft()
-        return self.responder(body)
+        return self.responder(request)
 
     def record(self, item: Recorded) -> None:
         with self._lock:
             self.requests.append(item)
 
     def start(self) -> MessagesServer:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self._thread.start()
         return self
 
@@ -186,11 +189,12 @@ class MessagesServer:
                 except ValueError:
                     body = None
                 headers = {k.lower(): v for k, v in self.headers.items()}
-                server.record(Recorded(self.path, headers, body, time.monotonic()))
+                recorded = Recorded(self.path, headers, body, time.monotonic())
+                server.record(recorded)
                 if self.path.split("?")[0] != "/v1/messages":
                     reply = error_reply(404, "not_found_error")
                 else:
-                    reply = server.next_reply(body)
+                    reply = server.next_reply(recorded)
                 if reply.delay:
                     time.sleep(reply.delay)
                 payload = (

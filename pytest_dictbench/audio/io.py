@@ -172,21 +172,20 @@ def sha256_file(path: Path | str) -> str:
     return digest.hexdigest()
 
 
-####################################################################################
-# Private helpers
-####################################################################################
-
-
 def import_soxr() -> Any:
     """Import the optional soxr module, or raise :class:`AudioError` saying how to get it."""
     try:
         import soxr
     except ImportError as exc:
         raise AudioError(
-            "resampling needs the optional package 'soxr': "
-            "pip install 'pytest-dictbench[audio]'"
+            "resampling needs the optional package 'soxr': pip install 'pytest-dictbench[audio]'"
         ) from exc
     return soxr
+
+
+####################################################################################
+# Private helpers
+####################################################################################
 
 
 def _check_readable(path: Path | str) -> None:
@@ -214,8 +213,7 @@ def _check_wav_complete(path: Path | str, info: AudioInfo) -> None:
     declared, present = declared_and_present
     if declared not in _WAV_UNKNOWN_SIZES and present < declared:
         raise AudioError(
-            f"WAV file is truncated: data chunk declares {declared} bytes, "
-            f"only {present} present",
+            f"WAV file is truncated: data chunk declares {declared} bytes, only {present} present",
             path=path,
         )
 

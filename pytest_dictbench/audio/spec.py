@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import SuiteError
 from ..model import Suite
-from .io import AudioError, import_soxr, audio_info, read_audio
+from .io import AudioError, audio_info, import_soxr, read_audio
 
 __all__ = [
     "AudioSpec",
@@ -175,9 +175,7 @@ def integrated_loudness(samples: np.ndarray, rate: int) -> float:
     data = np.asarray(samples, dtype=np.float64)
     duration = data.shape[0] / rate
     if duration <= 0.4:
-        raise AudioError(
-            f"too short to measure loudness: {duration:.3f} s, needs more than 0.4 s"
-        )
+        raise AudioError(f"too short to measure loudness: {duration:.3f} s, needs more than 0.4 s")
     with np.errstate(divide="ignore"):
         return float(pyln.Meter(rate).integrated_loudness(data))
 
@@ -377,8 +375,11 @@ def _typed(name: str, value: Any, path: Path | str | None) -> Any:
 
 
 def _fmt(value: Any) -> str:
+    """Numbers as people write them: ``-23.0``, ``-4.84``, ``300.0``, ``-inf``."""
     if isinstance(value, float):
-        return f"{value:g}" if math.isfinite(value) else str(value)
+        if not math.isfinite(value):
+            return str(value)
+        return f"{value:.1f}" if value == int(value) else f"{value:g}"
     return "none" if value is None else str(value)
 
 

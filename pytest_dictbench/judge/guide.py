@@ -66,7 +66,7 @@ sentence; when you lower a score, quote the words of the output that caused it."
 
 
 def _policy_text() -> str:
-    lines = ["Decision policy (apply in this order when in doubt):"]
+    lines = ["Decision policy (how to settle doubtful cases):"]
     lines.extend(f"  {n}. {rule}" for n, rule in enumerate(DECISION_POLICY, start=1))
     return "\n".join(lines)
 

@@ -93,10 +93,7 @@ def _references(case: Case) -> list[str]:
 
 def _pooled_rate(records: Sequence[ItemRecord], prefix: str) -> float | None:
     ref = sum(r["metrics"][f"{prefix}_ref"] for r in records)
-    err = sum(
-        r["metrics"][f"{prefix}_sub"] + r["metrics"][f"{prefix}_del"] + r["metrics"][f"{prefix}_ins"]
-        for r in records
-    )
+    err = sum(r["metrics"][f"{prefix}_{kind}"] for r in records for kind in ("sub", "del", "ins"))
     return err / ref if ref else None
 
 

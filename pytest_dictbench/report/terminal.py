@@ -37,7 +37,8 @@ def summary_lines(report: Mapping[str, Any]) -> list[str]:
     notes = []
     for suite in report.get("suites", []):
         if suite["canary"]["status"] != "ok":
-            notes.append(f"{suite['id']}: canary missing in {', '.join(suite['canary']['missing_in'])}")
+            missing = ", ".join(suite["canary"]["missing_in"])
+            notes.append(f"{suite['id']}: canary missing in {missing}")
         for entry in suite["products"]:
             if entry["canary_leaks"]:
                 notes.append(f"{suite['id']}/{entry['product']}: output contains the canary "

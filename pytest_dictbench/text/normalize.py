@@ -40,9 +40,7 @@ def _drop_punctuation_and_symbols(text: str) -> str:
     out = []
     for i, char in enumerate(text):
         category = unicodedata.category(char)
-        if category[0] not in "PS":
-            out.append(char)
-        elif (
+        if category[0] not in "PS" or (
             char == "'"
             and 0 < i < len(text) - 1
             and _is_word_char(text[i - 1])

@@ -1,0 +1,362 @@
+"""Render case scripts to speech files, deterministically.
+
+Japanese is spoken by pyopenjtalk (the ``pyopenjtalk-plus`` distribution, which ships its
+dictionary and one HTS voice, *mei normal*); English by the ``espeak-ng`` program. Every
+file goes through the same chain: engine -> mono -> resample (soxr) -> trim the engine's
+own silence -> pad exact digital silence -> normalise integrated loudness (pyloudnorm) ->
+16-bit quantisation -> FLAC with the suite's canary in the ``comment`` tag. The same
+inputs give byte-identical files on the same machine (see ``docs/audio.md``).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+import subprocess
+import tempfile
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+import numpy as np
+import soundfile as sf
+
+from .io import AudioError, resample, sha256_file
+from .spec import integrated_loudness, true_peak_dbtp
+
+__all__ = [
+    "EN_VOICES",
+    "JA_VOICES",
+    "SynthError",
+    "Voice",
+    "assign_voices",
+    "render_speech",
+    "synth_case",
+    "synth_suite_cases",
+    "voices_for_locale",
+]
+
+Engine = Literal["openjtalk", "espeak-ng"]
+V = TypeVar("V")
+
+#: Seconds an espeak-ng call may take before it is abandoned.
+ESPEAK_TIMEOUT_S = 60.0
+#: Engine output quieter than this, relative to its peak, is trimmed from both ends.
+TRIM_BELOW_PEAK_DB = -50.0
+#: espeak-ng voice names, optionally with a ``+variant``.
+_ESPEAK_VOICE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*(\+[A-Za-z0-9_]+)?$")
+
+
+class SynthError(AudioError):
+    """Speech could not be rendered (engine missing or failing, nothing to say, ...)."""
+
+
+@dataclass(frozen=True)
+class Voice:
+    """A named way of speaking: engine, engine voice and prosody settings."""
+
+    #: The name recorded in manifests, unique within a catalogue.
+    name: str
+    engine: Engine
+    #: The engine's voice: an espeak-ng voice (``en-us+f3``); for openjtalk, ``mei_normal``.
+    model: str
+    #: Speaking rate factor (1.0 = the engine's default).
+    speed: float = 1.0
+    #: Pitch shift in semitones (openjtalk only).
+    half_tone: float = 0.0
+
+
+#: pyopenjtalk-plus ships a single HTS voice, so the "voices" are prosody variants of it.
+JA_VOICES: tuple[Voice, ...] = (
+    Voice("ja-mei", "openjtalk", "mei_normal"),
+    Voice("ja-mei-fast", "openjtalk", "mei_normal", speed=1.15),
+    Voice("ja-mei-low", "openjtalk", "mei_normal", speed=0.95, half_tone=-3.0),
+    Voice("ja-mei-high", "openjtalk", "mei_normal", half_tone=3.0),
+)
+
+#: espeak-ng voices that a Whisper tiny.en model transcribed without errors here.
+EN_VOICES: tuple[Voice, ...] = (
+    Voice("en-us", "espeak-ng", "en-us"),
+    Voice("en-us+f3", "espeak-ng", "en-us+f3"),
+    Voice("en-gb-x-rp", "espeak-ng", "en-gb-x-rp"),
+    Voice("en-gb+f2", "espeak-ng", "en-gb+f2"),
+)
+
+
+def voices_for_locale(locale: str) -> tuple[Voice, ...]:
+    """The built-in voices for a BCP 47 locale, chosen by its language subtag."""
+    language = locale.split("-", 1)[0].lower()
+    catalogue = {"ja": JA_VOICES, "en": EN_VOICES}.get(language)
+    if catalogue is None:
+        raise SynthError(f"no built-in voices for locale {locale!r} (have: ja, en)")
+    return catalogue
+
+
+####################################################################################
+# Voice assignment
+####################################################################################
+
+
+def assign_voices(cases: Sequence[Any], voices: Sequence[V], seed: int) -> dict[str, V]:
+    """Spread voices evenly over the cases of every ``(source, genre)`` stratum.
+
+    The strata are visited in sorted order and each stratum's cases in a seeded shuffle
+    of their ids; voices are dealt round-robin from a seeded starting voice, carrying on
+    from one stratum to the next. Each stratum's voice counts therefore differ by at
+    most one, and so do the counts over all cases. The result depends only on the case
+    ids, their strata, the voices and the seed (not on the order of ``cases``).
+    """
+    if not voices:
+        raise SynthError("assign_voices needs at least one voice")
+    strata: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for case in cases:
+        strata[(_field(case, "source"), _field(case, "genre"))].append(_case_id(case))
+    rng = random.Random(f"dictbench-voices:{seed}")
+    position = rng.randrange(len(voices))
+    assignment: dict[str, V] = {}
+    for key in sorted(strata):
+        ids = sorted(strata[key])
+        rng.shuffle(ids)
+        for case_id in ids:
+            if case_id in assignment:
+                raise SynthError(f"case id {case_id!r} appears twice")
+            assignment[case_id] = voices[position % len(voices)]
+            position += 1
+    return assignment
+
+
+####################################################################################
+# Rendering
+####################################################################################
+
+
+def render_speech(text: str, voice: Voice) -> tuple[np.ndarray, int]:
+    """The engine's raw speech for ``text``: float64 mono samples in [-1, 1] and rate."""
+    if not text.strip():
+        raise SynthError("nothing to say: the text is empty")
+    if voice.engine == "openjtalk":
+        return _render_openjtalk(text, voice)
+    if voice.engine == "espeak-ng":
+        return _render_espeak(text, voice)
+    raise SynthError(f"unknown speech engine {voice.engine!r} in voice {voice.name!r}")
+
+
+def synth_case(
+    text: str,
+    locale: str,
+    voice: Voice | str,
+    out_path: Path | str,
+    *,
+    rate: int = 16000,
+    target_lufs: float = -23.0,
+    silence_ms: float = 300.0,
+    canary: str,
+    true_peak_max_dbtp: float | None = -1.0,
+) -> dict[str, Any]:
+    """Speak ``text`` into a 16-bit mono FLAC file at ``out_path``.
+
+    Args:
+        voice: a :class:`Voice`, or the name of one of ``voices_for_locale(locale)``.
+        rate: sample rate of the file.
+        target_lufs: integrated loudness after normalisation.
+        silence_ms: digital silence added at each end, after the engine's own is trimmed.
+        canary: written to the FLAC ``comment`` tag.
+        true_peak_max_dbtp: refuse (raise) when normalising would push the true peak
+            above this; ``None`` only guards against clipping.
+
+    Returns:
+        ``{"path", "sha256", "voice", "duration"}`` of the written file.
+    """
+    chosen = _resolve_voice(voice, locale)
+    raw, raw_rate = render_speech(text, chosen)
+    samples = _trim(resample(raw, raw_rate, rate))
+    if samples.size == 0:
+        raise SynthError(f"voice {chosen.name!r} produced only silence for {text[:40]!r}")
+    pad = np.zeros(round(silence_ms * rate / 1000.0))
+    samples = np.concatenate([pad, samples, pad])
+    samples = _normalise(samples, rate, target_lufs, true_peak_max_dbtp)
+    pcm = np.clip(np.round(samples * 32768.0), -32768, 32767).astype(np.int16)
+    out = Path(out_path)
+    _write_flac(out, pcm, rate, canary)
+    return {
+        "path": str(out),
+        "sha256": sha256_file(out),
+        "voice": chosen.name,
+        "duration": round(pcm.size / rate, 4),
+    }
+
+
+def synth_suite_cases(
+    cases: Sequence[Any],
+    locale: str,
+    out_dir: Path | str,
+    *,
+    canary: str,
+    voices: Sequence[Voice] | None = None,
+    seed: int = 0,
+    text_of: Callable[[Any], str] | None = None,
+    rate: int = 16000,
+    target_lufs: float = -23.0,
+    silence_ms: float = 300.0,
+) -> list[dict[str, Any]]:
+    """Render every case to ``out_dir/<case id>.flac``, voices spread by :func:`assign_voices`.
+
+    ``text_of`` picks what to say (default: the case's ``script``, else ``reference``).
+
+    Returns:
+        One ``{"case_id", "path", "sha256", "voice", "duration"}`` per case, in case order.
+    """
+    catalogue = tuple(voices) if voices is not None else voices_for_locale(locale)
+    assignment = assign_voices(cases, catalogue, seed)
+    directory = Path(out_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    speak = text_of or _script_of
+    results: list[dict[str, Any]] = []
+    for case in cases:
+        case_id = _case_id(case)
+        try:
+            entry = synth_case(
+                speak(case),
+                locale,
+                assignment[case_id],
+                directory / f"{case_id}.flac",
+                rate=rate,
+                target_lufs=target_lufs,
+                silence_ms=silence_ms,
+                canary=canary,
+            )
+        except AudioError as exc:
+            raise SynthError(f"case {case_id}: {exc}") from exc
+        results.append({"case_id": case_id, **entry})
+    return results
+
+
+####################################################################################
+# Private helpers
+####################################################################################
+
+
+def _render_openjtalk(text: str, voice: Voice) -> tuple[np.ndarray, int]:
+    try:
+        import pyopenjtalk
+    except ImportError as exc:
+        raise SynthError(
+            "Japanese synthesis needs 'pyopenjtalk-plus' (it ships its dictionary; plain "
+            "pyopenjtalk would download one): pip install 'pytest-dictbench[synth]'"
+        ) from exc
+    if voice.model != "mei_normal":
+        raise SynthError(f"pyopenjtalk has only the 'mei_normal' voice, not {voice.model!r}")
+    samples, rate = pyopenjtalk.tts(text, speed=voice.speed, half_tone=voice.half_tone)
+    # pyopenjtalk returns 16-bit-scaled floats.
+    return np.asarray(samples, dtype=np.float64) / 32768.0, int(rate)
+
+
+def _render_espeak(text: str, voice: Voice) -> tuple[np.ndarray, int]:
+    program = shutil.which("espeak-ng")
+    if program is None:
+        raise SynthError("English synthesis needs the 'espeak-ng' program on PATH")
+    if not _ESPEAK_VOICE.match(voice.model):
+        raise SynthError(f"not an espeak-ng voice name: {voice.model!r}")
+    words_per_minute = round(175 * voice.speed)
+    with tempfile.TemporaryDirectory(prefix="dictbench-espeak-") as tmp:
+        wav = Path(tmp) / "speech.wav"
+        # The text goes through stdin, never argv: it cannot be taken for an option.
+        argv = [program, "-v", voice.model, "-s", str(words_per_minute), "-b", "1"]
+        argv += ["-w", str(wav), "--stdin"]
+        try:
+            done = subprocess.run(
+                argv,
+                input=text.encode("utf-8"),
+                capture_output=True,
+                timeout=ESPEAK_TIMEOUT_S,
+                check=False,
+            )
+        except subprocess.TimeoutExpired as exc:
+            raise SynthError(f"espeak-ng took longer than {ESPEAK_TIMEOUT_S:g} s") from exc
+        message = done.stderr.decode("utf-8", "replace").strip()
+        if done.returncode != 0 or not wav.exists():
+            raise SynthError(
+                f"espeak-ng failed (exit {done.returncode}) for voice {voice.model!r}: "
+                f"{message or 'no output file'}"
+            )
+        samples, rate = sf.read(str(wav), dtype="float64")
+    if samples.ndim > 1:
+        samples = samples.mean(axis=1)
+    return samples, int(rate)
+
+
+def _trim(samples: np.ndarray) -> np.ndarray:
+    """Cut the engine's own leading and trailing near-silence (relative to its peak)."""
+    peak = float(np.max(np.abs(samples))) if samples.size else 0.0
+    if peak == 0.0:
+        return samples[:0]
+    loud = np.flatnonzero(np.abs(samples) > peak * 10.0 ** (TRIM_BELOW_PEAK_DB / 20.0))
+    return samples[loud[0] : loud[-1] + 1]
+
+
+def _normalise(
+    samples: np.ndarray, rate: int, target_lufs: float, true_peak_max_dbtp: float | None
+) -> np.ndarray:
+    """Scale to ``target_lufs``; refuse when that would clip or exceed the peak ceiling."""
+    loudness = integrated_loudness(samples, rate)
+    if not np.isfinite(loudness):
+        raise SynthError("the speech is too quiet to measure its loudness")
+    scaled = samples * 10.0 ** ((target_lufs - loudness) / 20.0)
+    ceiling = 0.0 if true_peak_max_dbtp is None else min(0.0, true_peak_max_dbtp)
+    peak = true_peak_dbtp(scaled, rate)
+    if peak > ceiling:
+        raise SynthError(
+            f"normalising to {target_lufs:g} LUFS puts the true peak at {peak:.2f} dBTP, "
+            f"above the ceiling {ceiling:g} dBTP; choose a lower target loudness"
+        )
+    return scaled
+
+
+def _write_flac(out: Path, pcm: np.ndarray, rate: int, canary: str) -> None:
+    """Write 16-bit FLAC with only a ``comment`` tag (no date), atomically."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    handle, tmp_name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+    os.close(handle)
+    try:
+        with sf.SoundFile(
+            tmp_name, "w", samplerate=rate, channels=1, subtype="PCM_16", format="FLAC"
+        ) as sound:
+            sound.comment = canary
+            sound.write(pcm)
+        os.replace(tmp_name, out)
+    except (sf.SoundFileError, OSError) as exc:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise SynthError(f"cannot write FLAC: {exc}", path=out) from exc
+
+
+def _resolve_voice(voice: Voice | str, locale: str) -> Voice:
+    if isinstance(voice, Voice):
+        return voice
+    for known in voices_for_locale(locale):
+        if known.name == voice:
+            return known
+    names = ", ".join(v.name for v in voices_for_locale(locale))
+    raise SynthError(f"unknown voice {voice!r} for locale {locale!r} (known: {names})")
+
+
+def _case_id(case: Any) -> str:
+    return str(case.id if hasattr(case, "id") else case["id"])
+
+
+def _field(case: Any, name: str) -> str:
+    """A case field as a sort-safe string ("" when absent)."""
+    data: Mapping[str, Any] = case.data if hasattr(case, "data") else case
+    value = data.get(name)
+    return "" if value is None else str(value)
+
+
+def _script_of(case: Any) -> str:
+    data: Mapping[str, Any] = case.data if hasattr(case, "data") else case
+    text = data.get("script") or data.get("reference")
+    if not isinstance(text, str) or not text.strip():
+        raise SynthError(f"case {_case_id(case)} has no 'script' or 'reference' to speak")
+    return text

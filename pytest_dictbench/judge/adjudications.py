@@ -1,0 +1,99 @@
+"""Reading human decisions (``adjudications.jsonl``) and writing pending ones.
+
+A decision line::
+
+    {"suite": "ja-dictation", "case": "ja-014", "product": "acme", "output_hash": "<sha256>",
+     "rule": "A6", "score": 2, "reason": "one fix counted once (A1)", "decided_by": "kk"}
+
+Other fields are allowed (so a filled-in line of ``pending.jsonl``, which keeps the judges'
+opinions, is a valid decision). Bad lines raise :class:`JudgeError` naming ``file:line``;
+two lines deciding the same rule of the same output differently are an error too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from ..errors import JudgeError
+from ..jsonl import read_jsonl
+from .double import Decision, PendingDecision
+
+__all__ = ["DECISION_SCHEMA", "load_decisions", "write_pending"]
+
+_NONEMPTY = {"type": "string", "minLength": 1}
+
+DECISION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "suite": _NONEMPTY,
+        "case": _NONEMPTY,
+        "product": _NONEMPTY,
+        "output_hash": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+        "rule": _NONEMPTY,
+        "score": {"type": "integer", "enum": [0, 1, 2]},
+        "reason": _NONEMPTY,
+        "decided_by": _NONEMPTY,
+    },
+    "required": ["suite", "case", "product", "output_hash", "rule", "score", "reason",
+                 "decided_by"],
+}
+
+_VALIDATOR = Draft202012Validator(DECISION_SCHEMA)
+
+
+def _check(obj: dict[str, Any], path: Path, line: int) -> None:
+    errors = sorted(_VALIDATOR.iter_errors(obj), key=lambda e: list(e.absolute_path))
+    if errors:
+        first = errors[0]
+        field = "/".join(str(p) for p in first.absolute_path) or "line"
+        raise JudgeError(f"invalid decision: {field}: {first.message}", path=path, line=line)
+
+
+def load_decisions(path: Path | str) -> list[Decision]:
+    """All decisions of a file, in file order (a missing file has none)."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    decisions: dict[tuple[str, str, str, str, str], Decision] = {}
+    for line, obj in read_jsonl(path, JudgeError):
+        _check(obj, path, line)
+        decision = Decision(
+            suite=obj["suite"], case=obj["case"], product=obj["product"],
+            output_hash=obj["output_hash"], rule=obj["rule"], score=obj["score"],
+            reason=obj["reason"], decided_by=obj["decided_by"], origin=f"{path}:{line}",
+        )
+        earlier = decisions.get(decision.target)
+        if earlier is not None and earlier.score != decision.score:
+            raise JudgeError(
+                f"rule {decision.rule} of {'/'.join(decision.item)} is decided twice with "
+                f"different scores ({earlier.score} at {earlier.origin}, {decision.score} here)",
+                path=path, line=line,
+            )
+        decisions[decision.target] = decision
+    return list(decisions.values())
+
+
+def write_pending(path: Path | str, pending: Sequence[PendingDecision]) -> None:
+    """Replace ``path`` atomically with one line per pending decision (empty if none)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = "".join(
+        json.dumps(p.to_json(), ensure_ascii=False, sort_keys=True) + "\n" for p in pending
+    )
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,322 @@
+"""Judging many requests with several judges: cache, concurrency, backoff, spend.
+
+Modes: ``off`` judges nothing; ``replay`` answers from the verdict cache only and never
+builds a client (a miss leaves the request unjudged); ``live`` uses the cache and calls
+the API for the misses. Requests whose content hash is equal for a judge (the same
+output of the same case from two products, say) are judged once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import anthropic
+
+from ..errors import JudgeError
+from .cache import VerdictCache
+from .client import ClientFactory, JudgeClient, ask_judge
+from .records import (
+    JudgeConfig,
+    JudgeOutcome,
+    JudgeRequest,
+    ModelSpend,
+    SpendMeter,
+    Verdict,
+)
+from .request import cache_key
+
+__all__ = ["JudgeMode", "JudgeRun", "RetryPolicy", "judge_all", "rejudge_sample"]
+
+JudgeMode = Literal["off", "replay", "live"]
+_MODES = ("off", "replay", "live")
+
+#: HTTP statuses worth retrying besides 429 and 5xx: request timeout and conflict.
+_RETRY_STATUSES = frozenset({408, 409, 429})
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Our backoff: delay = min(max_delay, base_delay * 2**(attempt-1)) * jitter.
+
+    Jitter is uniform in [0.5, 1.0), drawn from a ``random.Random`` seeded by ``seed``,
+    the judge and the request hash, so delays do not depend on task scheduling. A
+    ``retry-after`` (or ``retry-after-ms``) header replaces the computed delay, capped
+    at ``max_retry_after``.
+    """
+
+    max_attempts: int = 4
+    base_delay: float = 1.0
+    max_delay: float = 30.0
+    max_retry_after: float = 120.0
+    seed: int = 0
+
+    def delay(self, attempt: int, rng: random.Random, retry_after: float | None) -> float:
+        if retry_after is not None and retry_after >= 0:
+            return min(retry_after, self.max_retry_after)
+        return min(self.max_delay, self.base_delay * 2 ** (attempt - 1)) * (
+            0.5 + rng.random() / 2
+        )
+
+
+def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
+    """``retry-after-ms`` or ``retry-after`` (seconds) as seconds; None if absent or a date."""
+    if not headers:
+        return None
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            return float(value) / scale
+        except ValueError:
+            continue
+    return None
+
+
+def classify(exc: BaseException) -> tuple[bool, float | None]:
+    """Whether an API error is worth another attempt, and the server's requested wait."""
+    if isinstance(exc, anthropic.APIStatusError):
+        status = exc.status_code
+        retryable = status in _RETRY_STATUSES or status >= 500
+        return retryable, retry_after_seconds(exc.response.headers) if retryable else None
+    if isinstance(exc, anthropic.APIConnectionError):  # includes APITimeoutError
+        return True, None
+    return False, None
+
+
+@dataclass
+class JudgeRun:
+    """Everything one :func:`judge_all` call produced."""
+
+    mode: JudgeMode
+    judges: tuple[JudgeConfig, ...]
+    #: The requests by key, in the order given.
+    requests: dict[str, JudgeRequest] = field(default_factory=dict)
+    #: key -> judge name -> outcome (empty in mode ``off``).
+    outcomes: dict[str, dict[str, JudgeOutcome]] = field(default_factory=dict)
+    cache_hits: int = 0
+    #: HTTP calls, tokens and cost actually spent in this run, per model.
+    spend: dict[str, ModelSpend] = field(default_factory=dict)
+    #: What the verdicts taken from the cache cost when they were made, per model.
+    cached_spend: dict[str, ModelSpend] = field(default_factory=dict)
+
+    @property
+    def calls(self) -> int:
+        """HTTP requests sent (retries and invalid-answer retries included)."""
+        return sum(s.calls for s in self.spend.values())
+
+    @property
+    def cost_usd(self) -> float:
+        return sum(s.cost_usd for s in self.spend.values())
+
+    def outcome(self, key: str, judge: str) -> JudgeOutcome | None:
+        return self.outcomes.get(key, {}).get(judge)
+
+    def count(self, status: str) -> int:
+        """How many (request, judge) outcomes have this status."""
+        return sum(o.status == status for per in self.outcomes.values() for o in per.values())
+
+    def summary(self) -> dict[str, Any]:
+        """Plain JSON for reports: counts, spend and cached spend per model."""
+        return {
+            "mode": self.mode,
+            "judges": [
+                {**j.settings(), "price_in_per_mtok": j.price_in_per_mtok,
+                 "price_out_per_mtok": j.price_out_per_mtok}
+                for j in self.judges
+            ],
+            "requests": len(self.requests),
+            "calls": self.calls,
+            "cache_hits": self.cache_hits,
+            "judged": self.count("judged"),
+            "missing": self.count("missing"),
+            "errors": self.count("error"),
+            "cost_usd": round(self.cost_usd, 6),
+            "spend": [s.to_json() for _, s in sorted(self.spend.items())],
+            "cached_spend": [s.to_json() for _, s in sorted(self.cached_spend.items())],
+        }
+
+
+Sleep = Callable[[float], Awaitable[Any]]
+
+
+class _Judging:
+    """The state of one live or replay pass (clients, semaphore, meter)."""
+
+    def __init__(
+        self,
+        cache: VerdictCache | None,
+        client_factory: ClientFactory | None,
+        concurrency: int,
+        retry: RetryPolicy,
+        sleep: Sleep,
+    ):
+        self.cache = cache
+        self.client_factory = client_factory
+        self.semaphore = asyncio.Semaphore(concurrency)
+        self.retry = retry
+        self.sleep = sleep
+        self.meter = SpendMeter()
+        self.clients: dict[str, JudgeClient] = {}
+
+    def client(self, config: JudgeConfig) -> JudgeClient:
+        if config.name not in self.clients:
+            if self.client_factory is None:
+                raise JudgeError("live judging needs a client factory")
+            self.clients[config.name] = self.client_factory(config)
+        return self.clients[config.name]
+
+    async def judge(self, request: JudgeRequest, config: JudgeConfig, chash: str) -> JudgeOutcome:
+        """One (content, judge) job with our backoff; the verdict is cached on success."""
+        client = self.client(config)
+        rng = random.Random(f"{self.retry.seed}:{config.name}:{chash}")
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                async with self.semaphore:
+                    verdict = await ask_judge(client, request, config, self.meter)
+            except JudgeError as exc:
+                return _error_outcome(config, exc, client)
+            except anthropic.APIError as exc:
+                retryable, retry_after = classify(exc)
+                if not retryable or attempt >= self.retry.max_attempts:
+                    return _error_outcome(config, exc, client, attempt)
+                await self.sleep(self.retry.delay(attempt, rng, retry_after))
+                continue
+            if self.cache is not None:
+                self.cache.put(verdict)
+            return JudgeOutcome(config.name, "judged", verdict)
+
+    async def close(self) -> None:
+        for client in self.clients.values():
+            await client.aclose()
+
+
+def _error_outcome(
+    config: JudgeConfig, exc: BaseException, client: JudgeClient, attempts: int = 1
+) -> JudgeOutcome:
+    text = " ".join(str(exc).split())[:300]
+    if attempts > 1:
+        text = f"after {attempts} attempts: {text}"
+    return JudgeOutcome(config.name, "error", error=type(exc).__name__, detail=client.redact(text))
+
+
+def _add_spend(into: dict[str, ModelSpend], config: JudgeConfig, verdict: Verdict) -> None:
+    spend = into.setdefault(config.model, ModelSpend(config.model))
+    spend.input_tokens += verdict.usage.input_tokens
+    spend.output_tokens += verdict.usage.output_tokens
+    spend.cost_usd += config.cost_usd(verdict.usage)
+
+
+def _check_inputs(requests: Sequence[JudgeRequest], judges: Sequence[JudgeConfig]) -> None:
+    names = [j.name for j in judges]
+    if len(set(names)) != len(names):
+        raise JudgeError(f"judge names must be unique, got {names}")
+    keys = [r.key for r in requests]
+    if len(set(keys)) != len(keys):
+        dup = sorted({k for k in keys if keys.count(k) > 1})
+        raise JudgeError(f"duplicate judge request keys: {dup[:5]}")
+
+
+async def judge_all(
+    requests: Sequence[JudgeRequest],
+    judges: Sequence[JudgeConfig],
+    *,
+    mode: JudgeMode,
+    cache: VerdictCache | None,
+    client_factory: ClientFactory | None = None,
+    concurrency: int = 16,
+    retry: RetryPolicy | None = None,
+    sleep: Sleep = asyncio.sleep,
+) -> JudgeRun:
+    """Judge every request with every judge; see the module docstring for the modes.
+
+    ``concurrency`` bounds the HTTP calls in flight across all judges (a call waiting
+    out its backoff does not hold a slot). A request that still fails after the retry
+    policy gives an ``error`` outcome naming the error class; it never gets a score.
+    """
+    if mode not in _MODES:
+        raise JudgeError(f"unknown judge mode {mode!r}; expected one of {', '.join(_MODES)}")
+    if concurrency < 1:
+        raise JudgeError(f"judge concurrency must be at least 1, got {concurrency}")
+    _check_inputs(requests, judges)
+    run = JudgeRun(mode, tuple(judges), {r.key: r for r in requests})
+    if mode == "off":
+        return run
+
+    state = _Judging(cache, client_factory, concurrency, retry or RetryPolicy(), sleep)
+    jobs: dict[tuple[str, str], list[str]] = {}  # (judge, hash) -> request keys
+    firsts: dict[tuple[str, str], tuple[JudgeRequest, JudgeConfig]] = {}
+    for request in requests:
+        per = run.outcomes.setdefault(request.key, {})
+        for config in judges:
+            chash = cache_key(request, config)
+            cached = cache.get(chash) if cache is not None else None
+            if cached is not None:
+                per[config.name] = JudgeOutcome(config.name, "cached", cached)
+                run.cache_hits += 1
+                _add_spend(run.cached_spend, config, cached)
+            elif mode == "replay":
+                per[config.name] = JudgeOutcome(
+                    config.name, "missing", detail="no cached verdict (replay mode)"
+                )
+            else:
+                jobs.setdefault((config.name, chash), []).append(request.key)
+                firsts.setdefault((config.name, chash), (request, config))
+
+    try:
+        for config in judges:  # build clients first: a missing key fails before any call
+            if any(name == config.name for name, _ in firsts):
+                state.client(config)
+        results = await asyncio.gather(
+            *(state.judge(req, cfg, job[1]) for job, (req, cfg) in firsts.items())
+        )
+    finally:
+        await state.close()
+    for job, outcome in zip(firsts, results, strict=True):
+        for key in jobs[job]:
+            run.outcomes[key][job[0]] = outcome
+    run.spend = state.meter.by_model
+    return run
+
+
+async def rejudge_sample(
+    requests: Sequence[JudgeRequest],
+    judge: JudgeConfig,
+    *,
+    cache: VerdictCache,
+    client_factory: ClientFactory,
+    n: int,
+    seed: int = 0,
+    concurrency: int = 16,
+    retry: RetryPolicy | None = None,
+) -> tuple[list[tuple[Verdict, Verdict]], JudgeRun]:
+    """Judge again, bypassing the cache, ``n`` requests that have a cached verdict.
+
+    The sample is drawn with ``random.Random(seed)`` from the distinct cached contents
+    in key order. Returns the (cached, fresh) verdict pairs where the fresh call
+    succeeded, and the fresh run (for its spend). The cache is not modified.
+    """
+    candidates: dict[str, JudgeRequest] = {}
+    for request in sorted(requests, key=lambda r: r.key):
+        chash = cache_key(request, judge)
+        if chash in cache and chash not in candidates:
+            candidates[chash] = request
+    chosen = sorted(random.Random(seed).sample(sorted(candidates), min(n, len(candidates))))
+    sample = [candidates[h] for h in chosen]
+    fresh = await judge_all(
+        sample, [judge], mode="live", cache=None, client_factory=client_factory,
+        concurrency=concurrency, retry=retry,
+    )
+    pairs: list[tuple[Verdict, Verdict]] = []
+    for chash, request in zip(chosen, sample, strict=True):
+        outcome = fresh.outcome(request.key, judge.name)
+        old = cache.get(chash)
+        if outcome is not None and outcome.verdict is not None and old is not None:
+            pairs.append((old, outcome.verdict))
+    return pairs, fresh

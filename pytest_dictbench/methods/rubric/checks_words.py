@@ -1,0 +1,154 @@
+"""Word-level checks: must-keep words (A1), proper nouns (A2), numbers (A3, D3, D4),
+homophones (D1), English notation (D2) and the case's forbidden words (any rule).
+
+All matching goes through :meth:`AnalysedText.find`: width-folded, blind to spacing and
+light punctuation, and anchored on sudachipy token boundaries (``会議`` is not found in
+``会議室``). Latin letters are compared without case except where case *is* the notation
+(exact terms, D2).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from ...text.japanese import AnalysedText, reading
+from .casedata import Variants
+from .checkbase import PASS, Check, CheckInput, excess, listing
+
+__all__ = [
+    "check_english_notation",
+    "check_forbidden",
+    "check_homophones",
+    "check_must_words",
+    "check_number_notation",
+    "check_numbers_present",
+    "check_proper_nouns",
+]
+
+#: A digit followed by a non-standard counter spelling (standard: か月, か所).
+_COUNTER_SPELLING = re.compile(r"\d\s*[ヶケカヵ箇]\s*[月所]")
+
+#: How a forbidden-text hit reads in the evidence, by rule.
+_FORBID_PHRASES = {
+    "B1": "filler left in",
+    "B2": "pre-correction word left in",
+    "B3": "correction marker left in",
+    "D1": "wrong homophone",
+    "D3": "off-standard number notation",
+    "D4": "off-standard unit or symbol",
+}
+
+
+def _present(text: AnalysedText, variants: Variants, *, ignore_case: bool = True) -> bool:
+    return any(text.contains(v, ignore_case=ignore_case) for v in variants)
+
+
+def _missing(inp: CheckInput, entries: tuple[Variants, ...]) -> list[str]:
+    return [entry[0] for entry in entries if not _present(inp.output, entry)]
+
+
+def check_must_words(inp: CheckInput) -> Check:
+    """A1: every must-keep word, and every term in some accepted spelling, is present."""
+    missing = _missing(inp, inp.case.must)
+    missing += [t.text for t in inp.case.terms if not _present(inp.output, t.accepted)]
+    if missing:
+        return 0, f"missing content word(s): {listing(missing)}"
+    return PASS
+
+
+def check_proper_nouns(inp: CheckInput) -> Check:
+    """A2: every proper noun is present in one of its accepted spellings."""
+    missing = _missing(inp, inp.case.proper_nouns)
+    if missing:
+        return 0, f"missing proper noun(s): {listing(missing)}"
+    return PASS
+
+
+def check_numbers_present(inp: CheckInput) -> Check:
+    """A3: every number appears, in an accepted notation or at least in a variant form."""
+    missing = [
+        n.notations[0]
+        for n in inp.case.numbers
+        if not _present(inp.output, n.notations) and not _present(inp.output, n.variants)
+    ]
+    if missing:
+        return 0, f"missing number(s): {listing(missing)}"
+    return PASS
+
+
+def check_number_notation(inp: CheckInput, rule: str) -> Check:
+    """D3 / D4: a number of that rule appears only in a variant form, breaking notation.
+
+    D3 also flags a digit followed by ヶ月 / カ月 / 箇所 and the like (standard: か月, か所)
+    with 1, unless an expected output writes it that way too.
+    """
+    problems: list[Check] = []
+    for number in inp.case.numbers:
+        if number.rule != rule or _present(inp.output, number.notations):
+            continue
+        used = [v for v in number.variants if inp.output.contains(v)]
+        if used:
+            problems.append(
+                (0, f"{listing(used)} written for {number.notations[0]} "
+                    f"(accepted: {listing(number.notations)})")
+            )
+    if rule == "D3":
+        odd = excess(inp, lambda t: Counter(m.group() for m in _COUNTER_SPELLING.finditer(t.text)))
+        if odd:
+            problems.append(
+                (1, f"counter spelled {listing(odd.elements())} (standard: か月 / か所)")
+            )
+    if not problems:
+        return PASS
+    return min(s for s, _ in problems), "; ".join(e for _, e in problems)
+
+
+def check_homophones(inp: CheckInput) -> Check:
+    """D1: no same-reading wrong word appears where the context needs the correct one."""
+    found: list[str] = []
+    for homophone in inp.case.homophones:
+        for wrong in homophone.wrong:
+            if excess(inp, lambda t, w=wrong: Counter({w: t.count(w)})):
+                found.append(
+                    f"{wrong} ({reading(wrong)}) written for "
+                    f"{homophone.correct} ({reading(homophone.correct)})"
+                )
+    if found:
+        return 0, "wrong homophone: " + "; ".join(found)
+    return PASS
+
+
+def check_english_notation(inp: CheckInput) -> Check:
+    """D2: no known wrong spelling of a term; exact terms keep their Latin spelling and case.
+
+    A listed wrong spelling scores 0. An exact term found only with different letter case
+    scores 1. A term missing in every spelling is left to A1.
+    """
+    worst: list[Check] = []
+    for term in inp.case.terms:
+        wrong = [w for w in term.wrong if excess(inp, lambda t, w=w: Counter({w: t.count(w)}))]
+        if wrong:
+            worst.append((0, f"{listing(wrong)} written for {term.text} ({term.kind})"))
+        elif (
+            term.kind == "exact"
+            and _present(inp.output, term.accepted)
+            and not _present(inp.output, term.accepted, ignore_case=False)
+        ):
+            worst.append((1, f"{term.text}: letter case differs (exact term)"))
+    if not worst:
+        return PASS
+    return min(s for s, _ in worst), "; ".join(e for _, e in worst)
+
+
+def check_forbidden(inp: CheckInput) -> dict[str, Check]:
+    """Every rule with a forbidden text found in the output (beyond the expected) -> 0."""
+    hits: dict[str, list[str]] = {}
+    for entry in inp.case.forbid:
+        if excess(inp, lambda t, x=entry.text: Counter({x: t.count(x)})):
+            label = f"{entry.text} ({entry.note})" if entry.note else entry.text
+            hits.setdefault(entry.rule, []).append(label)
+    return {
+        rule: (0, f"{_FORBID_PHRASES.get(rule, 'forbidden text found')}: {listing(found)}")
+        for rule, found in hits.items()
+    }

@@ -1,0 +1,171 @@
+"""The verbatim normalizer: text -> tokens in the canonical verbatim convention.
+
+Conservative and idempotent (``normalize(normalize(x)) == normalize(x)``). Steps:
+
+1. Unicode NFKC, curly apostrophes -> ``'``, lower case.
+2. Tags. Anything in square brackets is a tag: ``[UH]``, ``[um]`` -> filler tokens
+   ``[uh]`` / ``[um]``; known sound words -> their canonical name (``[laughs]``,
+   ``[chuckles]`` -> ``[laughter]``; ``[clears throat]`` -> ``[throat_clear]``); any other
+   content stays a tag with its words joined by ``_`` (``[door slams]`` ->
+   ``[door_slams]``). Round brackets, angle brackets and ``*stars*`` become a tag only
+   when their content is a known sound or filler (``(laughs)``, ``<cough>``); otherwise
+   their content is ordinary text.
+3. Digits -> words (see :mod:`.numbers`), so ``50%`` becomes ``fifty percent``.
+4. Cut-offs. A word ending in exactly one ``*``, ``-`` or U+2010 right after a letter is
+   a fragment: ``th-``, ``th*`` -> ``th*``. Em/en dashes and ``--`` mark a broken
+   sentence, not a broken word, and are dropped like other punctuation.
+5. Every character other than a letter, digit, combining mark or apostrophe becomes a
+   space (so ``_`` and hyphens split words); apostrophes are kept inside words and
+   dropped at word edges (``'cause`` -> ``cause``).
+6. Bare fillers become filler tokens: ``uh``, ``uhh``, ``er`` -> ``[uh]``; ``um``, ``umm``,
+   ``uhm``, ``erm``, ``hmm``, ``mm`` -> ``[um]``. ``ah``, ``eh``, ``oh`` and ``err`` stay
+   words outside brackets (they are also interjections or verbs).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Literal
+
+from .numbers import spell_out_numbers
+
+__all__ = [
+    "CUTOFF_MARK",
+    "FILLERS",
+    "SOUND_ALIASES",
+    "TokenKind",
+    "normalize",
+    "normalize_tokens",
+    "token_kind",
+]
+
+#: How the canonical convention marks a cut-off fragment.
+CUTOFF_MARK = "*"
+#: The canonical filler tokens.
+FILLERS = frozenset({"[uh]", "[um]"})
+
+#: Canonical sound-event names and the spellings (in words) mapped onto them.
+SOUND_ALIASES: dict[str, tuple[str, ...]] = {
+    "laughter": ("laughter", "laugh", "laughs", "laughing", "chuckle", "chuckles",
+                 "chuckling", "giggle", "giggles", "giggling"),
+    "cough": ("cough", "coughs", "coughing"),
+    "breath": ("breath", "breaths", "breathing", "breathes", "inhale", "inhales",
+               "inhaling", "exhale", "exhales", "exhaling", "breathes in", "breathes out",
+               "deep breath"),
+    "sigh": ("sigh", "sighs", "sighing"),
+    "sniff": ("sniff", "sniffs", "sniffing", "sniffle", "sniffles"),
+    "throat_clear": ("throat clear", "throat clearing", "clears throat",
+                     "clears her throat", "clears his throat", "clearing throat"),
+}
+_SOUND_LOOKUP = {alias: name for name, aliases in SOUND_ALIASES.items() for alias in aliases}
+
+_UH_IN_TAG = re.compile(r"u+h+|e+r+|a+h+|e+h+")
+_UM_IN_TAG = re.compile(r"u+h*m+|e+r+m+|h+m+|m{2,}")
+_BARE_UH = re.compile(r"u+h+|er")
+_BARE_UM = _UM_IN_TAG
+
+_CURLY = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\uff07": "'"})
+# Square brackets always; other wrappers only around known tag words (checked later).
+_WRAPPED = re.compile(
+    r"\[(?P<square>[^\[\]]*)\]"
+    r"|\((?P<round>[^()]*)\)"
+    r"|<(?P<angle>[^<>]*)>"
+    r"|(?<![\w*])\*(?P<star>[^*\s][^*]*?)\*(?![\w*])"
+)
+_CUT_MARKS = frozenset("-*\u2010")
+
+TokenKind = Literal["word", "cutoff", "filler", "sound"]
+
+
+def _prepare(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).translate(_CURLY).lower()
+
+
+def _is_word_char(char: str) -> bool:
+    """Letters, digits and combining marks (so accents never split a word)."""
+    return char.isalnum() or unicodedata.category(char)[0] == "M"
+
+
+def _plain_words(text: str) -> list[str]:
+    """Words of untagged text: digits spelled out, punctuation gone, edge ``'`` trimmed."""
+    spelled = spell_out_numbers(text)
+    spaced = "".join(c if c == "'" or _is_word_char(c) else " " for c in spelled)
+    return [w for w in (raw.strip("'") for raw in spaced.split()) if w]
+
+
+def _filler(words: str, in_tag: bool) -> str | None:
+    if (_UH_IN_TAG if in_tag else _BARE_UH).fullmatch(words):
+        return "[uh]"
+    if (_UM_IN_TAG if in_tag else _BARE_UM).fullmatch(words):
+        return "[um]"
+    return None
+
+
+def _tag(content: str, *, known_only: bool) -> str | None:
+    """The canonical tag for bracket content, or ``None`` (unknown/empty, see callers)."""
+    words = _plain_words(content.replace("_", " "))
+    if not words:
+        return None
+    key = " ".join(words)
+    filler = _filler(key, in_tag=True)
+    if filler:
+        return filler
+    if key in _SOUND_LOOKUP:
+        return f"[{_SOUND_LOOKUP[key]}]"
+    return None if known_only else "[" + "_".join(words) + "]"
+
+
+def _word_tokens(raw: str) -> list[str]:
+    """Tokens of one whitespace-separated piece of untagged text."""
+    end = len(raw)
+    while end and not (raw[end - 1] in _CUT_MARKS or _is_word_char(raw[end - 1])):
+        end -= 1
+    core = raw[:end]
+    cut = len(core) >= 2 and core[-1] in _CUT_MARKS and _is_word_char(core[-2])
+    words = _plain_words(core[:-1] if cut else core)
+    tokens = [_filler(word, in_tag=False) or word for word in words]
+    if cut and tokens:
+        tokens[-1] = words[-1] + CUTOFF_MARK
+    return tokens
+
+
+def _plain_tokens(text: str) -> list[str]:
+    # Numbers first, so that "50%" keeps its sign; a digit fragment ("20-") is no cut-off.
+    spelled = spell_out_numbers(text)
+    return [token for raw in spelled.split() for token in _word_tokens(raw)]
+
+
+def normalize_tokens(text: str) -> list[str]:
+    """Normalize ``text`` into canonical verbatim tokens (see the module docstring)."""
+    text = _prepare(text)
+    tokens: list[str] = []
+    start = 0
+    for match in _WRAPPED.finditer(text):
+        tokens += _plain_tokens(text[start:match.start()])
+        start = match.end()
+        square = match["square"]
+        if square is not None:
+            tag = _tag(square, known_only=False)
+            if tag:
+                tokens.append(tag)
+            continue
+        content = match["round"] or match["angle"] or match["star"] or ""
+        tag = _tag(content, known_only=True)
+        tokens += [tag] if tag else _plain_tokens(content)
+    tokens += _plain_tokens(text[start:])
+    return tokens
+
+
+def normalize(text: str) -> str:
+    """Normalized text: :func:`normalize_tokens` joined by single spaces."""
+    return " ".join(normalize_tokens(text))
+
+
+def token_kind(token: str) -> TokenKind:
+    """Surface kind of a normalized token: filler/sound tag, cut-off fragment or word."""
+    if token.startswith("["):
+        return "filler" if token in FILLERS else "sound"
+    if token.endswith(CUTOFF_MARK):
+        return "cutoff"
+    return "word"

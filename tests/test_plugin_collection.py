@@ -1,0 +1,124 @@
+"""Collection, selection and options, through real pytest runs (pytester)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+
+def test_inert_without_product(mini: pytest.Pytester) -> None:
+    mini.makepyfile(test_plain="def test_ok():\n    assert True\n")
+    result = mini.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    result.stdout.no_fnmatch_line("*dictbench summary*")
+    result.stdout.no_fnmatch_line("dictbench: *")
+    assert not (mini.path / "reports").exists()
+
+
+def test_inert_run_collects_no_suite_even_when_named(mini: pytest.Pytester) -> None:
+    result = mini.runpytest("cases/mini")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+
+
+def test_node_ids_and_outcomes(mini: pytest.Pytester) -> None:
+    result = mini.runpytest("--product=p1", "--collect-only", "-q")
+    result.stdout.fnmatch_lines([
+        "cases/mini/suite.toml::c1[[]p1[]]",
+        "cases/mini/suite.toml::c2[[]p1[]]",
+        "cases/mini/suite.toml::c3[[]p1[]]",
+        "cases/mini/suite.toml::c4[[]p1[]]",
+    ])
+    result = mini.runpytest("--product=p1", "-rfs")
+    result.assert_outcomes(passed=2, failed=1, skipped=1)
+    result.stdout.fnmatch_lines([
+        "*c3[[]p1[]]*",
+        "score 66.67: WER 0.333 > 0.2",
+        "  WER = 0: WER 0.333 > 0.2 (S=1 D=0 I=1 over 6 words)*",
+        "*dictbench summary*",
+        "mini*p1*4*2*1*0*1*0*",
+        "SKIPPED [[]1[]] cases/mini/cases.jsonl:4: not_tested: no output for c4 from p1",
+    ])
+
+
+def test_explicit_suite_path_and_repeated_product(mini: pytest.Pytester, write_product) -> None:
+    write_product("p2")
+    result = mini.runpytest("cases/mini", "--product=p1", "--product=p2", "--collect-only",
+                            "-q")
+    result.stdout.fnmatch_lines(["*c1[[]p1[]]", "*c1[[]p2[]]"])
+    result.stdout.fnmatch_lines(["8 tests collected*"])
+
+
+def test_repetitions_in_node_ids(mini: pytest.Pytester) -> None:
+    result = mini.runpytest("--product=p1", "--repetitions=2", "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["*c1[[]p1-r1[]]", "*c1[[]p1-r2[]]", "8 tests collected*"])
+
+
+def test_keyword_marker_and_strict_markers(mini: pytest.Pytester) -> None:
+    result = mini.runpytest("--product=p1", "--strict-markers", "-m", "chat", "-q")
+    result.assert_outcomes(passed=1, failed=1)
+    result = mini.runpytest("--product=p1", "--strict-markers", "-m", "list", "-q")
+    result.assert_outcomes(skipped=1)
+    result = mini.runpytest("--product=p1", "-k", "c2", "-q")
+    result.assert_outcomes(passed=1)
+
+
+def test_last_failed_and_exitfirst(mini: pytest.Pytester) -> None:
+    mini.runpytest("--product=p1")
+    result = mini.runpytest("--product=p1", "--lf", "-q")
+    result.assert_outcomes(failed=1)
+    result = mini.runpytest("--product=p1", "-x", "-q", "-p", "no:randomly")
+    result.assert_outcomes(passed=2, failed=1)
+
+
+def test_item_failures_report_mode(mini: pytest.Pytester) -> None:
+    result = mini.runpytest("--product=p1", "--dictbench-item-failures=report")
+    result.assert_outcomes(passed=3, skipped=1)
+    records = [json.loads(line) for line in
+               (mini.path / "reports" / "items.jsonl").read_text().splitlines()]
+    assert [r["status"] for r in records] == ["passed", "passed", "failed", "not_tested"]
+
+
+def test_ini_suites_used_without_paths_and_tests_folder_ignored(mini: pytest.Pytester) -> None:
+    mini.makepyfile(test_plain="def test_ok():\n    assert True\n")
+    result = mini.runpytest("--product=p1", "--collect-only", "-q")
+    result.stdout.no_fnmatch_line("*test_plain*")
+    result.stdout.fnmatch_lines(["4 tests collected*"])
+
+
+def test_hooks_register_method_and_adapter(mini: pytest.Pytester, write_product) -> None:
+    mini.makeconftest('''
+from pytest_dictbench.model import ItemResult, Output
+
+class Exact:
+    name = "exact"
+    case_schema = None
+    def score(self, case, output, ctx):
+        ok = output.text == case.get("reference")
+        return ItemResult(passed=ok, score=100.0 if ok else 0.0, message="differs")
+    def aggregate(self, records, suite):
+        return {"summary": {"exact": sum(r["status"] == "passed" for r in records)}}
+
+class Echo:
+    def __init__(self, product, suite, options):
+        pass
+    def get(self, case, repetition):
+        return Output(case.id, case.get("reference"), repetition)
+
+def pytest_dictbench_methods():
+    return [Exact()]
+
+def pytest_dictbench_adapters():
+    return {"echo": Echo}
+
+def pytest_dictbench_update_report(report):
+    report["lab"] = "rig-3"
+''')
+    mini.path.joinpath("cases/mini/suite.toml").write_text(
+        mini.path.joinpath("cases/mini/suite.toml").read_text().replace("error_rate", "exact"))
+    write_product("echo", toml='name = "echo"\nversion = "1"\nadapter = "echo"\n')
+    result = mini.runpytest("--product=echo")
+    result.assert_outcomes(passed=4)
+    report = json.loads((mini.path / "reports" / "dictbench.json").read_text())
+    assert report["lab"] == "rig-3"
+    assert report["suites"][0]["products"][0]["tables"] == {"summary": {"exact": 4}}
