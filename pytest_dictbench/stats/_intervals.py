@@ -162,7 +162,7 @@ def _bootstrap_means(values: np.ndarray, resamples: int, seed: int) -> np.ndarra
     means = np.empty(resamples, dtype=np.float64)
     for start in range(0, resamples, rows_per_block):
         rows = min(rows_per_block, resamples - start)
-        indices = rng.integers(0, n, size=(n, rows)).T
+        indices = rng.integers(0, n, size=(rows, n))
         means[start : start + rows] = values[indices].mean(axis=1)
     return means
 
