@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from weakref import WeakKeyDictionary
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,11 @@ RESERVED_MARKERS = frozenset({
     "skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings", "tryfirst",
     "trylast",
 })
+
+
+#: Marker names already registered, per config (registering one twice is harmless but
+#: grows the ini list that pytest re-reads on every unknown marker).
+_REGISTERED: WeakKeyDictionary[pytest.Config, set[str]] = WeakKeyDictionary()
 
 
 class ItemFailed(Exception):
@@ -72,7 +78,9 @@ def _case_markers(config: pytest.Config, case: Case, suite: Suite) -> list[str]:
             raise DictbenchError(f"case {case.id!r}: {name!r} is reserved by pytest and "
                                  "cannot be a genre or tag", path=suite.root / "cases.jsonl",
                                  line=case.line)
-        config.addinivalue_line("markers", f"{name}: dictbench case genre or tag")
+        if name not in _REGISTERED.setdefault(config, set()):
+            config.addinivalue_line("markers", f"{name}: dictbench case genre or tag")
+            _REGISTERED[config].add(name)
     return names
 
 

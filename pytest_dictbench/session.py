@@ -61,10 +61,11 @@ class DictbenchSession:
         self.item_failures: str = config.getoption("dictbench_item_failures")
         self.junit_properties: bool = config.getini("dictbench_junit_properties")
         self.options = AdapterOptions()
-        self.records: dict[str, dict[str, Any]] = {}
+        self.records: dict[str, str] = {}
         self.report: dict[str, Any] | None = None
         self.written: list[Path] = []
         self._suites: dict[Path, Suite] = {}
+        self._suite_paths: dict[str, str] = {}
         self._adapters: dict[tuple[str, str], Adapter] = {}
         for product in self.products:
             if product.adapter not in registry.adapters:
@@ -85,6 +86,7 @@ class DictbenchSession:
                     raise SuiteError(f"suite id {suite.id!r} is also used by {other.root}",
                                      path=path)
             self._suites[key] = suite
+            self._suite_paths[suite.id] = _relative(suite.root, self.config.rootpath)
         return self._suites[key]
 
     def method(self, suite: Suite) -> Method:
@@ -109,7 +111,7 @@ class DictbenchSession:
         group = {k: case.data[k] for k in ("genre", "source", "short", "tags") if k in case.data}
         return {
             "suite": suite.id,
-            "suite_path": _relative(suite.root, self.config.rootpath),
+            "suite_path": self._suite_paths[suite.id],
             "case_id": case.id,
             "product": item.product.name,
             "repetition": item.repetition,
@@ -131,17 +133,25 @@ class DictbenchSession:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """Take the item record off the report; leave JUnit-friendly properties instead."""
+        """Take the item record off the report; leave JUnit-friendly properties instead.
+
+        Every phase's report carries the same properties; the teardown report has the
+        final record, and it is the one JUnit XML reads properties from.
+        """
         if is_worker(self.config):
             return
         blobs = [v for k, v in report.user_properties if k == RECORD_PROPERTY]
         if not blobs:
             return
-        record = json.loads(blobs[-1])
-        self.records[report.nodeid] = record
         others = [(k, v) for k, v in report.user_properties if k != RECORD_PROPERTY]
-        report.user_properties = others + (
-            junit_properties(record) if self.junit_properties else [])
+        if report.when != "teardown":
+            report.user_properties = others
+            return
+        # Kept as text until the end: strings are not traced by the garbage collector.
+        self.records[report.nodeid] = blobs[-1]
+        if self.junit_properties:
+            others += junit_properties(json.loads(blobs[-1]))
+        report.user_properties = others
 
     def summarize(self, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """Default report body (see ``pytest_dictbench_generate_report``)."""
@@ -158,7 +168,7 @@ class DictbenchSession:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if is_worker(self.config) or not self.records or exitstatus in _NO_REPORT:
             return
-        records = sorted(self.records.values(), key=record_sort_key)
+        records = sorted(map(json.loads, self.records.values()), key=record_sort_key)
         hook = self.config.hook
         report = hook.pytest_dictbench_generate_report(config=self.config, records=records)
         hook.pytest_dictbench_update_report(config=self.config, report=report)
@@ -167,6 +177,7 @@ class DictbenchSession:
         write_jsonl(self.report_dir / "items.jsonl", records)
         self.written.append(self.report_dir / "items.jsonl")
         self._write("run-info.json", dumps(self._run_info()) + "\n")
+        self.records.clear()
 
     def _write(self, name: str, text: str) -> None:
         path = self.report_dir / name

@@ -123,6 +123,11 @@ def all_twos(request: Recorded, *, delay: float = 0.0) -> Reply:
     return verdict_reply({rule: 2 for rule in requested_rules(request.body)}, delay=delay)
 
 
+class _Server(ThreadingHTTPServer):
+    # The stdlib default backlog (5) refuses connections when many clients open at once.
+    request_queue_size = 128
+
+
 class MessagesServer:
     """The loopback server; use as a context manager or call start/stop."""
 
@@ -131,7 +136,7 @@ class MessagesServer:
         self.queue: deque[Reply] = deque()
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._httpd = _Server(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 
@@ -177,6 +182,9 @@ class MessagesServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # Headers and body go out in two writes: without TCP_NODELAY the body waits
+            # for the client's delayed ACK (about 40 ms on Linux) on a kept-alive socket.
+            disable_nagle_algorithm = True
 
             def log_message(self, format: str, *args: Any) -> None:  # quiet
                 return

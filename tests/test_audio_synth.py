@@ -67,7 +67,7 @@ def test_english_file_meets_the_spec_and_carries_the_canary(tmp_path: Path) -> N
 
 def test_english_text_is_never_interpreted_by_a_shell_or_as_options(tmp_path: Path) -> None:
     marker = tmp_path / "pwned"
-    text = f"-w {marker} \"quoted\" it's; touch {marker} $(touch {marker}) `touch {marker}`"
+    text = f'-w {marker} "quoted" it\'s; touch {marker} $(touch {marker}) `touch {marker}`'
     samples, rate = render_speech(text, EN_VOICES[0])
     assert not marker.exists()
     # espeak spoke the whole line (about 20 words) rather than failing or parsing "-w".
@@ -81,8 +81,12 @@ def test_english_voices_sound_different(tmp_path: Path) -> None:
 
 
 def test_unknown_espeak_voice_is_a_synth_error() -> None:
-    with pytest.raises(SynthError, match="no-such-voice"):
+    # espeak-ng itself would speak Norwegian for "no-such-voice" ("no" prefix) and
+    # ignore an unknown variant; both must be refused instead.
+    with pytest.raises(SynthError, match="no voice 'no-such-voice'"):
         render_speech("hello", Voice("x", "espeak-ng", "no-such-voice"))
+    with pytest.raises(SynthError, match="no variant 'nosuch'"):
+        render_speech("hello", Voice("x", "espeak-ng", "en-us+nosuch"))
     with pytest.raises(SynthError, match="not an espeak-ng voice"):
         render_speech("hello", Voice("x", "espeak-ng", "-x;rm"))
 
@@ -115,8 +119,11 @@ def test_japanese_fast_voice_is_shorter() -> None:
     assert 0.8 < fast.size / normal.size < 0.95
 
 
-def test_japanese_synthesis_needs_no_network(tmp_path: Path) -> None:
-    """In a fresh interpreter with sockets disabled, pyopenjtalk still loads and speaks."""
+def test_japanese_synthesis_needs_no_network_and_matches_across_processes(
+    tmp_path: Path,
+) -> None:
+    """A fresh interpreter with sockets disabled loads pyopenjtalk, speaks, and writes
+    the very bytes this process writes for the same inputs."""
     script = textwrap.dedent(
         f"""
         import socket
@@ -125,16 +132,25 @@ def test_japanese_synthesis_needs_no_network(tmp_path: Path) -> None:
         socket.socket.connect = refuse
         socket.create_connection = refuse
         from pytest_dictbench.audio.synth import synth_case
-        result = synth_case({JA_TEXT!r}, "ja-JP", "ja-mei", {str(tmp_path / "n.flac")!r},
-                            canary="CANARY-offline")
-        print(result["duration"])
+        result = synth_case({JA_TEXT!r}, "ja-JP", "ja-mei-low", {str(tmp_path / "n.flac")!r},
+                            canary={CANARY!r})
+        print(result["sha256"])
         """
     )
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
     )
     assert done.returncode == 0, done.stderr
-    assert float(done.stdout) > 1.0
+    here = synth_case(JA_TEXT, "ja-JP", "ja-mei-low", tmp_path / "h.flac", canary=CANARY)
+    assert done.stdout.strip() == here["sha256"]
+
+
+@pytest.mark.parametrize("voice", JA_VOICES + EN_VOICES, ids=lambda v: v.name)
+def test_every_built_in_voice_speaks(voice: Voice) -> None:
+    text = "はい、承知しました。" if voice.engine == "openjtalk" else "Yes, understood."
+    samples, rate = render_speech(text, voice)
+    assert 0.5 < samples.size / rate < 5.0
+    assert 0.05 < float(np.max(np.abs(samples))) <= 1.0
 
 
 # --- options and errors --------------------------------------------------------------
@@ -189,7 +205,7 @@ def test_synth_suite_cases_renders_every_case(tmp_path: Path) -> None:
         assert row["sha256"] == sha256_file(path)
         assert row["voice"] == expected_voices[row["case_id"]].name
         samples, rate = read_audio(path)
-        assert rate == 16000 and row["duration"] == pytest.approx(samples.size / rate)
+        assert rate == 16000 and row["duration"] == pytest.approx(samples.size / rate, abs=1e-4)
     assert set(rows[0]) == {"case_id", "path", "sha256", "voice", "duration"}
 
 

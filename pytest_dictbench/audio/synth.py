@@ -10,6 +10,7 @@ inputs give byte-identical files on the same machine (see ``docs/audio.md``).
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 import re
@@ -259,8 +260,7 @@ def _render_espeak(text: str, voice: Voice) -> tuple[np.ndarray, int]:
     program = shutil.which("espeak-ng")
     if program is None:
         raise SynthError("English synthesis needs the 'espeak-ng' program on PATH")
-    if not _ESPEAK_VOICE.match(voice.model):
-        raise SynthError(f"not an espeak-ng voice name: {voice.model!r}")
+    _check_espeak_voice(program, voice.model)
     words_per_minute = round(175 * voice.speed)
     with tempfile.TemporaryDirectory(prefix="dictbench-espeak-") as tmp:
         wav = Path(tmp) / "speech.wav"
@@ -287,6 +287,40 @@ def _render_espeak(text: str, voice: Voice) -> tuple[np.ndarray, int]:
     if samples.ndim > 1:
         samples = samples.mean(axis=1)
     return samples, int(rate)
+
+
+def _check_espeak_voice(program: str, model: str) -> None:
+    """Reject unknown voices: espeak-ng itself falls back silently (``no-such`` speaks
+    Norwegian, an unknown ``+variant`` is ignored)."""
+    if not _ESPEAK_VOICE.match(model):
+        raise SynthError(f"not an espeak-ng voice name: {model!r}")
+    languages, variants = _espeak_catalogue(program)
+    base, _, variant = model.partition("+")
+    if base.lower() not in languages:
+        raise SynthError(f"espeak-ng has no voice {base!r} (see `espeak-ng --voices`)")
+    if variant and variant.lower() not in variants:
+        raise SynthError(f"espeak-ng has no variant {variant!r} (see `espeak-ng --voices=variant`)")
+
+
+@functools.lru_cache(maxsize=4)
+def _espeak_catalogue(program: str) -> tuple[frozenset[str], frozenset[str]]:
+    """Language codes and variant names that this espeak-ng installation knows."""
+
+    def listing(option: str) -> list[list[str]]:
+        done = subprocess.run(
+            [program, option], capture_output=True, timeout=ESPEAK_TIMEOUT_S, check=False
+        )
+        lines = done.stdout.decode("utf-8", "replace").splitlines()[1:]  # skip the header
+        return [line.split() for line in lines if line.strip()]
+
+    languages = frozenset(row[1].lower() for row in listing("--voices") if len(row) > 1)
+    variants = frozenset(
+        token[3:].lower()
+        for row in listing("--voices=variant")
+        for token in row
+        if token.startswith("!v/")
+    )
+    return languages, variants
 
 
 def _trim(samples: np.ndarray) -> np.ndarray:

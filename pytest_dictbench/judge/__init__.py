@@ -10,6 +10,7 @@ Typical use (the plugin does this)::
 See docs/judge.md.
 """
 
+from . import guide
 from .adjudications import DECISION_SCHEMA, load_decisions, write_pending
 from .audit import (
     Agreement,
@@ -33,7 +34,8 @@ from .records import (
     output_hash,
 )
 from .request import TOOL_NAME, build_params, cache_key
-from .runner import JudgeMode, JudgeRun, RetryPolicy, judge_all, rejudge_sample
+from .runner import JudgeMode, JudgeRun, RetryPolicy, judge_all, judge_all_sync, rejudge_sample
+from .settings import JudgeSettings, parse_judge_settings
 
 __all__ = [
     "DECISION_POLICY",
@@ -56,6 +58,7 @@ __all__ = [
     "JudgeOutcome",
     "JudgeRequest",
     "JudgeRun",
+    "JudgeSettings",
     "ModelSpend",
     "PendingDecision",
     "RetryPolicy",
@@ -66,11 +69,14 @@ __all__ = [
     "build_params",
     "cache_key",
     "combine",
+    "guide",
     "human_agreement",
     "judge_agreement",
     "judge_all",
+    "judge_all_sync",
     "load_decisions",
     "output_hash",
+    "parse_judge_settings",
     "rejudge_sample",
     "self_consistency",
     "write_pending",

@@ -27,10 +27,20 @@ __all__ = [
     "RawAnswer",
     "ask_judge",
     "read_message",
+    "shorten",
 ]
 
 #: Attempts at getting a valid answer for one request (the first plus one retry).
 ANSWER_ATTEMPTS = 2
+
+
+def shorten(text: str, keep: int = 120) -> str:
+    """One line, both ends kept: jsonschema and API messages can quote whole values.
+
+    Redact before shortening, so that no fragment of a secret survives the cut.
+    """
+    text = " ".join(text.split())
+    return text if len(text) <= 2 * keep else f"{text[:keep]} ... {text[-keep:]}"
 
 
 class RawAnswer:
@@ -183,5 +193,5 @@ async def ask_judge(
                 return Verdict(config.name, config.model, cache_key(request, config), rules, usage)
     raise JudgeError(
         f"judge {config.name!r} gave no valid answer in {ANSWER_ATTEMPTS} attempts "
-        f"for {request.key}: {client.redact(problem)}"
+        f"for {request.key}: {shorten(client.redact(problem))}"
     )

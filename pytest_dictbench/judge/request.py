@@ -70,14 +70,19 @@ def _validator(rule_ids: tuple[str, ...]) -> Draft202012Validator:
 
 
 def parse_verdicts(tool_input: Any, rule_ids: Sequence[str]) -> dict[str, RuleVerdict]:
-    """Validate a tool input and return the verdicts; raise ``ValueError`` naming the flaw."""
+    """Validate a tool input and return the verdicts; raise ``ValueError`` naming the flaw.
+
+    The message quotes the offending value in full (callers redact, then shorten).
+    """
     validator = _validator(tuple(rule_ids))
     errors = sorted(validator.iter_errors(tool_input), key=lambda e: list(e.absolute_path))
     if errors:
         first = errors[0]
         where = "/".join(str(p) for p in first.absolute_path) or "(top)"
         more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
-        raise ValueError(f"tool input invalid at {where}: {first.message[:200]}{more}")
+        raise ValueError(
+            f"tool input invalid at {where} ({first.validator}): {first.message}{more}"
+        )
     verdicts = tool_input["verdicts"]
     return {
         rule: RuleVerdict(int(verdicts[rule]["score"]), verdicts[rule]["reason"])

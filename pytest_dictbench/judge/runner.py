@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -18,7 +19,7 @@ import anthropic
 
 from ..errors import JudgeError
 from .cache import VerdictCache
-from .client import ClientFactory, JudgeClient, ask_judge
+from .client import ClientFactory, JudgeClient, ask_judge, shorten
 from .records import (
     JudgeConfig,
     JudgeOutcome,
@@ -29,7 +30,14 @@ from .records import (
 )
 from .request import cache_key
 
-__all__ = ["JudgeMode", "JudgeRun", "RetryPolicy", "judge_all", "rejudge_sample"]
+__all__ = [
+    "JudgeMode",
+    "JudgeRun",
+    "RetryPolicy",
+    "judge_all",
+    "judge_all_sync",
+    "rejudge_sample",
+]
 
 JudgeMode = Literal["off", "replay", "live"]
 _MODES = ("off", "replay", "live")
@@ -200,10 +208,10 @@ class _Judging:
 def _error_outcome(
     config: JudgeConfig, exc: BaseException, client: JudgeClient, attempts: int = 1
 ) -> JudgeOutcome:
-    text = " ".join(str(exc).split())[:300]
+    text = shorten(client.redact(str(exc)))
     if attempts > 1:
         text = f"after {attempts} attempts: {text}"
-    return JudgeOutcome(config.name, "error", error=type(exc).__name__, detail=client.redact(text))
+    return JudgeOutcome(config.name, "error", error=type(exc).__name__, detail=text)
 
 
 def _add_spend(into: dict[str, ModelSpend], config: JudgeConfig, verdict: Verdict) -> None:
@@ -217,10 +225,10 @@ def _check_inputs(requests: Sequence[JudgeRequest], judges: Sequence[JudgeConfig
     names = [j.name for j in judges]
     if len(set(names)) != len(names):
         raise JudgeError(f"judge names must be unique, got {names}")
-    keys = [r.key for r in requests]
-    if len(set(keys)) != len(keys):
-        dup = sorted({k for k in keys if keys.count(k) > 1})
-        raise JudgeError(f"duplicate judge request keys: {dup[:5]}")
+    counts = Counter(r.key for r in requests)
+    duplicates = sorted(k for k, n in counts.items() if n > 1)
+    if duplicates:
+        raise JudgeError(f"duplicate judge request keys: {duplicates[:5]}")
 
 
 async def judge_all(
@@ -283,6 +291,13 @@ async def judge_all(
             run.outcomes[key][job[0]] = outcome
     run.spend = state.meter.by_model
     return run
+
+
+def judge_all_sync(
+    requests: Sequence[JudgeRequest], judges: Sequence[JudgeConfig], **options: Any
+) -> JudgeRun:
+    """:func:`judge_all` for callers without an event loop (pytest hooks)."""
+    return asyncio.run(judge_all(requests, judges, **options))
 
 
 async def rejudge_sample(

@@ -57,28 +57,37 @@ class EditCounts:
         return self.errors / self.ref_len if self.ref_len else float(self.ins)
 
 
-def _counts(ref: list[str], hyp: list[str], process: Any) -> EditCounts:
-    if not ref:
-        return EditCounts(0, 0, 0, len(hyp))
+#: jiwer transforms for text that is already normalised (split only).
+_SPLIT_WORDS = jiwer.ReduceToListOfListOfWords()
+_SPLIT_CHARS = jiwer.ReduceToListOfListOfChars()
+
+
+def _counts(ref: str, hyp: str, chars: bool) -> EditCounts:
+    """Edit counts of two normalised texts, over words or (spaces removed) characters."""
+    if chars:
+        ref, hyp = ref.replace(" ", ""), hyp.replace(" ", "")
+    ref_len = len(ref) if chars else len(ref.split())
+    if not ref_len:
+        return EditCounts(0, 0, 0, len(hyp) if chars else len(hyp.split()))
     if not hyp:
-        return EditCounts(len(ref), 0, len(ref), 0)
-    out = process(" ".join(ref), " ".join(hyp))
-    return EditCounts(len(ref), out.substitutions, out.deletions, out.insertions)
+        return EditCounts(ref_len, 0, ref_len, 0)
+    if chars:
+        out = jiwer.process_characters(ref, hyp, reference_transform=_SPLIT_CHARS,
+                                       hypothesis_transform=_SPLIT_CHARS)
+    else:
+        out = jiwer.process_words(ref, hyp, reference_transform=_SPLIT_WORDS,
+                                  hypothesis_transform=_SPLIT_WORDS)
+    return EditCounts(ref_len, out.substitutions, out.deletions, out.insertions)
 
 
 def word_counts(reference: str, hypothesis: str) -> EditCounts:
     """Word edit counts of two texts after WER normalisation."""
-    return _counts(
-        normalize_for_wer(reference).split(), normalize_for_wer(hypothesis).split(),
-        jiwer.process_words,
-    )
+    return _counts(normalize_for_wer(reference), normalize_for_wer(hypothesis), chars=False)
 
 
 def char_counts(reference: str, hypothesis: str) -> EditCounts:
     """Character edit counts after WER normalisation with whitespace removed."""
-    ref = list(normalize_for_wer(reference).replace(" ", ""))
-    hyp = list(normalize_for_wer(hypothesis).replace(" ", ""))
-    return _counts(ref, hyp, jiwer.process_words)
+    return _counts(normalize_for_wer(reference), normalize_for_wer(hypothesis), chars=True)
 
 
 def _unit(suite: Suite) -> str:
@@ -108,8 +117,11 @@ class ErrorRate:
     def score(self, case: Case, output: Output, ctx: ScoreContext) -> ItemResult:
         unit = _unit(ctx.suite)
         threshold = float(ctx.params.get("threshold", 0.15))
-        pairs = [(ref, word_counts(ref, output.text), char_counts(ref, output.text))
-                 for ref in _references(case)]
+        hyp = normalize_for_wer(output.text)
+        pairs = []
+        for ref in _references(case):
+            norm_ref = normalize_for_wer(ref)
+            pairs.append((ref, _counts(norm_ref, hyp, False), _counts(norm_ref, hyp, True)))
         key = 1 if unit == "word" else 2
         ref, w, c = min(pairs, key=lambda p: (p[key].rate, p[0]))
         strict_ref = strict_text(ref)

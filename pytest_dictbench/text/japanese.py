@@ -34,6 +34,7 @@ __all__ = [
     "Span",
     "Token",
     "analyse",
+    "bare",
     "fold",
     "reading",
     "squash",
@@ -53,6 +54,12 @@ _LOCK = threading.Lock()
 def fold(text: str) -> str:
     """NFKC-fold ``text`` and turn CRLF / CR line ends into LF."""
     return unicodedata.normalize("NFKC", text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def bare(text: str) -> str:
+    """Fold ``text`` and drop whitespace and :data:`IGNORABLE` characters (what
+    :meth:`AnalysedText.find` compares)."""
+    return "".join(c for c in fold(text) if not c.isspace() and c not in IGNORABLE)
 
 
 def squash(text: str) -> str:
@@ -127,7 +134,7 @@ def tokenize(folded: str) -> tuple[Token, ...]:
 
 @lru_cache(maxsize=512)
 def _pattern(needle: str, ignore_case: bool) -> re.Pattern[str] | None:
-    chars = [c for c in fold(needle) if not c.isspace() and c not in IGNORABLE]
+    chars = bare(needle)
     if not chars:
         return None
     flags = re.IGNORECASE if ignore_case else 0

@@ -156,9 +156,7 @@ class RubricCase:
                 for t in data.get("terms", ())
             ),
             numbers=tuple(
-                NumberSpec(
-                    tuple(n["notations"]), tuple(n.get("variants", ())), n.get("rule", "D3")
-                )
+                NumberSpec(tuple(n["notations"]), tuple(n.get("variants", ())), n.get("rule", "D3"))
                 for n in data.get("numbers", ())
             ),
             enumeration=(

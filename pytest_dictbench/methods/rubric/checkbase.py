@@ -43,9 +43,7 @@ class CheckInput:
         return tuple(analyse(text) for text in self.case.expected)
 
 
-def excess(
-    inp: CheckInput, count: Callable[[AnalysedText], Counter[str]]
-) -> Counter[str]:
+def excess(inp: CheckInput, count: Callable[[AnalysedText], Counter[str]]) -> Counter[str]:
     """What ``count`` finds in the output beyond the most found in any expected output."""
     allowed: Counter[str] = Counter()
     for expected in inp.expected:

@@ -14,19 +14,20 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from ...text.japanese import squash
+from ...text.japanese import bare, squash
 from .casedata import RubricCase
 from .checkbase import PASS, Check, CheckInput, join_evidence
 from .checks_layout import check_list_layout, check_list_separation, check_over_formatting
 from .checks_speech import check_correction_markers, check_fillers, check_repetitions
 from .checks_words import (
     check_english_notation,
-    check_forbidden,
     check_homophones,
     check_must_words,
     check_number_notation,
     check_numbers_present,
     check_proper_nouns,
+    forbidden_check,
+    forbidden_hits,
 )
 
 __all__ = ["CHECKS", "KnownAnswer", "apply_known_answer", "known_answer", "run_checks"]
@@ -63,21 +64,22 @@ CHECKS: dict[str, Callable[[CheckInput], Check]] = {
 
 
 def run_checks(
-    case: RubricCase, output: str, rules: Iterable[str] | None = None
+    case: RubricCase, output: str, rule_ids: Iterable[str] | None = None
 ) -> dict[str, Check]:
-    """Automated ``(score, evidence)`` for each of ``rules`` (default: the scored rules)
-    that a check can decide on this output."""
+    """Automated ``(score, evidence)`` for each of ``rule_ids`` (default: the scored
+    rules) that a check can decide on this output."""
     inp = CheckInput(case, output)
-    forbidden = check_forbidden(inp)
+    forbidden = forbidden_hits(inp)
     results: dict[str, Check] = {}
-    for rule in case.scored_rules if rules is None else rules:
+    for rule in case.scored_rules if rule_ids is None else rule_ids:
+        hits = forbidden.get(rule, [])
         if rule in CHECKS:
-            found = [CHECKS[rule](inp)]
-            if rule in forbidden:
-                found.append(forbidden[rule])
-            results[rule] = join_evidence(found)
-        elif rule in forbidden:
-            results[rule] = forbidden[rule]
+            own = CHECKS[rule](inp)
+            # a forbidden text the check already names is reported once
+            hits = [f for f in hits if bare(f.text) not in bare(own[1])]
+            results[rule] = join_evidence([own, forbidden_check(rule, hits)] if hits else [own])
+        elif hits:
+            results[rule] = forbidden_check(rule, hits)
     return results
 
 

@@ -85,8 +85,11 @@ def _items_on_list_lines(layout: Layout, items: Sequence[tuple[str, ...]]) -> li
     placed: list[bool] = []
     for variants in items:
         spot = next(
-            (n for n, line in enumerate(lines)
-             if n not in used and any(line.contains(v) for v in variants)),
+            (
+                n
+                for n, line in enumerate(lines)
+                if n not in used and any(line.contains(v) for v in variants)
+            ),
             None,
         )
         if spot is not None:

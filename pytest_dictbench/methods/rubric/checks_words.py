@@ -12,18 +12,19 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from ...text.japanese import AnalysedText, reading
-from .casedata import Variants
+from ...text.japanese import AnalysedText, bare, reading
+from .casedata import Forbid, Variants
 from .checkbase import PASS, Check, CheckInput, excess, listing
 
 __all__ = [
     "check_english_notation",
-    "check_forbidden",
     "check_homophones",
     "check_must_words",
     "check_number_notation",
     "check_numbers_present",
     "check_proper_nouns",
+    "forbidden_check",
+    "forbidden_hits",
 ]
 
 #: A digit followed by a non-standard counter spelling (standard: か月, か所).
@@ -34,6 +35,7 @@ _FORBID_PHRASES = {
     "B1": "filler left in",
     "B2": "pre-correction word left in",
     "B3": "correction marker left in",
+    "B4": "repetition left in",
     "D1": "wrong homophone",
     "D3": "off-standard number notation",
     "D4": "off-standard unit or symbol",
@@ -81,7 +83,8 @@ def check_number_notation(inp: CheckInput, rule: str) -> Check:
     """D3 / D4: a number of that rule appears only in a variant form, breaking notation.
 
     D3 also flags a digit followed by ヶ月 / カ月 / 箇所 and the like (standard: か月, か所)
-    with 1, unless an expected output writes it that way too.
+    with 1, unless an expected output writes it that way too or the case already lists that
+    spelling as a variant of one of its numbers.
     """
     problems: list[Check] = []
     for number in inp.case.numbers:
@@ -90,11 +93,16 @@ def check_number_notation(inp: CheckInput, rule: str) -> Check:
         used = [v for v in number.variants if inp.output.contains(v)]
         if used:
             problems.append(
-                (0, f"{listing(used)} written for {number.notations[0]} "
-                    f"(accepted: {listing(number.notations)})")
+                (
+                    0,
+                    f"{listing(used)} written for {number.notations[0]} "
+                    f"(accepted: {listing(number.notations)})",
+                )
             )
     if rule == "D3":
+        covered = {bare(v) for n in inp.case.numbers for v in n.variants}
         odd = excess(inp, lambda t: Counter(m.group() for m in _COUNTER_SPELLING.finditer(t.text)))
+        odd = Counter({k: v for k, v in odd.items() if bare(k) not in covered})
         if odd:
             problems.append(
                 (1, f"counter spelled {listing(odd.elements())} (standard: か月 / か所)")
@@ -141,14 +149,16 @@ def check_english_notation(inp: CheckInput) -> Check:
     return min(s for s, _ in worst), "; ".join(e for _, e in worst)
 
 
-def check_forbidden(inp: CheckInput) -> dict[str, Check]:
-    """Every rule with a forbidden text found in the output (beyond the expected) -> 0."""
-    hits: dict[str, list[str]] = {}
+def forbidden_hits(inp: CheckInput) -> dict[str, list[Forbid]]:
+    """The case's forbidden texts found in the output (beyond the expected), by rule."""
+    hits: dict[str, list[Forbid]] = {}
     for entry in inp.case.forbid:
         if excess(inp, lambda t, x=entry.text: Counter({x: t.count(x)})):
-            label = f"{entry.text} ({entry.note})" if entry.note else entry.text
-            hits.setdefault(entry.rule, []).append(label)
-    return {
-        rule: (0, f"{_FORBID_PHRASES.get(rule, 'forbidden text found')}: {listing(found)}")
-        for rule, found in hits.items()
-    }
+            hits.setdefault(entry.rule, []).append(entry)
+    return hits
+
+
+def forbidden_check(rule: str, hits: list[Forbid]) -> Check:
+    """``(0, evidence)`` for forbidden texts of ``rule`` found in the output."""
+    labels = [f"{f.text} ({f.note})" if f.note else f.text for f in hits]
+    return 0, f"{_FORBID_PHRASES.get(rule, 'forbidden text found')}: {listing(labels)}"

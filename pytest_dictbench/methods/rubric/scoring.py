@@ -58,8 +58,7 @@ class RubricParams:
             value = raw_weights[layer]
             if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
                 raise SuiteError(
-                    f"rubric params: weight of layer {layer} must be a number >= 0, "
-                    f"got {value!r}"
+                    f"rubric params: weight of layer {layer} must be a number >= 0, got {value!r}"
                 )
             weights[layer] = float(value)
         if sum(weights.values()) <= 0:

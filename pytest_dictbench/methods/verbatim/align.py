@@ -39,96 +39,179 @@ unmatched ones -- the convention the Repetition rule relies on.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from .normalize import token_kind
+from .normalize import FILLERS
 
 __all__ = ["Pair", "plain_alignment", "tag_aware_alignment", "token_class"]
 
 #: One alignment step: (gold index or None, prediction index or None).
 Pair = tuple[int | None, int | None]
 
-_CLASS_OF_KIND = {"word": 0, "cutoff": 0, "filler": 1, "sound": 2}
-
 
 def token_class(token: str) -> int:
     """Substitution class: 0 words and cut-offs, 1 fillers, 2 sound tags."""
-    return _CLASS_OF_KIND[token_kind(token)]
+    if token[:1] != "[":
+        return 0
+    return 1 if token in FILLERS else 2
 
 
-def _align(
-    gold: Sequence[str],
-    pred: Sequence[str],
-    gold_class: Sequence[int],
-    pred_class: Sequence[int],
-    match_cost: Sequence[int],
-    sub_cost: Sequence[int],
-    del_cost: Sequence[int],
-    ins_cost: int,
-) -> list[Pair]:
-    """Fill the cost table row by row (one row per gold token), then trace back."""
-    n, m = len(gold), len(pred)
-    first = [0] * (m + 1)
-    for j in range(1, m + 1):
-        first[j] = first[j - 1] + ins_cost
+#: Width added on each side of the band the cost table is first filled in.
+_FIRST_SLACK = 5
+_NEVER = 1 << 60  # unreachable cells, and substitutions across classes
+
+
+@dataclass(frozen=True)
+class _Costs:
+    """Everything the dynamic programme needs, one entry per gold token."""
+
+    gold: Sequence[str]
+    pred: Sequence[str]
+    gold_class: Sequence[int]
+    pred_class: Sequence[int]
+    match: Sequence[int]
+    sub: Sequence[int]
+    dele: Sequence[int]
+    ins: int
+
+
+def _fill(c: _Costs, slack: int) -> list[list[int]]:
+    """The cost table, filled only in a band around the corner-to-corner diagonal.
+
+    Row ``i`` is filled for columns within ``slack`` of the segment between ``i`` and
+    ``i - (n - m)``; cells outside hold ``_NEVER`` (or more). Written for speed: plain
+    lists, locals only, one ``zip`` per row.
+    """
+    gold, pred, pred_class, ins, never = c.gold, c.pred, c.pred_class, c.ins, _NEVER
+    m = len(pred)
+    shift = len(gold) - m
+    below = (shift if shift > 0 else 0) + slack  # row i starts at column i - below
+    above = (-shift if shift < 0 else 0) + slack  # and ends at column i + above
+    blank = [never] * (m + 1)
+    first = blank[:]
+    for j in range(min(m, above) + 1):
+        first[j] = j * ins
     table = [first]
-    never = 1 << 60  # a cross-class substitution: never cheaper than delete + insert
     prev = first
-    for i in range(n):
-        token, cls = gold[i], gold_class[i]
-        match, sub, dele = match_cost[i], sub_cost[i], del_cost[i]
-        left = diag = prev[0]
-        left += dele
-        row = [left]
-        append = row.append
-        for p_token, p_class, up in zip(pred, pred_class, prev[1:], strict=True):
+    # The cost lists may run past a gold sequence cut short by _common_suffix.
+    rows = zip(gold, c.gold_class, c.match, c.sub, c.dele, strict=False)
+    for i, (token, cls, match, sub, dele) in enumerate(rows, start=1):
+        lo = i - below if i > below else 1
+        hi = i + above if i + above < m else m
+        row = blank[:]
+        row[0] = prev[0] + dele
+        left = row[lo - 1]
+        diag = prev[lo - 1]
+        values: list[int] = []
+        append = values.append
+        for p_token, p_class, up in zip(pred[lo - 1:hi], pred_class[lo - 1:hi],
+                                        prev[lo:hi + 1], strict=True):
             if p_token == token:
-                best = diag + match
+                step = diag + match
             elif p_class == cls:
-                best = diag + sub
+                step = diag + sub
             else:
-                best = diag + never
-            step = up + dele
-            if step < best:
-                best = step
-            step = left + ins_cost
-            if step < best:
-                best = step
-            append(best)
-            left = best
+                step = never
             diag = up
+            up += dele
+            left += ins
+            if up < left:
+                left = up
+            if step < left:
+                left = step
+            append(left)
+        row[lo:hi + 1] = values
         table.append(row)
         prev = row
-    return _trace_back(table, gold, pred, gold_class, pred_class, match_cost, sub_cost,
-                       del_cost, ins_cost)
+    return table
 
 
-def _trace_back(
-    table: list[list[int]],
-    gold: Sequence[str],
-    pred: Sequence[str],
-    gold_class: Sequence[int],
-    pred_class: Sequence[int],
-    match_cost: Sequence[int],
-    sub_cost: Sequence[int],
+def _slack_needed(c: _Costs, cost: int) -> int:
+    """The least slack such that every path leaving the band costs more than ``cost``.
+
+    A path through a cell below the band (``i - j > max(0, n - m) + slack``) makes at
+    least ``a`` deletions and ``a - (n - m)`` insertions for some
+    ``a > max(0, n - m) + slack``; a path above it, the mirror image. Each deletion
+    costs at least the cheapest one, so the bound grows by ``ins + cheapest deletion``
+    per unit of slack.
+    """
+    shift = len(c.gold) - len(c.pred)
+    cheapest_del = min(c.dele, default=c.ins)
+    below = max(0, shift) + 1
+    above = -min(0, shift) + 1
+    at_zero = min(cheapest_del * below + c.ins * (below - shift),
+                  c.ins * above + cheapest_del * (shift + above))
+    return max(0, (cost - at_zero) // (c.ins + cheapest_del) + 1)
+
+
+def _table(c: _Costs) -> list[list[int]]:
+    """The cost table, exact on every cell an optimal path can use.
+
+    The banded optimum is the cost of a real alignment, so the true optimum is no
+    higher. When the band already keeps out every path dearer than that, it is final;
+    otherwise it is refilled once with a slack that does (no path outside the new band
+    can match or beat the first optimum, hence none can tie with the true one).
+    """
+    slack = _FIRST_SLACK
+    table = _fill(c, slack)
+    if slack < max(len(c.gold), len(c.pred)):
+        needed = _slack_needed(c, table[-1][-1])
+        if needed > slack:
+            table = _fill(c, needed)
+    return table
+
+
+def _align(c: _Costs, *, trim_suffix: bool = True, band: bool = True) -> list[Pair]:
+    """Optimal alignment of ``c.gold`` and ``c.pred`` (trace back in the module docstring)."""
+    n, m = len(c.gold), len(c.pred)
+    if trim_suffix:
+        n, m = _common_suffix(c.gold, c.pred, c.match, c.dele)
+    suffix: list[Pair] = [(n + k, m + k) for k in range(len(c.gold) - n)]
+    head = _Costs(c.gold[:n], c.pred[:m], c.gold_class, c.pred_class[:m], c.match, c.sub,
+                  c.dele, c.ins)
+    table = _table(head) if band else _fill(head, max(n, m))
+    pairs = _trace_back(table, head)
+    return pairs + suffix if suffix else pairs
+
+
+def _common_suffix(
+    gold: Sequence[str], pred: Sequence[str], match_cost: Sequence[int],
     del_cost: Sequence[int],
-    ins_cost: int,
-) -> list[Pair]:
+) -> tuple[int, int]:
+    """Lengths of ``gold`` and ``pred`` once equal trailing tokens are cut off.
+
+    Only gold tokens with match cost 0 and the highest deletion cost are cut. For them an
+    optimal alignment always matches the two last tokens (moving any other partner of
+    either onto a deletion or insertion costs no more), and the trace back, which tries
+    the diagonal first, takes that step; so the cut changes nothing but the time spent.
+    """
+    n, m = len(gold), len(pred)
+    top = max(del_cost, default=0)
+    while n and m and gold[n - 1] == pred[m - 1] and not match_cost[n - 1] \
+            and del_cost[n - 1] == top:
+        n -= 1
+        m -= 1
+    return n, m
+
+
+def _trace_back(table: list[list[int]], c: _Costs) -> list[Pair]:
+    gold, pred = c.gold, c.pred
     i, j = len(gold), len(pred)
     pairs: list[Pair] = []
     while i or j:
         here = table[i][j]
         if i and j:
             if gold[i - 1] == pred[j - 1]:
-                step = match_cost[i - 1]
-            elif gold_class[i - 1] == pred_class[j - 1]:
-                step = sub_cost[i - 1]
+                step = c.match[i - 1]
+            elif c.gold_class[i - 1] == c.pred_class[j - 1]:
+                step = c.sub[i - 1]
             else:
                 step = -1
             if step >= 0 and table[i - 1][j - 1] + step == here:
                 pairs.append((i - 1, j - 1))
                 i, j = i - 1, j - 1
                 continue
-        if i and table[i - 1][j] + del_cost[i - 1] == here:
+        if i and table[i - 1][j] + c.dele[i - 1] == here:
             pairs.append((i - 1, None))
             i -= 1
         else:
@@ -141,7 +224,7 @@ def _trace_back(
 def plain_alignment(gold: Sequence[str], pred: Sequence[str]) -> list[Pair]:
     """Levenshtein alignment with unit costs; every token in one substitution class."""
     n, m = len(gold), len(pred)
-    return _align(gold, pred, [0] * n, [0] * m, [0] * n, [1] * n, [1] * n, 1)
+    return _align(_Costs(gold, pred, [0] * n, [0] * m, [0] * n, [1] * n, [1] * n, 1))
 
 
 def tag_aware_alignment(
@@ -157,5 +240,5 @@ def tag_aware_alignment(
     match = [0 if fluent else 1 for fluent in gold_fluent]
     sub = [unit + 1 if fluent else unit + 2 for fluent in gold_fluent]
     dele = [unit if fluent else half for fluent in gold_fluent]
-    return _align(gold, pred, [token_class(t) for t in gold], [token_class(t) for t in pred],
-                  match, sub, dele, unit)
+    return _align(_Costs(gold, pred, [token_class(t) for t in gold],
+                         [token_class(t) for t in pred], match, sub, dele, unit))

@@ -1,0 +1,79 @@
+"""Plugin overhead: a 10,000-item cached suite vs 10,000 trivial parametrized tests.
+
+Both run as real pytest subprocesses in the same script, so the ratio compares like
+with like on this machine. Target: ratio <= 1.5.
+
+    python benchmarks/bench_plugin_overhead.py [--items 10000] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CANARY = "DICTBENCH-CANARY bench 11111111-2222-4333-8444-555555555555"
+WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima".split()
+
+
+def make_project(root: Path, items: int) -> None:
+    suite = root / "cases" / "gen"
+    suite.mkdir(parents=True)
+    (root / "products" / "gen").mkdir(parents=True)
+    (root / "pytest.ini").write_text("[pytest]\ndictbench_suites = cases/gen\n")
+    (suite / "suite.toml").write_text(
+        'id = "gen"\nversion = "1"\ntitle = "Generated"\nmethod = "error_rate"\n'
+        f'locale = "en-US"\ncanary = "{CANARY}"\n[params]\nthreshold = 0.5\n')
+    cases, outputs = [], []
+    for i in range(items):
+        words = [WORDS[(i * 7 + k) % len(WORDS)] for k in range(8)]
+        cases.append(json.dumps({"id": f"g{i:05d}", "canary": CANARY,
+                                 "reference": " ".join(words)}))
+        words[i % 8] = "zulu"
+        outputs.append(json.dumps({"case_id": f"g{i:05d}", "text": " ".join(words)}))
+    (suite / "cases.jsonl").write_text("\n".join(cases) + "\n")
+    (root / "products" / "gen.toml").write_text(
+        'name = "gen"\nversion = "1"\nadapter = "cache"\n')
+    (root / "products" / "gen" / "gen.jsonl").write_text("\n".join(outputs) + "\n")
+    (root / "trivial").mkdir()
+    (root / "trivial" / "test_trivial.py").write_text(
+        "import pytest\n\n"
+        f"@pytest.mark.parametrize('i', range({items}))\n"
+        "def test_trivial(i):\n    assert i >= 0\n")
+
+
+def timed(args: list[str], cwd: Path) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           *args], cwd=cwd, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(f"pytest {' '.join(args)} exited {proc.returncode}:\n{proc.stdout[-2000:]}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        make_project(root, args.items)
+        plugin, baseline = [], []
+        for _ in range(args.rounds):
+            baseline.append(timed(["trivial"], root))
+            plugin.append(timed(["--product=gen"], root))
+    b, p = statistics.median(baseline), statistics.median(plugin)
+    print(f"trivial parametrized tests ({args.items}): median {b:.2f} s over {args.rounds}")
+    print(f"dictbench cached suite    ({args.items}): median {p:.2f} s over {args.rounds}")
+    print(f"ratio dictbench / trivial: {p / b:.2f} (target <= 1.5)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,128 @@
+"""Reading the ``[judge]`` configuration table into judge configs and runner settings.
+
+The table (from a suite manifest or project file; the plugin decides where)::
+
+    [judge]
+    concurrency = 16        # HTTP calls in flight, all judges together
+    timeout = 60.0          # seconds per HTTP call
+    max_attempts = 4        # per request, for 429 / 5xx / timeouts / connection errors
+    base_delay = 1.0        # first backoff delay, doubled each attempt
+    max_delay = 30.0        # backoff cap
+    seed = 0                # jitter seed
+    base_url = "https://..."  # optional; else ANTHROPIC_BASE_URL, else the SDK default
+
+    [[judge.judges]]
+    name = "judge-a"
+    model = "..."
+    max_tokens = 1024
+    price_in_per_mtok = 3.0
+    price_out_per_mtok = 15.0
+
+The API key is never configured here (a key-like field is rejected): it comes from
+``ANTHROPIC_API_KEY``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from ..errors import JudgeError
+from .records import JudgeConfig
+from .runner import RetryPolicy
+
+__all__ = ["JUDGE_SETTINGS_SCHEMA", "JudgeSettings", "parse_judge_settings"]
+
+_PRICE = {"type": "number", "minimum": 0}
+_POSITIVE = {"type": "number", "exclusiveMinimum": 0}
+_SECRET_FIELDS = ("api_key", "key", "token", "auth_token", "authorization")
+
+_JUDGE = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]*$"},
+        "model": {"type": "string", "minLength": 1},
+        "temperature": {"type": "number", "minimum": 0, "maximum": 1},
+        "max_tokens": {"type": "integer", "minimum": 1},
+        "price_in_per_mtok": _PRICE,
+        "price_out_per_mtok": _PRICE,
+    },
+    "required": ["name", "model"],
+    "additionalProperties": False,
+}
+
+JUDGE_SETTINGS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "judges": {"type": "array", "items": _JUDGE, "minItems": 1},
+        "concurrency": {"type": "integer", "minimum": 1},
+        "timeout": _POSITIVE,
+        "max_attempts": {"type": "integer", "minimum": 1},
+        "base_delay": {"type": "number", "minimum": 0},
+        "max_delay": {"type": "number", "minimum": 0},
+        "seed": {"type": "integer"},
+        "base_url": {"type": "string", "pattern": "^https?://"},
+    },
+    "required": ["judges"],
+    "additionalProperties": False,
+}
+
+_VALIDATOR = Draft202012Validator(JUDGE_SETTINGS_SCHEMA)
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """Judges plus how to run them."""
+
+    judges: tuple[JudgeConfig, ...]
+    concurrency: int = 16
+    timeout: float = 60.0
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    base_url: str | None = None
+
+
+def _secret_field(table: Mapping[str, Any]) -> str | None:
+    tables = [table, *(j for j in table.get("judges", ()) if isinstance(j, Mapping))]
+    for t in tables:
+        for name in t:
+            if str(name).lower() in _SECRET_FIELDS:
+                return str(name)
+    return None
+
+
+def parse_judge_settings(table: Mapping[str, Any], *, path: Path | str | None = None
+                         ) -> JudgeSettings:
+    """Validate a ``[judge]`` table; errors are :class:`JudgeError` naming ``path``."""
+    secret = _secret_field(table)
+    if secret is not None:
+        raise JudgeError(
+            f"[judge] must not hold a credential ({secret!r}); set ANTHROPIC_API_KEY instead",
+            path=path,
+        )
+    errors = sorted(_VALIDATOR.iter_errors(dict(table)), key=lambda e: list(e.absolute_path))
+    if errors:
+        where = ".".join(str(p) for p in errors[0].absolute_path)
+        raise JudgeError(f"[judge]{'.' + where if where else ''}: {errors[0].message}",
+                         path=path)
+    judges = tuple(JudgeConfig(**entry) for entry in table["judges"])
+    names = [j.name for j in judges]
+    if len(set(names)) != len(names):
+        raise JudgeError(f"[judge] judge names must be unique, got {names}", path=path)
+    defaults = RetryPolicy()
+    retry = RetryPolicy(
+        max_attempts=table.get("max_attempts", defaults.max_attempts),
+        base_delay=float(table.get("base_delay", defaults.base_delay)),
+        max_delay=float(table.get("max_delay", defaults.max_delay)),
+        seed=table.get("seed", defaults.seed),
+    )
+    return JudgeSettings(
+        judges=judges,
+        concurrency=table.get("concurrency", 16),
+        timeout=float(table.get("timeout", 60.0)),
+        retry=retry,
+        base_url=table.get("base_url"),
+    )
