@@ -18,7 +18,8 @@ import time
 from pathlib import Path
 
 CANARY = "DICTBENCH-CANARY bench 11111111-2222-4333-8444-555555555555"
-WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima".split()
+WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
+         "juliet", "kilo", "lima"]
 
 
 def make_project(root: Path, items: int) -> None:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from weakref import WeakKeyDictionary
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 import pytest
 

@@ -19,6 +19,7 @@ from .collect import CaseItem, SuiteCollector
 from .errors import DictbenchError
 from .methods.base import Method
 from .methods.error_rate import ErrorRate
+from .methods.rubric import RubricMethod
 from .products import load_product
 from .registry import Registry
 from .session import SESSION_KEY, DictbenchSession
@@ -118,7 +119,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
 
 
 def pytest_dictbench_methods() -> Iterable[Method]:
-    return [ErrorRate()]
+    return [ErrorRate(), RubricMethod()]
 
 
 def pytest_dictbench_adapters() -> Mapping[str, AdapterFactory]:
