@@ -7,8 +7,10 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from .judge.report import judges_table
 from .methods.base import ItemRecord, Method
 from .model import Product, Suite
+from .stats import latency_summary
 
 __all__ = ["REPORT_SCHEMA_VERSION", "record_sort_key", "suite_score", "summarize"]
 
@@ -58,6 +60,10 @@ def _product_entry(
         "canary_leaks": sorted({r["case_id"] for r in records if r.get("canary_leak")}),
         "score": suite_score(records),
         "tables": method.aggregate(scored, suite) if scored else {},
+        "judging": judges_table(records),
+        "pending_adjudications": sum(len(r.get("pending", ())) for r in records),
+        "latency": latency_summary([r["latency_ms"] for r in scored
+                                    if r.get("latency_ms") is not None]),
     }
 
 

@@ -10,6 +10,7 @@ from weakref import WeakKeyDictionary
 import pytest
 
 from .errors import DictbenchError
+from .judging import Judgement
 from .model import SKIP_STATUSES, Case, ItemResult, Output, Product, ScoreContext, Suite
 from .session import RECORD_PROPERTY, SESSION_KEY, DictbenchSession
 
@@ -93,6 +94,7 @@ class CaseItem(pytest.Item):
         self.suite, self.case, self.product = suite, case, product
         self.repetition, self.adapter = repetition, adapter
         self.output: Output | None = None
+        self.judgement = Judgement()
 
     @property
     def session_state(self) -> DictbenchSession:
@@ -118,11 +120,17 @@ class CaseItem(pytest.Item):
             pytest.fail(f"output error: product {self.product.name!r} case {self.case.id!r}: "
                         f"{message}", pytrace=False)
         self.output = output
+        self.judgement = self.session_state.judging.for_item(self, output)
+        if self.judgement.error:
+            self._record("error", message=self.judgement.error, output=output,
+                         extra=self.judgement.record)
+            pytest.fail(f"judge error: {self.judgement.error}", pytrace=False)
 
     def runtest(self) -> None:
         assert self.output is not None
         session = self.session_state
-        ctx = ScoreContext(suite=self.suite, judged=session.judged(self, self.output))
+        judgement = self.judgement
+        ctx = ScoreContext(suite=self.suite, judged=judgement.judged)
         try:
             result = session.method(self.suite).score(self.case, self.output, ctx)
         except Exception as exc:
@@ -130,7 +138,7 @@ class CaseItem(pytest.Item):
                          output=self.output)
             raise
         status = "passed" if result.passed else "failed"
-        self._record(status, result=result, output=self.output)
+        self._record(status, result=result, output=self.output, extra=judgement.record)
         if not result.passed and session.item_failures == "fail":
             raise ItemFailed(result)
 

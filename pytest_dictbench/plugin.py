@@ -17,12 +17,13 @@ from .adapters.base import AdapterFactory
 from .adapters.cache import CacheAdapter
 from .collect import CaseItem, SuiteCollector
 from .errors import DictbenchError
+from .judging import JUDGE_MODES
 from .methods.base import Method
 from .methods.error_rate import ErrorRate
 from .methods.rubric import RubricMethod
 from .products import load_product
 from .registry import Registry
-from .session import SESSION_KEY, DictbenchSession
+from .session import SESSION_KEY, DictbenchSession, ini_folder
 from .suites import MANIFEST
 
 
@@ -48,6 +49,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         choices=("fail", "report"),
         help="'fail': an item below its method's gate fails its test; 'report': it is only "
         "reported, so CI gates on the aggregate. Default: %(default)r.")
+    group.addoption(
+        "--judge", dest="dictbench_judge", default="replay", choices=JUDGE_MODES,
+        help="LLM judges for rules that need judgement: 'off' leaves them unjudged, "
+        "'replay' uses cached verdicts only (no network), 'live' calls the API for cache "
+        "misses. Default: %(default)r.")
+    group.addoption(
+        "--judge-audit", dest="dictbench_judge_audit", metavar="N", type=int, default=0,
+        help="With --judge=live, judge N cached items again per judge and report "
+        "self-consistency. Default: 0.")
+    parser.addini("dictbench_judge_dir", "Folder of the judge verdict cache and the human "
+                  "decisions file adjudications.jsonl.", default="judges")
     parser.addini("dictbench_suites", "Suites run by 'pytest --product=X' without paths.",
                   type="paths", default=[])
     parser.addini("dictbench_products", "Folder of product files (relative to the rootdir).",
@@ -60,11 +72,6 @@ def is_active(config: pytest.Config) -> bool:
     return bool(config.getoption("dictbench_products", None))
 
 
-def _folder(config: pytest.Config, value: str) -> Path:
-    base = config.inipath.parent if config.inipath else config.rootpath
-    return (base / value).resolve()
-
-
 def pytest_configure(config: pytest.Config) -> None:
     if not is_active(config):
         return
@@ -72,7 +79,7 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         registry = Registry.build(hook.pytest_dictbench_methods(),
                                   hook.pytest_dictbench_adapters())
-        folder = _folder(config, config.getini("dictbench_products"))
+        folder = ini_folder(config, config.getini("dictbench_products"))
         names = dict.fromkeys(config.getoption("dictbench_products"))
         products = [load_product(name, folder) for name in names]
         report = config.getoption("dictbench_report")

@@ -20,8 +20,9 @@ from . import __version__
 from .adapters.base import Adapter, AdapterOptions
 from .aggregate import record_sort_key, summarize
 from .errors import ProductError, SuiteError
+from .judging import Judging
 from .methods.base import Method
-from .model import ItemResult, Output, Product, RuleScore, Suite
+from .model import ItemResult, Output, Product, Suite
 from .registry import Registry
 from .report.files import atomic_write, dumps, write_jsonl
 from .report.junit import junit_properties
@@ -38,6 +39,9 @@ RECORD_PROPERTY = "dictbench.record"
 
 #: Where the run's state lives in ``config.stash``.
 SESSION_KEY = pytest.StashKey["DictbenchSession"]()
+
+#: Adjudications waiting for a human, written next to the other reports.
+PENDING_FILE = "adjudication-pending.jsonl"
 
 #: Exit statuses after which reports are not (over)written.
 _NO_REPORT = (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.USAGE_ERROR,
@@ -61,6 +65,9 @@ class DictbenchSession:
         self.item_failures: str = config.getoption("dictbench_item_failures")
         self.junit_properties: bool = config.getini("dictbench_junit_properties")
         self.options = AdapterOptions()
+        self.judging = Judging(config.getoption("dictbench_judge"),
+                               ini_folder(config, config.getini("dictbench_judge_dir")),
+                               config.getoption("dictbench_judge_audit"))
         self.records: dict[str, str] = {}
         self.report: dict[str, Any] | None = None
         self.written: list[Path] = []
@@ -99,12 +106,9 @@ class DictbenchSession:
             self._adapters[key] = factory(product, suite, self.options)
         return self._adapters[key]
 
-    def judged(self, item: CaseItem, output: Output) -> Mapping[str, RuleScore]:
-        """Rule scores decided outside the method for this item (none yet)."""
-        return {}
-
     def make_record(self, item: CaseItem, status: str, *, result: ItemResult | None = None,
-                    output: Output | None = None, message: str = "") -> dict[str, Any]:
+                    output: Output | None = None, message: str = "",
+                    extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The plain-JSON record of one item (a line of ``items.jsonl``)."""
         suite, case = item.suite, item.case
         text = output.text if output else None
@@ -127,6 +131,7 @@ class DictbenchSession:
             "text_sha256": hashlib.sha256(text.encode()).hexdigest() if text is not None
             else None,
             "latency_ms": output.latency_ms if output else None,
+            **(extra or {}),
         }
 
     # -- controller side ---------------------------------------------------------------
@@ -174,10 +179,15 @@ class DictbenchSession:
         hook.pytest_dictbench_update_report(config=self.config, report=report)
         self.report = report
         self._write("dictbench.json", dumps(report) + "\n")
-        write_jsonl(self.report_dir / "items.jsonl", records)
-        self.written.append(self.report_dir / "items.jsonl")
+        self._write_jsonl("items.jsonl", records)
+        if any("pending" in r for r in records):
+            self._write_jsonl(PENDING_FILE, [p for r in records for p in r.get("pending", ())])
         self._write("run-info.json", dumps(self._run_info()) + "\n")
         self.records.clear()
+
+    def _write_jsonl(self, name: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        write_jsonl(self.report_dir / name, rows)
+        self.written.append(self.report_dir / name)
 
     def _write(self, name: str, text: str) -> None:
         path = self.report_dir / name
@@ -194,6 +204,8 @@ class DictbenchSession:
             "pytest_dictbench": __version__,
             "args": list(self.config.invocation_params.args),
             "workers": getattr(self.config.option, "numprocesses", None),
+            "judge": {"mode": self.judging.mode, "calls": self.judging.calls,
+                      "cache_hits": self.judging.cache_hits},
         }
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
@@ -204,6 +216,12 @@ class DictbenchSession:
             terminalreporter.write_line(line)
         for path in self.written:
             terminalreporter.write_line(f"dictbench: wrote {path}")
+
+
+def ini_folder(config: pytest.Config, value: str) -> Path:
+    """An ini path, relative to the ini file's folder (or the rootdir)."""
+    base = config.inipath.parent if config.inipath else config.rootpath
+    return (base / value).resolve()
 
 
 def _relative(path: Path, root: Path) -> str:

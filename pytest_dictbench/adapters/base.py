@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from ..model import Case, Output, Product, Suite
 
@@ -15,6 +15,11 @@ class AdapterOptions:
 
     #: Capture again even when the cache has an output (live adapters).
     recapture: bool = False
+    #: Give each live adapter one unscored warm-up capture before its first measured one.
+    warmup: bool = True
+    #: pytest's hook relay (``config.hook``); the ``python`` adapter asks it for the
+    #: product's transcriber (``pytest_dictbench_transcriber``). ``None`` outside pytest.
+    hook: Any = None
 
 
 @runtime_checkable

@@ -80,7 +80,7 @@ def agreement(pairs: Iterable[tuple[int, int]]) -> Agreement:
     return Agreement(len(pairs), agreed, cohen_kappa(first, second, labels=SCORE_LABELS))
 
 
-def _table(pairs_by_rule: Mapping[str, list[tuple[int, int]]]) -> AgreementTable:
+def agreement_table(pairs_by_rule: Mapping[str, list[tuple[int, int]]]) -> AgreementTable:
     pooled = [pair for pairs in pairs_by_rule.values() for pair in pairs]
     return AgreementTable(
         agreement(pooled), {rule: agreement(p) for rule, p in pairs_by_rule.items()}
@@ -104,7 +104,7 @@ def judge_agreement(
             va, vb = a.verdict.rules.get(rule), b.verdict.rules.get(rule)
             if va is not None and vb is not None:
                 pairs.setdefault(rule, []).append((va.score, vb.score))
-    return _table(pairs)
+    return agreement_table(pairs)
 
 
 def human_agreement(run: JudgeRun, decisions: Sequence[Decision]) -> dict[str, Agreement]:
@@ -144,4 +144,4 @@ def self_consistency(pairs: Sequence[tuple[Verdict, Verdict]]) -> AgreementTable
         for rule, verdict in old.rules.items():
             if rule in new.rules:
                 by_rule.setdefault(rule, []).append((verdict.score, new.rules[rule].score))
-    return _table(by_rule)
+    return agreement_table(by_rule)

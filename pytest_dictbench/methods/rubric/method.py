@@ -7,8 +7,9 @@ combine with any judge verdicts from ``ctx.judged``, and score (see :mod:`.scori
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, ClassVar
 
 from ...model import Case, ItemResult, Output, ScoreContext, Suite
 from ...text.diff import diff_against_closest
@@ -16,6 +17,7 @@ from ..base import ItemRecord
 from .aggregate import aggregate_records
 from .casedata import RubricCase
 from .checks import apply_known_answer, known_answer, run_checks
+from .rules import RULES
 from .scoring import RubricParams, build_result, combine
 
 __all__ = ["RubricMethod"]
@@ -31,7 +33,12 @@ class RubricMethod:
     """
 
     name = "rubric"
+    #: Version of the rules and scoring; part of every judge cache key.
+    version = "1.0"
     case_schema = "case-rubric.schema.json"
+    #: One-line meaning of every rule, shown to LLM judges.
+    rule_meanings: ClassVar[Mapping[str, str]] = MappingProxyType(
+        {rule.id: rule.meaning for rule in RULES.values()})
     headline = "score"
     higher_is_better = True
 

@@ -108,7 +108,7 @@ class Verbatim:
             score=100.0 * item_prf.f1,
             rules=rules,
             metrics=metrics,
-            message="" if passed else "; ".join(r.evidence for r in rules if r.score != 2),
+            message="" if passed else " | ".join(r.evidence for r in rules if r.score != 2),
         )
 
     @staticmethod

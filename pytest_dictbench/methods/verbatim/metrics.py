@@ -8,8 +8,8 @@ Every predicted token then gets a type of its own:
   Other);
 - a word substituted for a gold Other token: Other (a misheard false start is still a
   kept false start);
-- a word substituted for a gold Fluent token, tag or fragment: fluent (a recognition
-  error, counted by vWER, not a disfluency);
+- a word substituted for a gold Fluent token or cut-off fragment: fluent (a recognition
+  error, counted by vWER, not a disfluency; words never align to tags);
 - a word aligned to nothing, or substituted for a gold Repetition token: Repetition when
   the next word of the prediction (fillers, sounds and fragments skipped) is the same
   word, else Other.

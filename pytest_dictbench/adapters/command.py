@@ -1,0 +1,148 @@
+"""``command``: run a program per item; its standard output is the product's text.
+
+The program is started directly from an argv list, never through a shell, so file names
+with spaces, quotes, ``;`` or ``$(...)`` reach it as one plain argument each. The
+placeholders ``{audio}`` (absolute path), ``{locale}`` and ``{case_id}`` are substituted
+in one pass per argv element: substituted data is never scanned again, and nothing else
+in the template is interpreted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shlex
+import signal
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import CaptureError
+from ..model import Product, Suite
+from .base import AdapterOptions
+from .live import CaptureRequest, LiveAdapter
+from .settings import Settings
+
+__all__ = ["CommandTranscriber", "command_adapter", "expand_argv", "parse_command"]
+
+#: Seconds a command may run before it is killed (``timeout_s``).
+DEFAULT_TIMEOUT_S = 300.0
+
+_PLACEHOLDER = re.compile(r"\{(audio|locale|case_id)\}")
+#: Characters of the last stderr line quoted in an error message.
+_STDERR_CHARS = 300
+
+
+def parse_command(value: Any, settings: Settings) -> list[str]:
+    """The argv template: a TOML list of strings, or one string split once with shlex."""
+    if isinstance(value, str):
+        try:
+            argv = shlex.split(value)
+        except ValueError as exc:
+            raise settings.error(f"[settings] command cannot be split: {exc}") from None
+    elif isinstance(value, list) and all(isinstance(part, str) for part in value):
+        argv = list(value)
+    else:
+        raise settings.error("[settings] command must be a string or a list of strings")
+    if not argv or not argv[0]:
+        raise settings.error("[settings] command is empty")
+    return argv
+
+
+def expand_argv(template: Sequence[str], values: Mapping[str, str]) -> list[str]:
+    """Substitute ``{audio}``, ``{locale}`` and ``{case_id}`` in each element, in one pass.
+
+    Example::
+
+        >>> expand_argv(["asr", "--in={audio}", "{locale}"], {"audio": "/a {locale}.wav",
+        ...             "locale": "en-US", "case_id": "c1"})
+        ['asr', '--in=/a {locale}.wav', 'en-US']
+    """
+    return [_PLACEHOLDER.sub(lambda m: values[m.group(1)], part) for part in template]
+
+
+class CommandTranscriber:
+    """Runs the command once per request (see module doc)."""
+
+    decodes_audio = False
+
+    def __init__(self, argv: Sequence[str], *, timeout_s: float, cwd: Path,
+                 describe: Mapping[str, Any]) -> None:
+        self.argv = list(argv)
+        self.timeout_s = timeout_s
+        self.cwd = cwd
+        self._describe = dict(describe)
+
+    def describe(self) -> Mapping[str, Any]:
+        return self._describe
+
+    def transcribe(self, request: CaptureRequest) -> str:
+        argv = expand_argv(self.argv, {"audio": str(request.audio), "locale": request.locale,
+                                       "case_id": request.case_id})
+        stdout, stderr, code = self._run(argv)
+        if code != 0:
+            raise CaptureError(f"command exited with status {code}{_last_line(stderr)}")
+        try:
+            text = stdout.decode("utf-8").strip()
+        except UnicodeDecodeError as exc:
+            raise CaptureError(f"command output is not valid UTF-8 (offset {exc.start})"
+                               ) from None
+        if not text:
+            raise CaptureError(f"command printed no text on stdout{_last_line(stderr)}")
+        return text
+
+    def _run(self, argv: list[str]) -> tuple[bytes, bytes, int]:
+        try:
+            process = subprocess.Popen(
+                argv, cwd=self.cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, start_new_session=True)
+        except OSError as exc:
+            raise CaptureError(f"cannot start command {argv[0]!r}: "
+                               f"{exc.strerror or type(exc).__name__}") from None
+        try:
+            stdout, stderr = process.communicate(timeout=self.timeout_s)
+        except subprocess.TimeoutExpired:
+            _kill_group(process)
+            raise CaptureError(f"command timed out after {self.timeout_s:g} s") from None
+        except BaseException:
+            _kill_group(process)
+            raise
+        return stdout, stderr, process.returncode
+
+
+def command_adapter(product: Product, suite: Suite, options: AdapterOptions) -> LiveAdapter:
+    """Adapter factory for ``adapter = "command"``."""
+    settings = Settings(product, {"command", "timeout_s"})
+    argv = parse_command(settings.get("command", (str, list)), settings)
+    timeout_s = settings.positive("timeout_s", DEFAULT_TIMEOUT_S)
+    describe = {
+        "engine": settings.get("engine", str, Path(argv[0]).name),
+        "engine_version": settings.get("engine_version", str, None),
+        "model": settings.get("model", str, None),
+    }
+    cwd = product.path.parent.resolve()
+
+    def make() -> CommandTranscriber:
+        return CommandTranscriber(argv, timeout_s=timeout_s, cwd=cwd, describe=describe)
+
+    return LiveAdapter(product, suite, options, make)
+
+
+def _last_line(stderr: bytes) -> str:
+    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines()]
+    lines = [line for line in lines if line]
+    if not lines:
+        return ""
+    last = lines[-1]
+    if len(last) > _STDERR_CHARS:
+        last = last[:_STDERR_CHARS] + "..."
+    return f"; stderr: {last}"
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    """Kill the command and anything it started (it leads its own session)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.communicate()

@@ -1,0 +1,208 @@
+"""``http``: send each item's audio to a speech-to-text web service.
+
+Two request shapes:
+
+* ``mode = "openai"`` (default): ``POST {base_url}/v1/audio/transcriptions`` as
+  ``multipart/form-data`` with ``file``, ``model``, ``language`` and optional ``prompt``;
+  the answer is ``{"text": ...}`` (the OpenAI shape, also spoken by many local servers).
+* ``mode = "json"``: ``POST {url}`` with a JSON object holding the audio as base64 under
+  ``audio_field`` plus the fixed ``fields``; the text is read from ``text_field`` (a
+  dotted path such as ``result.text``).
+
+An API key is read from the environment variable *named* by ``api_key_env`` and sent as
+``Authorization: Bearer``. It is never written anywhere: error messages are scrubbed of
+it, and redirects are refused so that it cannot follow one to another host.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import secrets
+import urllib.error
+import urllib.request
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..errors import CaptureError, ProductError
+from ..model import Product, Suite
+from .base import AdapterOptions
+from .live import CaptureRequest, LiveAdapter
+from .settings import Settings
+
+__all__ = ["HttpTranscriber", "encode_multipart", "http_adapter"]
+
+#: Seconds to wait for a response (``timeout_s``).
+DEFAULT_TIMEOUT_S = 120.0
+#: Characters of an error response body quoted in the error message.
+_BODY_CHARS = 200
+_AUDIO_TYPES = {".wav": "audio/wav", ".flac": "audio/flac", ".mp3": "audio/mpeg",
+                ".ogg": "audio/ogg", ".m4a": "audio/mp4", ".webm": "audio/webm"}
+_KNOWN = {"mode", "base_url", "url", "model", "language", "prompt", "audio_field",
+          "text_field", "fields", "locale_field", "api_key_env", "timeout_s"}
+
+
+def encode_multipart(fields: Mapping[str, str], file_field: str, filename: str,
+                     content: bytes, content_type: str) -> tuple[bytes, str]:
+    """A ``multipart/form-data`` body and its ``Content-Type`` header value."""
+    boundary = "dictbench-" + secrets.token_hex(16)
+    while boundary.encode() in content:  # astronomically unlikely, but cheap to rule out
+        boundary = "dictbench-" + secrets.token_hex(16)
+    parts = []
+    for name, value in fields.items():
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{_quote(name)}"'
+                     f"\r\n\r\n{value}\r\n".encode())
+    parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{_quote(file_field)}";'
+                 f' filename="{_quote(filename)}"\r\nContent-Type: {content_type}\r\n\r\n'
+                 .encode() + content + b"\r\n")
+    parts.append(f"--{boundary}--\r\n".encode())
+    return b"".join(parts), f"multipart/form-data; boundary={boundary}"
+
+
+class HttpTranscriber:
+    """Posts one request per item (see module doc)."""
+
+    decodes_audio = False
+
+    def __init__(self, settings: Settings, key: str | None, describe: Mapping[str, Any]
+                 ) -> None:
+        self.mode: str = settings.get("mode", str, "openai")
+        self.timeout_s = settings.positive("timeout_s", DEFAULT_TIMEOUT_S)
+        self.language: str | None = settings.get("language", str, None)
+        if self.mode == "openai":
+            base = settings.get("base_url", str).rstrip("/")
+            self.url = base + ("/audio/transcriptions" if base.endswith("/v1")
+                               else "/v1/audio/transcriptions")
+            self.model: str = settings.get("model", str)
+            self.prompt: str | None = settings.get("prompt", str, None)
+        elif self.mode == "json":
+            self.url = settings.get("url", str)
+            self.audio_field: str = settings.get("audio_field", str, "audio")
+            self.text_field: str = settings.get("text_field", str, "text")
+            self.fields: Mapping[str, Any] = settings.get("fields", dict, {})
+            self.locale_field: str | None = settings.get("locale_field", str, None)
+        else:
+            raise settings.error(f"[settings] mode must be 'openai' or 'json', got {self.mode!r}")
+        if urlsplit(self.url).scheme not in ("http", "https"):
+            raise settings.error(f"[settings] the service URL must be http(s), got {self.url!r}")
+        self._key = key
+        self._describe = dict(describe)
+        self._opener = urllib.request.build_opener(_RefuseRedirects())
+
+    def describe(self) -> Mapping[str, Any]:
+        return self._describe
+
+    def transcribe(self, request: CaptureRequest) -> str:
+        try:
+            content = request.audio.read_bytes()
+        except OSError as exc:
+            raise CaptureError(f"cannot read audio: {exc.strerror}", path=request.audio) from None
+        body, content_type = (self._openai_body(request, content) if self.mode == "openai"
+                              else self._json_body(request, content))
+        answer = self._post(body, content_type)
+        text = _field(answer, "text" if self.mode == "openai" else self.text_field)
+        if not isinstance(text, str):
+            field = "text" if self.mode == "openai" else self.text_field
+            raise CaptureError(f"response from {self.url} has no text at {field!r}")
+        return text.strip()
+
+    def _openai_body(self, request: CaptureRequest, content: bytes) -> tuple[bytes, str]:
+        fields = {"model": self.model, "response_format": "json"}
+        language = request.language if self.language is None else self.language
+        if language:
+            fields["language"] = language
+        if self.prompt:
+            fields["prompt"] = self.prompt
+        kind = _AUDIO_TYPES.get(request.audio.suffix.lower(), "application/octet-stream")
+        return encode_multipart(fields, "file", request.audio.name, content, kind)
+
+    def _json_body(self, request: CaptureRequest, content: bytes) -> tuple[bytes, str]:
+        payload = dict(self.fields)
+        payload[self.audio_field] = base64.b64encode(content).decode("ascii")
+        if self.locale_field:
+            payload[self.locale_field] = request.locale
+        return json.dumps(payload).encode("utf-8"), "application/json"
+
+    def _post(self, body: bytes, content_type: str) -> Any:
+        headers = {"Content-Type": content_type, "Accept": "application/json"}
+        if self._key:
+            headers["Authorization"] = f"Bearer {self._key}"
+        req = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
+        try:
+            with self._opener.open(req, timeout=self.timeout_s) as response:
+                raw = response.read()
+        except urllib.error.HTTPError as exc:
+            detail = _snippet(exc.read() if exc.fp else b"")
+            raise CaptureError(self._scrub(f"HTTP {exc.code} from {self.url}{detail}")) from None
+        except TimeoutError:
+            raise CaptureError(f"no response from {self.url} within {self.timeout_s:g} s"
+                               ) from None
+        except urllib.error.URLError as exc:
+            reason = exc.reason
+            if isinstance(reason, TimeoutError):
+                raise CaptureError(f"no response from {self.url} within {self.timeout_s:g} s"
+                                   ) from None
+            raise CaptureError(self._scrub(f"cannot reach {self.url}: {reason}")) from None
+        except OSError as exc:
+            raise CaptureError(self._scrub(f"connection to {self.url} failed: {exc}")) from None
+        try:
+            return json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise CaptureError(self._scrub(f"response from {self.url} is not JSON"
+                                           f"{_snippet(raw)}")) from None
+
+    def _scrub(self, message: str) -> str:
+        return message.replace(self._key, "<redacted>") if self._key else message
+
+
+def http_adapter(product: Product, suite: Suite, options: AdapterOptions) -> LiveAdapter:
+    """Adapter factory for ``adapter = "http"``."""
+    if "api_key" in product.settings:
+        raise ProductError("[settings] api_key is not accepted: put the key in an environment "
+                           "variable and name that variable in api_key_env", path=product.path)
+    settings = Settings(product, _KNOWN)
+    key_env: str | None = settings.get("api_key_env", str, None)
+    describe = {"engine": settings.get("engine", str, "http"),
+                "engine_version": settings.get("engine_version", str, None),
+                "model": settings.get("model", str, None)}
+    HttpTranscriber(settings, None, describe)  # validate the settings at collection time
+
+    def make() -> HttpTranscriber:
+        key = None
+        if key_env:
+            key = os.environ.get(key_env)
+            if not key:
+                raise CaptureError(f"environment variable {key_env} (api_key_env) is not set")
+        return HttpTranscriber(settings, key, describe)
+
+    return LiveAdapter(product, suite, options, make)
+
+
+class _RefuseRedirects(urllib.request.HTTPRedirectHandler):
+    """Turn every redirect into an error: the Authorization header must not follow it."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def _field(answer: Any, dotted: str) -> Any:
+    for part in dotted.split("."):
+        if not isinstance(answer, Mapping) or part not in answer:
+            return None
+        answer = answer[part]
+    return answer
+
+
+def _snippet(raw: bytes) -> str:
+    text = " ".join(raw.decode("utf-8", "replace").split())
+    if not text:
+        return ""
+    return f": {text[:_BODY_CHARS]}{'...' if len(text) > _BODY_CHARS else ''}"
+
+
+def _quote(value: str) -> str:
+    """A value for a quoted header parameter (as browsers encode form file names)."""
+    return value.replace("\\", "\\\\").replace('"', "%22").replace("\r", "%0D").replace(
+        "\n", "%0A")

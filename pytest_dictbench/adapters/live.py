@@ -1,0 +1,258 @@
+"""Live adapters: capture a product's output on a cache miss, then keep it in the cache.
+
+A :class:`LiveAdapter` wraps a :class:`Transcriber` (a command, an HTTP service,
+faster-whisper, a Python callable). For each item it
+
+1. returns the cached output of the case and repetition when there is a usable one
+   (``complete``, ``not_tested`` or ``unsupported``; error lines are retried),
+2. otherwise checks the case's audio (exists, decodes, matches the suite's sha256),
+3. gives the transcriber one unscored warm-up per adapter instance,
+4. times the capture, writes the output line with its capture metadata to the cache
+   (atomically, see :mod:`.capture_cache`) and returns it.
+
+Audio problems and configuration problems raise (the item errors, nothing is cached);
+a failing product gives an ``error`` output, which is cached and retried next run.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from ..audio.io import AudioError, audio_info, read_audio, sha256_file
+from ..errors import CaptureError, DictbenchError
+from ..model import Case, Output, Product, Suite
+from ..products import output_from_line
+from ..suites import MANIFEST, inside
+from .base import AdapterOptions
+from .capture_cache import CaptureCache
+from .settings import public_settings
+
+__all__ = ["CaptureRequest", "LiveAdapter", "Transcriber", "warmup_audio"]
+
+#: Settings that do not change what a product outputs, so cached lines stay valid
+#: when they change.
+UNCOMPARED_SETTINGS = frozenset({"outputs", "timeout_s"})
+
+
+@dataclass(frozen=True)
+class CaptureRequest:
+    """What a transcriber is asked to transcribe."""
+
+    #: Case id (for a warm-up: the id of the case whose audio is borrowed, or "warmup").
+    case_id: str
+    #: Absolute path of the audio file.
+    audio: Path
+    #: The suite's BCP 47 locale, e.g. ``en-US``.
+    locale: str
+    #: True for the unscored warm-up capture.
+    warmup: bool = False
+
+    @property
+    def language(self) -> str:
+        """The locale's language subtag in lower case (``en-US`` -> ``en``)."""
+        return self.locale.split("-", 1)[0].lower()
+
+
+@runtime_checkable
+class Transcriber(Protocol):
+    """Turns one audio file into text; one per live adapter instance."""
+
+    #: Whether :meth:`transcribe` decodes the audio itself (so a corrupt file fails
+    #: there). When false, the live adapter decodes it once before sending it.
+    decodes_audio: bool
+
+    def describe(self) -> Mapping[str, Any]:
+        """Capture metadata: ``engine``, ``engine_version``, ``model`` and any extras."""
+        ...
+
+    def transcribe(self, request: CaptureRequest) -> str:
+        """The product's text; raise :class:`CaptureError` when the product fails."""
+        ...
+
+
+@dataclass(frozen=True)
+class _Audio:
+    path: Path
+    sha256: str
+    duration_s: float
+
+
+class LiveAdapter:
+    """Cache lookup, capture on a miss, warm-up and capture metadata (see module doc)."""
+
+    def __init__(self, product: Product, suite: Suite, options: AdapterOptions,
+                 make_transcriber: Callable[[], Transcriber]) -> None:
+        self.product, self.suite, self.options = product, suite, options
+        self.cache = CaptureCache(product.outputs_dir / f"{suite.id}.jsonl", suite)
+        self._cached = self.cache.read()
+        self._captured: dict[tuple[str, int], Output] = {}
+        self._make_transcriber = make_transcriber
+        self._transcriber: Transcriber | None = None
+        self._engine: dict[str, Any] = {}
+        self._setup_error: DictbenchError | None = None
+        self._warmup_state = "pending" if options.warmup else "disabled"
+        self._settings = public_settings(product.settings)
+        self._listed_sha = {_norm(f.path): f.sha256 for f in suite.files if f.sha256}
+        #: Number of measured captures and warm-ups made by this instance.
+        self.captures = 0
+        self.warmups = 0
+
+    def get(self, case: Case, repetition: int) -> Output | None:
+        key = (case.id, repetition)
+        if key in self._captured:
+            return self._captured[key]
+        cached = None if self.options.recapture else self._cached.get(key)
+        if cached is not None and not cached.is_error:
+            self._check_fresh(cached, case)
+            return cached
+        audio = self._audio(case)
+        transcriber = self._ready()
+        if not transcriber.decodes_audio:
+            read_audio(audio.path)
+        output = self._capture(transcriber, case.id, repetition, audio)
+        self._captured[key] = output
+        return output
+
+    # -- capture ------------------------------------------------------------------------
+
+    def _capture(self, transcriber: Transcriber, case_id: str, repetition: int,
+                 audio: _Audio) -> Output:
+        request = CaptureRequest(case_id, audio.path, self.suite.locale)
+        started = _utc_now()
+        start = time.perf_counter()
+        text: str | None = None
+        error: str | None = None
+        try:
+            text = transcriber.transcribe(request)
+        except CaptureError as exc:
+            error = str(exc)
+        except (AudioError, DictbenchError):
+            raise
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"
+        seconds = time.perf_counter() - start
+        self.captures += 1
+        if error is None and not isinstance(text, str):
+            error = f"transcriber returned {type(text).__name__}, not text"
+        ok = error is None
+        line: dict[str, Any] = {
+            "case_id": case_id,
+            "repetition": repetition,
+            "status": "complete" if ok else "error",
+            "text": text if ok else None,
+            "error": error,
+            "latency_ms": round(seconds * 1000, 3) if ok else None,
+            "rtf": round(seconds / audio.duration_s, 6) if ok and audio.duration_s else None,
+            "started_utc": started,
+            "product_version": self.product.version,
+            **self._engine,
+            "settings": self._settings,
+            "audio_sha256": audio.sha256,
+            "audio_duration_s": round(audio.duration_s, 6),
+            "warmup": self._warmup_state,
+        }
+        self.cache.put(line)
+        return output_from_line(line, f"{self.cache.path} (captured now)")
+
+    def _ready(self) -> Transcriber:
+        """The transcriber, created on first use and warmed up once."""
+        if self._setup_error is not None:
+            raise self._setup_error
+        if self._transcriber is None:
+            try:
+                transcriber = self._make_transcriber()
+                self._engine = {"engine": None, "engine_version": None, "model": None,
+                                **transcriber.describe()}
+            except DictbenchError as exc:
+                self._setup_error = exc
+                raise
+            self._transcriber = transcriber
+        if self._warmup_state == "pending":
+            self._warmup_state = self._warm_up(self._transcriber)
+        return self._transcriber
+
+    def _warm_up(self, transcriber: Transcriber) -> str:
+        """One unscored capture; its result is discarded. Returns the warm-up state."""
+        try:
+            found = warmup_audio(self.suite)
+            if found is None:
+                return "skipped: no audio"
+            case_id, path = found
+            if not transcriber.decodes_audio:
+                read_audio(path)
+            self.warmups += 1
+            transcriber.transcribe(CaptureRequest(case_id, path.resolve(), self.suite.locale,
+                                                  warmup=True))
+        except Exception as exc:
+            return f"failed: {exc}"
+        return "done"
+
+    # -- audio and cache freshness ------------------------------------------------------
+
+    def _audio(self, case: Case) -> _Audio:
+        relative = case.data.get("audio")
+        if not isinstance(relative, str) or not relative:
+            raise CaptureError(f"case {case.id!r} has no 'audio' to capture from",
+                               path=self.suite.root / "cases.jsonl", line=case.line or None)
+        path = (self.suite.root / relative).resolve()
+        info = audio_info(path)
+        digest = sha256_file(path)
+        listed = self._listed_sha.get(_norm(relative))
+        if listed is not None and listed != digest:
+            raise CaptureError(f"audio sha256 is {digest}, but the suite lists {listed}",
+                               path=path)
+        return _Audio(path, digest, info.duration)
+
+    def _check_fresh(self, cached: Output, case: Case) -> None:
+        """Refuse a cached output captured under another version, settings or audio."""
+        meta = cached.meta
+        problems = []
+        if "product_version" in meta and meta["product_version"] != self.product.version:
+            problems.append(f"product version {meta['product_version']!r} "
+                            f"(now {self.product.version!r})")
+        if "settings" in meta and _compared(meta["settings"]) != _compared(self._settings):
+            problems.append("other settings")
+        relative = case.data.get("audio")
+        if "audio_sha256" in meta and isinstance(relative, str):
+            path = self.suite.root / relative
+            if path.is_file() and sha256_file(path) != meta["audio_sha256"]:
+                problems.append("different audio")
+        if problems:
+            raise CaptureError(
+                f"cached output ({cached.origin}) was captured with {' and '.join(problems)}; "
+                "capture again with the recapture option to replace it")
+
+
+def warmup_audio(suite: Suite) -> tuple[str, Path] | None:
+    """The audio for the warm-up capture, with the case id to pass along.
+
+    The manifest's ``warmup_audio`` (a path inside the suite folder) when declared,
+    otherwise the first case that has audio.
+    """
+    declared = suite.manifest.get("warmup_audio")
+    if isinstance(declared, str):
+        where = suite.root / MANIFEST
+        return "warmup", inside(suite.root, declared, what="warmup_audio", where=where)
+    for case in suite.cases:
+        if isinstance(case.data.get("audio"), str):
+            return case.id, suite.root / case.data["audio"]
+    return None
+
+
+def _compared(settings: Any) -> Any:
+    if not isinstance(settings, Mapping):
+        return settings
+    return {k: v for k, v in settings.items() if k not in UNCOMPARED_SETTINGS}
+
+
+def _norm(relative: str) -> str:
+    return Path(relative).as_posix().removeprefix("./")
+
+
+def _utc_now() -> str:
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
