@@ -5,14 +5,18 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from .compare import adjust_pvalues, compare_products
 from .judge.report import judges_table
 from .methods.base import ItemRecord, Method
 from .model import Product, Suite
-from .stats import latency_summary
+from .ranking import RankingRules, rank_products
+from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED, latency_summary, mean_ci
 
-__all__ = ["REPORT_SCHEMA_VERSION", "record_sort_key", "suite_score", "summarize"]
+__all__ = ["REPORT_SCHEMA_VERSION", "StatsOptions", "case_scores", "record_sort_key",
+           "summarize"]
 
 #: Version of the ``dictbench.json`` layout.
 REPORT_SCHEMA_VERSION = 1
@@ -20,13 +24,21 @@ REPORT_SCHEMA_VERSION = 1
 SCORED = frozenset({"passed", "failed"})
 
 
+@dataclass(frozen=True)
+class StatsOptions:
+    """Bootstrap settings of a run's intervals and comparisons."""
+
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = DEFAULT_SEED
+
+
 def record_sort_key(record: ItemRecord) -> tuple[str, str, str, int]:
     """Records sort by suite, product, case id, repetition: the order of every report."""
     return (record["suite"], record["product"], record["case_id"], record["repetition"])
 
 
-def suite_score(records: Iterable[ItemRecord]) -> float | None:
-    """Mean over cases of the median score over that case's scored repetitions.
+def case_scores(records: Iterable[ItemRecord]) -> list[float]:
+    """Per case (in case id order), the median score over its scored repetitions.
 
     Errors and untested items carry no score and are left out (never counted as 0).
     """
@@ -34,14 +46,21 @@ def suite_score(records: Iterable[ItemRecord]) -> float | None:
     for record in records:
         if record["status"] in SCORED:
             by_case[record["case_id"]].append(float(record["score"]))
-    if not by_case:
-        return None
-    return statistics.fmean(statistics.median(v) for _, v in sorted(by_case.items()))
+    return [statistics.median(v) for _, v in sorted(by_case.items())]
 
 
-def _product_entry(
-    records: Sequence[ItemRecord], suite: Suite, product: Product | None, method: Method
-) -> dict[str, Any]:
+def _score(records: Sequence[ItemRecord], options: StatsOptions) -> dict[str, Any]:
+    """Suite score (mean over cases of the median over repetitions) and its interval."""
+    per_case = case_scores(records)
+    if not per_case:
+        return {"score": None, "score_ci": None}
+    interval = mean_ci(per_case, resamples=options.resamples, seed=options.seed)
+    return {"score": statistics.fmean(per_case),
+            "score_ci": {"low": interval.low, "high": interval.high}}
+
+
+def _product_entry(records: Sequence[ItemRecord], suite: Suite, product: Product | None,
+                   method: Method, options: StatsOptions) -> dict[str, Any]:
     statuses = [r["status"] for r in records]
     scored = [r for r in records if r["status"] in SCORED]
     return {
@@ -58,12 +77,57 @@ def _product_entry(
         "cases": len(suite.cases),
         "cases_scored": len({r["case_id"] for r in scored}),
         "canary_leaks": sorted({r["case_id"] for r in records if r.get("canary_leak")}),
-        "score": suite_score(records),
+        **_score(records, options),
         "tables": method.aggregate(scored, suite) if scored else {},
         "judging": judges_table(records),
         "pending_adjudications": sum(len(r.get("pending", ())) for r in records),
         "latency": latency_summary([r["latency_ms"] for r in scored
                                     if r.get("latency_ms") is not None]),
+    }
+
+
+def _ranked_value(entry: Mapping[str, Any], metric: str) -> Any:
+    if metric == "score":
+        return entry["score"]
+    return entry["tables"].get("summary", {}).get(metric)
+
+
+def _suite_entry(suite: Suite, method: Method, by_product: Mapping[str, list[ItemRecord]],
+                 products: Mapping[str, Product], missing_canary: list[str],
+                 options: StatsOptions) -> dict[str, Any]:
+    headline = getattr(method, "headline", "score")
+    rules = RankingRules.from_manifest(
+        suite.manifest, metric=headline, higher_is_better=getattr(method, "higher_is_better",
+                                                                   True),
+        where=suite.root / "suite.toml")
+    entries = [_product_entry(recs, suite, products.get(name), method, options)
+               for name, recs in sorted(by_product.items())]
+    repetitions = max(r["repetition"] for recs in by_product.values() for r in recs)
+    ranks = rank_products(
+        [{"product": e["product"], "environment": e["environment"],
+          "value": _ranked_value(e, rules.metric)} for e in entries],
+        by_product, cases=len(suite.cases), repetitions=max(repetitions, suite.repetitions),
+        rules=rules)
+    for entry in entries:
+        entry.update(ranks[entry["product"]])
+    return {
+        "id": suite.id,
+        "version": suite.version,
+        "title": suite.title,
+        "method": suite.method,
+        "headline": headline,
+        "locale": suite.locale,
+        "repetitions": repetitions,
+        "canary": {"status": "missing" if missing_canary else "ok",
+                   "missing_in": missing_canary},
+        "ranking": {"metric": rules.metric, "higher_is_better": rules.higher_is_better,
+                    "decimals": rules.decimals, "minimum_products": rules.minimum_products,
+                    "same_environment": list(rules.same_environment),
+                    "execution_gate": {"ready": rules.gate_ready,
+                                       "blocking_items": list(rules.blocking_items)}},
+        "products": entries,
+        "comparisons": compare_products(by_product, resamples=options.resamples,
+                                        seed=options.seed),
     }
 
 
@@ -73,6 +137,7 @@ def summarize(
     products: Mapping[str, Product],
     methods: Mapping[str, Method],
     canary: Mapping[str, Mapping[str, bool]],
+    options: StatsOptions = StatsOptions(),
 ) -> dict[str, Any]:
     """Build the body of ``dictbench.json`` from every item record of a run.
 
@@ -84,20 +149,14 @@ def summarize(
     entries = []
     for suite_id in sorted(grouped):
         suite = suites[suite_id]
-        method = methods[suite.method]
         missing = sorted(f for f, ok in canary.get(suite_id, {}).items() if not ok)
-        entries.append({
-            "id": suite.id,
-            "version": suite.version,
-            "title": suite.title,
-            "method": suite.method,
-            "headline": getattr(method, "headline", None),
-            "locale": suite.locale,
-            "repetitions": max(r["repetition"] for p in grouped[suite_id].values() for r in p),
-            "canary": {"status": "missing" if missing else "ok", "missing_in": missing},
-            "products": [
-                _product_entry(recs, suite, products.get(name), method)
-                for name, recs in sorted(grouped[suite_id].items())
-            ],
-        })
-    return {"schema_version": REPORT_SCHEMA_VERSION, "suites": entries}
+        entries.append(_suite_entry(suite, methods[suite.method], grouped[suite_id],
+                                    products, missing, options))
+    adjust_pvalues([c for entry in entries for c in entry["comparisons"]])
+    return {
+        "schema_version": REPORT_SCHEMA_VERSION,
+        "statistics": {"resamples": options.resamples, "seed": options.seed,
+                       "interval": "percentile bootstrap, 95%",
+                       "p_adjustment": "Holm and Bonferroni across all comparisons of the run"},
+        "suites": entries,
+    }

@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Callable, Iterable, Mapping
 
     from .adapters.base import AdapterFactory
+    from .adapters.live import CaptureRequest
     from .methods.base import Method
+    from .model import Product, Suite
 
 hookspec = pytest.hookspec
 
@@ -99,4 +101,40 @@ def pytest_dictbench_update_report(config: pytest.Config, report: dict[str, Any]
     Use in conftest plugins
     =======================
     Only the rootdir conftest is consulted (the report is global to the run).
+    """
+
+
+# -------------------------------------------------------------------------------------
+# Capture hooks
+# -------------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def pytest_dictbench_transcriber(
+    product: Product, suite: Suite
+) -> Callable[[CaptureRequest], str] | None:
+    """Called by the ``python`` adapter the first time it must capture an output.
+
+    The function returned is called once per item (and once for the warm-up) with a
+    :class:`~pytest_dictbench.adapters.live.CaptureRequest` (``audio`` path, ``locale``,
+    ``case_id``, ``warmup``) and returns the product's text. It raises
+    :class:`~pytest_dictbench.errors.CaptureError` when the product fails; that becomes
+    an ``error`` output (cached, retried next run). Stops at first non-None result, see
+    :ref:`firstresult`.
+
+    :param product: The product (``adapter = "python"``) being captured.
+    :param suite: The suite being run.
+    :returns: The transcribe function, or None when this plugin does not serve
+        ``product``.
+
+    Example::
+
+        def pytest_dictbench_transcriber(product):
+            if product.name == "my-asr":
+                return lambda request: my_asr.transcribe(str(request.audio))
+
+    Use in conftest plugins
+    =======================
+    Any conftest file may implement this hook. It is called lazily, during the setup of
+    the first item that is not already in the capture cache.
     """

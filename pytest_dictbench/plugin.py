@@ -24,6 +24,7 @@ from .methods.rubric import RubricMethod
 from .products import load_product
 from .registry import Registry
 from .session import SESSION_KEY, DictbenchSession, ini_folder
+from .stats import DEFAULT_RESAMPLES
 from .suites import MANIFEST
 
 
@@ -58,6 +59,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--judge-audit", dest="dictbench_judge_audit", metavar="N", type=int, default=0,
         help="With --judge=live, judge N cached items again per judge and report "
         "self-consistency. Default: 0.")
+    group.addoption(
+        "--dictbench-resamples", dest="dictbench_resamples", metavar="N", type=int,
+        default=DEFAULT_RESAMPLES,
+        help="Bootstrap resamples for intervals and paired comparisons (seeded). "
+        "Default: %(default)r.")
     parser.addini("dictbench_judge_dir", "Folder of the judge verdict cache and the human "
                   "decisions file adjudications.jsonl.", default="judges")
     parser.addini("dictbench_suites", "Suites run by 'pytest --product=X' without paths.",

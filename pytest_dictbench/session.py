@@ -18,7 +18,7 @@ import pytest
 
 from . import __version__
 from .adapters.base import Adapter, AdapterOptions
-from .aggregate import record_sort_key, summarize
+from .aggregate import StatsOptions, record_sort_key, summarize
 from .errors import ProductError, SuiteError
 from .judging import Judging
 from .methods.base import Method
@@ -131,6 +131,8 @@ class DictbenchSession:
             "text_sha256": hashlib.sha256(text.encode()).hexdigest() if text is not None
             else None,
             "latency_ms": output.latency_ms if output else None,
+            "flags": {k: v for k, v in output.meta.items() if isinstance(v, bool)}
+            if output else {},
             **(extra or {}),
         }
 
@@ -168,6 +170,7 @@ class DictbenchSession:
         return summarize(
             records, suites, {p.name: p for p in self.products}, self.registry.methods,
             {sid: canary_status(suite) for sid, suite in suites.items()},
+            StatsOptions(resamples=self.config.getoption("dictbench_resamples")),
         )
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:

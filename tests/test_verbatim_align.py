@@ -29,11 +29,23 @@ def test_labels_decide_which_copy_is_matched() -> None:
     assert pairs == [(0, 0), (1, None)]
 
 
+def test_matching_a_disfluent_token_pays_epsilon() -> None:
+    # gold a(Fluent) a(D), prediction "b a b". Reading 1: insert b, match the Fluent a,
+    # substitute the disfluent a (U + 0 + U + 2eps). Reading 2: substitute the Fluent a,
+    # match the disfluent a, insert b (U + eps + eps + U). Both 2U + 2eps: the tie goes
+    # to reading 1 (diagonal first from the end). Without the match epsilon reading 2
+    # would be cheaper and the "a" would land on the disfluent copy.
+    pairs = tag_aware_alignment(["a", "a"], [True, False], ["b", "a", "b"])
+    assert pairs == [(None, 0), (0, 1), (1, 2)]
+
+
 def test_deleting_a_disfluent_token_is_cheaper() -> None:
-    # gold x y, prediction z. x disfluent: delete x (H) + substitute y (U + eps) beats
-    # substitute x (U + 2 eps) + delete y (U). x fluent, y disfluent: the other way round.
-    assert tag_aware_alignment(["x", "y"], [False, True], ["z"]) == [(0, None), (1, 0)]
-    assert tag_aware_alignment(["x", "y"], [True, False], ["z"]) == [(0, 0), (1, None)]
+    # gold a(D) a(D) b(Fluent), prediction "b a". Keeping b: two disfluent deletions
+    # (2H = U) + one insertion (U) = 2U. The alternative, a->b substituted, a matched,
+    # b deleted, costs U + 2eps + eps + U = 2U + 3eps. Were disfluent deletions priced
+    # like fluent ones (U), keeping b would cost 3U and lose.
+    pairs = tag_aware_alignment(["a", "a", "b"], [False, False, True], ["b", "a"])
+    assert pairs == [(0, None), (1, None), (2, 0), (None, 1)]
 
 
 def test_tags_never_align_to_words() -> None:

@@ -1,0 +1,33 @@
+"""Product adapters: where a product's outputs come from.
+
+``cache`` reads recorded outputs; the live kinds (``command``, ``http``, ``whisper``,
+``python``) capture them on a cache miss and keep them in the same file (see
+``docs/adapters.md``).
+"""
+
+from __future__ import annotations
+
+from .base import Adapter, AdapterFactory, AdapterOptions
+from .command import command_adapter
+from .http import http_adapter
+from .live import CaptureRequest, LiveAdapter, Transcriber
+from .python import python_adapter
+from .whisper import whisper_adapter
+
+__all__ = [
+    "BUILTIN_ADAPTERS",
+    "Adapter",
+    "AdapterFactory",
+    "AdapterOptions",
+    "CaptureRequest",
+    "LiveAdapter",
+    "Transcriber",
+]
+
+#: The live adapter kinds dictbench registers itself (``cache`` is registered separately).
+BUILTIN_ADAPTERS: dict[str, AdapterFactory] = {
+    "command": command_adapter,
+    "http": http_adapter,
+    "whisper": whisper_adapter,
+    "python": python_adapter,
+}

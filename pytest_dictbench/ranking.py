@@ -1,0 +1,137 @@
+"""Rank eligibility, environment cohorts and competition ranks. Pure: no pytest, no I/O.
+
+A product is ranked within a suite only when
+
+1. the suite's execution gate is open (``[execution_gate] ready``, default true);
+2. every case has a scored result for every required repetition;
+3. it has no rule waiting for a human adjudication;
+4. the suite's run-validity conditions hold (``[validity]``, declared before results);
+5. it declares every same-environment field of the suite (``[ranking]
+   same_environment``) and at least ``minimum_products`` eligible products share its
+   values of those fields (its cohort).
+
+Ranks are competition ranks (1, 1, 3) on the reported value (rounded to ``decimals``).
+Every other product is listed as not ranked, with the reason. There is no ranking across
+suites.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import SuiteError
+from .methods.base import ItemRecord
+from .stats import competition_ranks
+
+__all__ = ["RankingRules", "rank_products"]
+
+
+@dataclass(frozen=True)
+class RankingRules:
+    """How a suite ranks products, from its manifest."""
+
+    metric: str = "score"
+    higher_is_better: bool = True
+    decimals: int = 1
+    minimum_products: int = 2
+    same_environment: tuple[str, ...] = ()
+    gate_ready: bool = True
+    blocking_items: tuple[str, ...] = ()
+    max_errors: int | None = None
+    #: Output flag (a boolean field of output lines, e.g. ``fallback``) -> most allowed.
+    max_flagged: Mapping[str, int] | None = None
+
+    @classmethod
+    def from_manifest(cls, manifest: Mapping[str, Any], *, metric: str,
+                      higher_is_better: bool, where: Any = None) -> RankingRules:
+        ranking = dict(manifest.get("ranking", {}))
+        validity = dict(manifest.get("validity", {}))
+        gate = dict(manifest.get("execution_gate", {}))
+        rules = cls(
+            metric=str(ranking.pop("metric", metric)),
+            higher_is_better=bool(ranking.pop("higher_is_better", higher_is_better)),
+            decimals=int(ranking.pop("decimals", 1)),
+            minimum_products=int(ranking.pop("minimum_products", 2)),
+            same_environment=tuple(ranking.pop("same_environment", ())),
+            gate_ready=bool(gate.pop("ready", True)),
+            blocking_items=tuple(gate.pop("blocking_items", ())),
+            max_errors=validity.pop("max_errors", None),
+            max_flagged=validity.pop("max_flagged", None),
+        )
+        leftover = [f"ranking.{k}" for k in ranking] + [f"validity.{k}" for k in validity]
+        leftover += [f"execution_gate.{k}" for k in gate]
+        if leftover:
+            raise SuiteError(f"unknown field(s) {', '.join(leftover)}", path=where)
+        return rules
+
+
+def _exclusion(records: Sequence[ItemRecord], cases: int, repetitions: int,
+               rules: RankingRules) -> str | None:
+    """Why a product cannot be ranked on its own record (cohorts aside), or None."""
+    complete = {(r["case_id"], r["repetition"]) for r in records
+                if r["status"] in ("passed", "failed")}
+    missing = cases * repetitions - len(complete)
+    if missing:
+        lacking = sorted({f"{r['case_id']}: {r['status']}" for r in records
+                          if (r["case_id"], r["repetition"]) not in complete})
+        shown = ", ".join(lacking[:3]) + (", ..." if len(lacking) > 3 else "")
+        return (f"incomplete: {missing} of {cases * repetitions} required results missing "
+                f"({shown})" if shown else f"incomplete: {missing} required results missing")
+    pending = sum(len(r.get("pending", ())) for r in records)
+    if pending:
+        return f"{pending} rule score(s) pending human adjudication"
+    errors = sum(r["status"] == "error" for r in records)
+    if rules.max_errors is not None and errors > rules.max_errors:
+        return f"run invalid: {errors} errors (at most {rules.max_errors} allowed)"
+    for flag, most in sorted((rules.max_flagged or {}).items()):
+        count = sum(bool(r.get("flags", {}).get(flag)) for r in records)
+        if count > most:
+            return f"run invalid: {count} items flagged {flag!r} (at most {most} allowed)"
+    return None
+
+
+def rank_products(entries: Sequence[Mapping[str, Any]],
+                  records: Mapping[str, Sequence[ItemRecord]], *, cases: int,
+                  repetitions: int, rules: RankingRules) -> dict[str, dict[str, Any]]:
+    """``{product: {"rank": int | None, "reason": str | None, "cohort": {...}}}``.
+
+    :param entries: per product ``{"product", "environment", "value"}`` where ``value``
+        is the ranked metric.
+    """
+    result: dict[str, dict[str, Any]] = {}
+    cohorts: dict[tuple[Any, ...], list[str]] = defaultdict(list)
+    values = {}
+    for entry in entries:
+        name, env = entry["product"], entry.get("environment") or {}
+        cohort = {f: env.get(f) for f in rules.same_environment}
+        result[name] = {"rank": None, "reason": None, "cohort": cohort}
+        undeclared = [f for f in rules.same_environment if f not in env]
+        if not rules.gate_ready:
+            blocking = ", ".join(rules.blocking_items) or "none listed"
+            reason = f"execution gate closed (blocking: {blocking})"
+        elif undeclared:
+            reason = f"environment field(s) not declared: {', '.join(undeclared)}"
+        elif entry.get("value") is None:
+            reason = f"no value for {rules.metric!r}"
+        else:
+            reason = _exclusion(records[name], cases, repetitions, rules)
+        if reason:
+            result[name]["reason"] = reason
+            continue
+        values[name] = float(entry["value"])
+        cohorts[tuple(repr(cohort[f]) for f in rules.same_environment)].append(name)
+    for members in cohorts.values():
+        if len(members) < rules.minimum_products:
+            for name in members:
+                result[name]["reason"] = (
+                    f"only {len(members)} eligible product(s) in its environment cohort "
+                    f"(at least {rules.minimum_products} needed)")
+            continue
+        ranks = competition_ranks({n: values[n] for n in members},
+                                  rules.higher_is_better, rules.decimals)
+        for name, rank in ranks.items():
+            result[name]["rank"] = rank
+    return dict(sorted(result.items()))
