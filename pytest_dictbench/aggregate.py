@@ -92,6 +92,28 @@ def _ranked_value(entry: Mapping[str, Any], metric: str) -> Any:
     return entry["tables"].get("summary", {}).get(metric)
 
 
+def _leaderboard(entries: Sequence[Mapping[str, Any]], method: Method, headline: str,
+                 higher_is_better: bool) -> list[dict[str, Any]]:
+    """Products sorted by the headline metric; the method's ``leaderboard_columns`` (by
+    default every numeric summary figure) are the columns."""
+    columns = getattr(method, "leaderboard_columns", None)
+    rows = []
+    for entry in entries:
+        summary = entry["tables"].get("summary", {})
+        row = {"product": entry["product"], "score": entry["score"], "rank": entry["rank"]}
+        row.update({k: v for k, v in summary.items()
+                    if (k in columns if columns is not None else
+                        isinstance(v, (int, float)) and not isinstance(v, bool))})
+        rows.append(row)
+    sign = -1 if higher_is_better else 1
+
+    def key(row: Mapping[str, Any]) -> tuple[bool, float, str]:
+        value = _ranked_value({"score": row["score"], "tables": {"summary": row}}, headline)
+        return (value is None, sign * value if value is not None else 0.0, row["product"])
+
+    return sorted(rows, key=key)
+
+
 def _suite_entry(suite: Suite, method: Method, by_product: Mapping[str, list[ItemRecord]],
                  products: Mapping[str, Product], missing_canary: list[str],
                  options: StatsOptions) -> dict[str, Any]:
@@ -110,6 +132,7 @@ def _suite_entry(suite: Suite, method: Method, by_product: Mapping[str, list[Ite
         rules=rules)
     for entry in entries:
         entry.update(ranks[entry["product"]])
+    leaderboard = _leaderboard(entries, method, headline, getattr(method, "higher_is_better", True))
     return {
         "id": suite.id,
         "version": suite.version,
@@ -126,6 +149,7 @@ def _suite_entry(suite: Suite, method: Method, by_product: Mapping[str, list[Ite
                     "execution_gate": {"ready": rules.gate_ready,
                                        "blocking_items": list(rules.blocking_items)}},
         "products": entries,
+        "leaderboard": leaderboard,
         "comparisons": compare_products(by_product, resamples=options.resamples,
                                         seed=options.seed),
     }

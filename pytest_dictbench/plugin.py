@@ -21,6 +21,7 @@ from .judging import JUDGE_MODES
 from .methods.base import Method
 from .methods.error_rate import ErrorRate
 from .methods.rubric import RubricMethod
+from .methods.verbatim import Verbatim
 from .products import load_product
 from .registry import Registry
 from .session import SESSION_KEY, DictbenchSession, ini_folder
@@ -132,7 +133,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
 
 
 def pytest_dictbench_methods() -> Iterable[Method]:
-    return [ErrorRate(), RubricMethod()]
+    return [ErrorRate(), RubricMethod(), Verbatim()]
 
 
 def pytest_dictbench_adapters() -> Mapping[str, AdapterFactory]:

@@ -114,6 +114,7 @@ from pytest_dictbench.adapters.command import command_adapter
 from pytest_dictbench.model import Case, Product, Suite
 config = json.loads(sys.argv[1])
 root = Path(config["root"])
+Path(config["products"]).mkdir(exist_ok=True)
 suite = Suite("mini", "1", "t", "error_rate", "en-US", "canary-xx", root, tuple(
     Case(c, {"id": c, "audio": f"audio/{c}.wav"}, n) for n, c in enumerate(config["cases"], 1)))
 product = Product("slow", "1.0", "command", Path(config["products"]) / "slow.toml",
@@ -152,6 +153,7 @@ def test_a_run_killed_with_sigkill_resumes_without_duplicates_or_losses(
     assert all(g.startswith("got c") for g in got)
     before = {r["case_id"]: r for r in lines_of(out_file)}
     assert 3 <= len(before) < len(CASE_IDS)
+    assert all(r["status"] == "complete" for r in before.values())
     first_calls = calls.read_text().split()
 
     second = subprocess.run([sys.executable, "-c", DRIVER, config], capture_output=True,

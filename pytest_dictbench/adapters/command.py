@@ -94,6 +94,8 @@ class CommandTranscriber:
         return text
 
     def _run(self, argv: list[str]) -> tuple[bytes, bytes, int]:
+        if not self.cwd.is_dir():
+            raise CaptureError(f"the command's working folder {self.cwd} does not exist")
         try:
             process = subprocess.Popen(
                 argv, cwd=self.cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

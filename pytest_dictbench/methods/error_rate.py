@@ -112,6 +112,7 @@ class ErrorRate:
     name = "error_rate"
     case_schema = "case-error_rate.schema.json"
     headline = "wer"
+    leaderboard_columns = ("wer", "cer", "strict_rate", "strict_distance")
     higher_is_better = False
 
     def score(self, case: Case, output: Output, ctx: ScoreContext) -> ItemResult:

@@ -1,46 +1,84 @@
-"""The summary table printed at the end of a run."""
+"""What dictbench prints at the end of a run: summary, leaderboards, comparisons."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = ["summary_lines"]
 
 _COLUMNS = ("items", "passed", "failed", "errors", "not_tested", "empty")
+#: Leaderboard columns that are settings or counts rather than results.
+_NOT_METRICS = frozenset({"product", "rank", "score", "items", "threshold", "vwer_threshold"})
 
 
 def _fmt(value: Any) -> str:
     if value is None:
         return "-"
     if isinstance(value, float):
-        return f"{value:.2f}"
+        return f"{value:.3f}" if abs(value) < 1 else f"{value:.2f}"
     return str(value)
 
 
-def summary_lines(report: Mapping[str, Any]) -> list[str]:
-    """One table: a row per suite x product, with counts, score and headline metric."""
-    header = ("suite", "product", *_COLUMNS, "score", "headline")
-    rows: list[tuple[str, ...]] = [header]
-    for suite in report.get("suites", []):
+def table(rows: Sequence[Sequence[str]]) -> list[str]:
+    """Left-aligned columns, two spaces apart."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+            for row in rows]
+
+
+def _overview(report: Mapping[str, Any]) -> list[str]:
+    rows: list[tuple[str, ...]] = [("suite", "product", *_COLUMNS, "score", "95% CI", "rank")]
+    for suite in report["suites"]:
         for entry in suite["products"]:
-            summary = entry.get("tables", {}).get("summary", {})
-            headline = suite.get("headline")
-            metric = summary.get(headline) if headline else None
+            ci = entry.get("score_ci")
             rows.append((
                 suite["id"], entry["product"], *(_fmt(entry[c]) for c in _COLUMNS),
-                _fmt(entry["score"]), f"{headline}={_fmt(metric)}" if headline else "-",
+                _fmt(entry["score"]), f"{ci['low']:.1f}..{ci['high']:.1f}" if ci else "-",
+                _fmt(entry.get("rank")),
             ))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-             for row in rows]
+    return table(rows)
+
+
+def _leaderboard(suite: Mapping[str, Any]) -> list[str]:
+    rows = suite.get("leaderboard", [])
+    if not rows:
+        return []
+    headline = suite.get("headline") or "score"
+    metrics = sorted({k for row in rows for k in row} - _NOT_METRICS - {headline})
+    columns = ["product", "rank", "score", *([headline] if headline != "score" else []),
+               *metrics]
+    lines = [f"{suite['id']}: leaderboard sorted by {headline}"]
+    lines += table([columns, *[[_fmt(row.get(c)) for c in columns] for row in rows]])
+    return lines
+
+
+def _notes(suite: Mapping[str, Any]) -> list[str]:
     notes = []
+    if suite["canary"]["status"] != "ok":
+        notes.append(f"{suite['id']}: canary missing in {', '.join(suite['canary']['missing_in'])}")
+    for entry in suite["products"]:
+        where = f"{suite['id']}/{entry['product']}"
+        if entry["canary_leaks"]:
+            notes.append(f"{where}: output contains the canary "
+                         f"({', '.join(entry['canary_leaks'])})")
+        if entry.get("reason"):
+            notes.append(f"{where}: not ranked: {entry['reason']}")
+    for c in suite.get("comparisons", []):
+        interval = c["interval"]
+        verdict = "resolved" if c["resolved"] else "not resolved"
+        notes.append(
+            f"{suite['id']}: {c['b']} - {c['a']}: {c['mean_difference']:+.2f} "
+            f"[{interval['low']:+.2f}, {interval['high']:+.2f}] ({verdict}); failures "
+            f"{c['only_a_failed']} vs {c['only_b_failed']}, McNemar p={c['mcnemar_p']:.3f} "
+            f"(Holm {c.get('p_holm', c['mcnemar_p']):.3f}), n={c['n']}")
+    return notes
+
+
+def summary_lines(report: Mapping[str, Any]) -> list[str]:
+    """The overview table, then per suite its leaderboard and notes."""
+    lines = _overview(report)
     for suite in report.get("suites", []):
-        if suite["canary"]["status"] != "ok":
-            missing = ", ".join(suite["canary"]["missing_in"])
-            notes.append(f"{suite['id']}: canary missing in {missing}")
-        for entry in suite["products"]:
-            if entry["canary_leaks"]:
-                notes.append(f"{suite['id']}/{entry['product']}: output contains the canary "
-                             f"({', '.join(entry['canary_leaks'])})")
-    return lines + notes
+        board = _leaderboard(suite)
+        lines += (["", *board] if board else []) + _notes(suite)
+    return lines

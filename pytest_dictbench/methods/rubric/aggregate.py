@@ -58,8 +58,6 @@ def _grouped(records: Sequence[Record], key: Callable[[Record], str]) -> dict[st
 def _summary(records: Sequence[Record], scored: Sequence[Record]) -> dict[str, Any]:
     summary = _group_row(scored)
     summary["passed"] = sum(1 for r in scored if r.get("status") == "passed")
-    summary["errors"] = sum(1 for r in records if r.get("status") == "error")
-    summary["not_tested"] = sum(1 for r in records if r.get("status") == "not_tested")
     for layer in LAYERS:
         values = [
             float(r["metrics"][f"layer_{layer}"])

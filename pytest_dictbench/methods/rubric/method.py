@@ -40,6 +40,7 @@ class RubricMethod:
     rule_meanings: ClassVar[Mapping[str, str]] = MappingProxyType(
         {rule.id: rule.meaning for rule in RULES.values()})
     headline = "score"
+    leaderboard_columns = ("layer_A", "layer_B", "layer_C", "layer_D", "meaning_errors")
     higher_is_better = True
 
     def score(self, case: Case, output: Output, ctx: ScoreContext) -> ItemResult:
