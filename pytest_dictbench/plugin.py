@@ -65,6 +65,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=DEFAULT_RESAMPLES,
         help="Bootstrap resamples for intervals and paired comparisons (seeded). "
         "Default: %(default)r.")
+    group.addoption(
+        "--dictbench-baseline", dest="dictbench_baseline", metavar="PATH", default=None,
+        help="A previous run's dictbench.json (items.jsonl beside it) or its folder: each "
+        "product is compared with itself there, on the same items.")
+    group.addoption(
+        "--dictbench-max-drop", dest="dictbench_max_drop", metavar="POINTS", type=float,
+        default=0.0,
+        help="With --dictbench-baseline, fail the run when a product's score drop is "
+        "statistically resolved and larger than POINTS. Default: %(default)r.")
+    group.addoption(
+        "--dictbench-min-score", dest="dictbench_min_score", metavar="S", type=float,
+        default=None, help="Fail the run when a product's suite score is below S.")
     parser.addini("dictbench_judge_dir", "Folder of the judge verdict cache and the human "
                   "decisions file adjudications.jsonl.", default="judges")
     parser.addini("dictbench_suites", "Suites run by 'pytest --product=X' without paths.",

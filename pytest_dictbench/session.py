@@ -19,14 +19,17 @@ import pytest
 from . import __version__
 from .adapters.base import Adapter, AdapterOptions
 from .aggregate import StatsOptions, record_sort_key, summarize
-from .errors import ProductError, SuiteError
+from .errors import DictbenchError, ProductError, SuiteError
+from .gate import baseline_comparisons, gate_failures
+from .jsonl import read_jsonl
 from .judging import Judging
 from .methods.base import Method
 from .model import ItemResult, Output, Product, Suite
 from .registry import Registry
 from .report.files import atomic_write, dumps, write_jsonl
 from .report.junit import junit_properties
-from .report.terminal import summary_lines
+from .report.terminal import baseline_line, summary_lines
+from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .suites import MANIFEST, canary_status, load_suite
 
 if TYPE_CHECKING:
@@ -71,6 +74,9 @@ class DictbenchSession:
         self.records: dict[str, str] = {}
         self.report: dict[str, Any] | None = None
         self.written: list[Path] = []
+        self.gate_failures: list[str] = []
+        self.baseline = _load_baseline(config.getoption("dictbench_baseline"),
+                                       config.invocation_params.dir)
         self._suites: dict[Path, Suite] = {}
         self._suite_paths: dict[str, str] = {}
         self._adapters: dict[tuple[str, str], Adapter] = {}
@@ -179,6 +185,7 @@ class DictbenchSession:
         records = sorted(map(json.loads, self.records.values()), key=record_sort_key)
         hook = self.config.hook
         report = hook.pytest_dictbench_generate_report(config=self.config, records=records)
+        self._apply_gate(session, records, report)
         hook.pytest_dictbench_update_report(config=self.config, report=report)
         self.report = report
         self._write("dictbench.json", dumps(report) + "\n")
@@ -187,6 +194,28 @@ class DictbenchSession:
             self._write_jsonl(PENDING_FILE, [p for r in records for p in r.get("pending", ())])
         self._write("run-info.json", dumps(self._run_info()) + "\n")
         self.records.clear()
+
+    def _apply_gate(self, session: pytest.Session, records: Sequence[Mapping[str, Any]],
+                    report: dict[str, Any]) -> None:
+        """Compare with the baseline and check minimum scores; fail the run if asked."""
+        option = self.config.getoption
+        min_score = option("dictbench_min_score")
+        comparisons: list[dict[str, Any]] = []
+        if self.baseline is not None:
+            stats = report.get("statistics", {})
+            comparisons = baseline_comparisons(
+                records, self.baseline, resamples=stats.get("resamples", DEFAULT_RESAMPLES),
+                seed=stats.get("seed", DEFAULT_SEED))
+            report["baseline"] = {"comparisons": comparisons}
+        if self.baseline is None and min_score is None:
+            return
+        self.gate_failures = gate_failures(report, comparisons,
+                                           max_drop=option("dictbench_max_drop"),
+                                           min_score=min_score)
+        report["gate"] = {"passed": not self.gate_failures, "failures": self.gate_failures,
+                          "max_drop": option("dictbench_max_drop"), "min_score": min_score}
+        if self.gate_failures and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def _write_jsonl(self, name: str, rows: Sequence[Mapping[str, Any]]) -> None:
         write_jsonl(self.report_dir / name, rows)
@@ -217,8 +246,24 @@ class DictbenchSession:
         terminalreporter.write_sep("=", "dictbench summary")
         for line in summary_lines(self.report):
             terminalreporter.write_line(line)
+        for comparison in self.report.get("baseline", {}).get("comparisons", []):
+            terminalreporter.write_line(baseline_line(comparison))
+        for failure in self.gate_failures:
+            terminalreporter.write_line(f"dictbench gate FAILED: {failure}", red=True, bold=True)
         for path in self.written:
             terminalreporter.write_line(f"dictbench: wrote {path}")
+
+
+def _load_baseline(value: str | None, cwd: Path) -> list[dict[str, Any]] | None:
+    """Item records of a baseline run (``dictbench.json`` path or its folder)."""
+    if value is None:
+        return None
+    path = cwd / value
+    folder = path if path.is_dir() else path.parent
+    items = folder / "items.jsonl"
+    if not (folder / "dictbench.json").is_file() or not items.is_file():
+        raise DictbenchError("a baseline needs dictbench.json and items.jsonl", path=path)
+    return [record for _, record in read_jsonl(items, DictbenchError)]
 
 
 def ini_folder(config: pytest.Config, value: str) -> Path:

@@ -130,7 +130,6 @@ def test_summary_hand_computed():
     # scored: a1 100, b1 87.5, c1 0, b2 0 -> 187.5 / 4 = 46.875
     assert summary["items"] == 4 and summary["score"] == pytest.approx(46.875)
     assert (summary["passed"], summary["meaning_errors"]) == (2, 2)
-    assert (summary["errors"], summary["not_tested"]) == (1, 1)
     # A: (2+2+1+1)/4 = 1.5 -> 75; B: (2+1+2+2)/4 = 1.75 -> 87.5
     # C: b2 has no C rule -> (2+2+2)/3 = 2 -> 100; D: (2+2+1.6+2)/4 = 1.9 -> 95
     assert summary["layer_A"] == pytest.approx(75.0)
@@ -175,7 +174,7 @@ def test_failing_items_sorted_with_rules_and_diff():
 def test_no_scored_records_gives_empty_tables():
     tables = RubricMethod().aggregate([RECORDS[3]], SUITE)
     assert tables["summary"]["items"] == 0 and tables["summary"]["score"] is None
-    assert tables["summary"]["layer_A"] is None and tables["summary"]["errors"] == 1
+    assert tables["summary"]["layer_A"] is None
     assert tables["by_genre"] == {} and tables["failing_items"] == []
 
 

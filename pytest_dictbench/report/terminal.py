@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["summary_lines"]
+__all__ = ["baseline_line", "summary_lines"]
 
 _COLUMNS = ("items", "passed", "failed", "errors", "not_tested", "empty")
 #: Leaderboard columns that are settings or counts rather than results.
@@ -82,3 +82,13 @@ def summary_lines(report: Mapping[str, Any]) -> list[str]:
         board = _leaderboard(suite)
         lines += (["", *board] if board else []) + _notes(suite)
     return lines
+
+
+def baseline_line(c: Mapping[str, Any]) -> str:
+    """One line comparing a product with itself in the baseline run."""
+    interval = c["interval"]
+    return (f"baseline {c['suite']}/{c['product']}: {c['mean_difference']:+.2f} points "
+            f"[{interval['low']:+.2f}, {interval['high']:+.2f}] "
+            f"({'resolved' if c['resolved'] else 'not resolved'}), failures "
+            f"{c['only_a_failed']} before only vs {c['only_b_failed']} now only, "
+            f"McNemar p={c['mcnemar_p']:.3f}, n={c['n']}")
