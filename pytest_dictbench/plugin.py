@@ -27,6 +27,7 @@ from .registry import Registry
 from .session import SESSION_KEY, DictbenchSession, ini_folder
 from .stats import DEFAULT_RESAMPLES
 from .suites import MANIFEST
+from .verify import VerifyCollector
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -39,6 +40,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--product", action="append", dest="dictbench_products", metavar="NAME", default=[],
         help="Run the benchmark suites against product NAME (products/NAME.toml); "
         "may be repeated. Activates dictbench.")
+    group.addoption(
+        "--dictbench-verify", action="store_true", dest="dictbench_verify", default=False,
+        help="Collect the integrity checks of the suites (manifest, sha256, canary, cases, "
+        "audio specification, execution gate) instead of benchmark items.")
     group.addoption(
         "--dictbench-report", dest="dictbench_report", metavar="DIR", default=None,
         help="Folder for dictbench.json, items.jsonl and run-info.json. Default: reports/ "
@@ -88,13 +93,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def is_active(config: pytest.Config) -> bool:
-    return bool(config.getoption("dictbench_products", None))
+    return bool(config.getoption("dictbench_products", None)) or is_verify(config)
+
+
+def is_verify(config: pytest.Config) -> bool:
+    return bool(config.getoption("dictbench_verify", False))
 
 
 def pytest_configure(config: pytest.Config) -> None:
     if not is_active(config):
         return
     hook = config.hook
+    if is_verify(config) and config.getoption("dictbench_products"):
+        raise pytest.UsageError("dictbench: --dictbench-verify checks suites; run it "
+                                "without --product")
     try:
         registry = Registry.build(hook.pytest_dictbench_methods(),
                                   hook.pytest_dictbench_adapters())
@@ -124,10 +136,12 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         del config.stash[SESSION_KEY]
 
 
-def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> SuiteCollector | None:
-    if file_path.name == MANIFEST and is_active(parent.config):
-        return SuiteCollector.from_parent(parent, path=file_path)
-    return None
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.File | None:
+    if file_path.name != MANIFEST or not is_active(parent.config):
+        return None
+    if is_verify(parent.config):
+        return VerifyCollector.from_parent(parent, path=file_path)
+    return SuiteCollector.from_parent(parent, path=file_path)
 
 
 @pytest.hookimpl(wrapper=True)

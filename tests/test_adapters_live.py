@@ -248,3 +248,11 @@ def test_public_settings_hide_secret_values_but_keep_variable_names() -> None:
         "api_key_env": "MY_KEY", "token": "<redacted>",
         "nested": {"password": "<redacted>", "n": 1},
         "list": [1, {"secret_thing": "<redacted>"}], "model": "m"}
+
+
+def test_a_case_without_audio_is_not_tested(tmp_path: Path) -> None:
+    suite = make_suite(tmp_path / "suite", {"c1": "c1.wav"})
+    text_only = type(suite.cases[0])("c9", {"id": "c9", "reference": "r"}, 9)
+    fake = FakeTranscriber()
+    assert adapter_for(tmp_path, suite, fake).get(text_only, 1) is None
+    assert fake.requests == []

@@ -18,7 +18,7 @@ from pytest_dictbench.text.japanese import analyse, bare, fold, reading, squash
 
 
 def test_fold_makes_ascii_half_width_and_katakana_full_width():
-    assert fold("ＣＳＶ１０件ｶﾞｲﾄﾞ") == "CSV10件ガイド"
+    assert fold("ＰＤＦ１０件ｶﾞｲﾄﾞ") == "PDF10件ガイド"
 
 
 def test_fold_turns_crlf_and_cr_into_lf():
@@ -26,11 +26,11 @@ def test_fold_turns_crlf_and_cr_into_lf():
 
 
 def test_squash_drops_every_kind_of_whitespace():
-    assert squash("社内の VPN\u3000接続\n です") == "社内のVPN接続です"
+    assert squash("新しい API\u3000キー\n です") == "新しいAPIキーです"
 
 
 def test_bare_also_drops_light_punctuation_but_keeps_full_stop_and_percent():
-    assert bare("A/B テスト、「1.5」%") == "ABテスト1.5%"
+    assert bare("TCP/IP 設定、「2.5」%") == "TCPIP設定2.5%"
 
 
 # --- word matching on token boundaries -------------------------------------------------
@@ -44,10 +44,10 @@ def test_a_word_is_not_found_inside_a_longer_word():
 
 
 def test_a_word_is_found_as_part_of_a_compound_split_in_mode_b():
-    # 経営会議 splits as 経営|会議 in mode B: the meeting is still a 会議
-    assert analyse("来週の経営会議で").find("会議") == [(5, 7)]
-    # ユーザーID splits as ユーザー|ID
-    assert analyse("ユーザーIDごとに").contains("ユーザー")
+    # 部門会議 splits as 部門|会議 in mode B: the meeting is still a 会議
+    assert analyse("来週の部門会議で").find("会議") == [(5, 7)]
+    # ログインID splits as ログイン|ID
+    assert analyse("ログインIDごとに").contains("ログイン")
 
 
 def test_a_number_is_not_found_inside_a_longer_number():
@@ -57,9 +57,9 @@ def test_a_number_is_not_found_inside_a_longer_number():
 
 
 def test_spaces_and_light_punctuation_are_ignored_inside_a_match():
-    text = analyse("社内の VPN 接続と A/B テスト")
-    assert text.contains("VPN接続")
-    assert text.contains("ABテスト")
+    text = analyse("新しい API キーと TCP/IP 設定")
+    assert text.contains("APIキー")
+    assert text.contains("TCPIP設定")
 
 
 def test_full_stop_is_not_ignorable_so_decimals_do_not_collapse():
@@ -67,14 +67,14 @@ def test_full_stop_is_not_ignorable_so_decimals_do_not_collapse():
 
 
 def test_width_is_folded_on_both_sides():
-    assert analyse("ＣＳＶで送ります").contains("CSV")
-    assert analyse("CSVで送ります").contains("ＣＳＶ")
+    assert analyse("ＰＤＦで送ります").contains("PDF")
+    assert analyse("PDFで送ります").contains("ＰＤＦ")
 
 
 def test_latin_case_is_ignored_unless_asked_for():
-    text = analyse("csvで送ります")
-    assert text.contains("CSV")
-    assert not text.contains("CSV", ignore_case=False)
+    text = analyse("pdfで送ります")
+    assert text.contains("PDF")
+    assert not text.contains("PDF", ignore_case=False)
 
 
 def test_needle_made_only_of_ignorable_characters_matches_nothing():
@@ -93,10 +93,10 @@ def test_token_offsets_point_into_the_folded_text_across_lines():
 
 
 def test_pos_and_readings_come_from_sudachipy():
-    tokens = analyse("えーと、講評").tokens
+    tokens = analyse("えーと、照会").tokens
     assert tokens[0].pos[:2] == ("感動詞", "フィラー")
-    assert tokens[-1].reading == "コウヒョウ"
-    assert reading("公表") == reading("講評") == "コウヒョウ"
+    assert tokens[-1].reading == "ショウカイ"
+    assert reading("紹介") == reading("照会") == "ショウカイ"
 
 
 def test_a_line_longer_than_one_sudachipy_chunk_is_tokenized_whole():
@@ -117,15 +117,15 @@ def test_one_tokenizer_per_process_and_analysis_is_cached():
 def test_edit_distance_hand_values():
     assert edit_distance("kitten", "sitting") == 3  # k->s, e->i, +g
     assert edit_distance("", "abc") == 3
-    assert edit_distance("講評の時間", "公表の時間") == 2
+    assert edit_distance("体制の見直し", "態勢の見直し") == 2  # 体->態, 制->勢
     assert edit_distance("同じ", "同じ") == 0
 
 
 def test_opcodes_cover_both_texts():
-    ops = opcodes("資料は4件", "資料は3件。4件")
-    assert "".join(a for _, a, _ in ops) == "資料は4件"
-    assert "".join(b for _, _, b in ops) == "資料は3件。4件"
-    assert ops == [("equal", "資料は", "資料は"), ("insert", "", "3件。"), ("equal", "4件", "4件")]
+    ops = opcodes("資料は6件", "資料は5件。6件")
+    assert "".join(a for _, a, _ in ops) == "資料は6件"
+    assert "".join(b for _, _, b in ops) == "資料は5件。6件"
+    assert ops == [("equal", "資料は", "資料は"), ("insert", "", "5件。"), ("equal", "6件", "6件")]
 
 
 def test_closest_picks_the_smallest_distance_and_the_first_on_ties():
@@ -136,8 +136,9 @@ def test_closest_picks_the_smallest_distance_and_the_first_on_ties():
 
 
 def test_render_diff_marks_removed_and_added_text_with_context():
-    assert render_diff("講評の時間を取ります", "公表の時間を取ります") == (
-        "[-講評-]{+公表+}の時間を取り…"
+    # 体制->態勢 replaced, then 6 of the 8 unchanged characters after it (の見直しを始) and …
+    assert render_diff("体制の見直しを始めます", "態勢の見直しを始めます") == (
+        "[-体制-]{+態勢+}の見直しを始…"
     )
 
 

@@ -20,7 +20,7 @@ def case(case_id: str, genre: str, source: str, short: bool, expected: str) -> C
         "source": source,
         "script": "(script)",
         "expected": [expected],
-        "must": ["稟議"] if case_id == "c" else [],
+        "must": ["工程表"] if case_id == "c" else [],
     }
     return Case(case_id, data)
 
@@ -34,9 +34,9 @@ SUITE = Suite(
     canary="X",
     root=Path("."),
     cases=(
-        case("a", "chat", "v0", True, "了解です。"),
+        case("a", "chat", "v0", True, "承知しました。"),
         case("b", "chat", "v0", False, "明日までに確認して共有します。"),
-        case("c", "notes", "new", True, "稟議は部長までです。"),
+        case("c", "notes", "new", True, "工程表は金曜までです。"),
         case("d", "email", "new", True, "よろしくお願いします。"),
     ),
 )
@@ -63,7 +63,7 @@ RECORDS = [
         "case": {"genre": "chat", "source": "v0", "short": True},
         "rules": {"A1": rule(2), "A6": rule(None, "unjudged")},
         "metrics": metrics(2, 2, 2, 2),
-        "text": "了解です。",
+        "text": "承知しました。",
     },
     {  # genre only on the record: source and short come from the suite's case
         "case_id": "b",
@@ -82,13 +82,13 @@ RECORDS = [
         "score": 0.0,
         "case": {"genre": "notes"},
         "rules": {
-            "A1": rule(0, evidence="missing content word(s): 稟議"),
+            "A1": rule(0, evidence="missing content word(s): 工程表"),
             "A6": rule(None, "unjudged"),
             "D1": rule(0, evidence="wrong homophone"),
             "D3": rule(2),
         },
         "metrics": metrics(1, 2, 2, 1.6, error=1),
-        "text": "便宜は部長までです。",
+        "text": "行程表は金曜までです。",
     },
     {
         "case_id": "d",
@@ -165,10 +165,11 @@ def test_failing_items_sorted_with_rules_and_diff():
     assert rows[0]["rules"] == {"A6": {"score": 1, "evidence": "hedge dropped"}}
     assert rows[0]["diff"] == "…確認して共有[-します-]{+する+}。"
     assert rows[1]["rules"] == {
-        "A1": {"score": 0, "evidence": "missing content word(s): 稟議"},
+        "A1": {"score": 0, "evidence": "missing content word(s): 工程表"},
         "D1": {"score": 0, "evidence": "wrong homophone"},
     }
-    assert rows[1]["diff"] == "[-稟議-]{+便宜+}は部長までで…"  # 6 characters of context
+    # 工->行 replaced; of the 10 unchanged characters after it, 6 are kept (程表は金曜ま) + …
+    assert rows[1]["diff"] == "[-工-]{+行+}程表は金曜ま…"
 
 
 def test_no_scored_records_gives_empty_tables():
@@ -194,7 +195,7 @@ def to_record(case_id: str, result: ItemResult, text: str) -> dict[str, Any]:
 
 def test_records_made_from_method_results_aggregate_consistently():
     method = RubricMethod()
-    outputs = {"a": "了解です。", "c": "便宜は部長までです。"}
+    outputs = {"a": "承知しました。", "c": "行程表は金曜までです。"}
     records = [
         to_record(cid, method.score(SUITE.case(cid), Output(cid, text), ScoreContext(SUITE)), text)
         for cid, text in outputs.items()
@@ -205,7 +206,7 @@ def test_records_made_from_method_results_aggregate_consistently():
     assert tables["summary"]["meaning_errors"] == 1
     assert tables["rule_failures"] == {"A1": 1}
     assert tables["failing_items"][0]["rules"]["A1"]["evidence"] == (
-        "missing content word(s): 稟議"
+        "missing content word(s): 工程表"
     )
     # c is not a known answer, so its nine judgement rules of layer A are unjudged
     assert tables["unjudged"]["A4"] == 1 and tables["summary"]["unjudged_A"] == 9

@@ -26,16 +26,16 @@ GOOD: dict[str, Any] = {
     "genre": "notes",
     "short": False,
     "source": "unit",
-    "script": "えっと、決裁は、あ、違う、稟議はスラックで来週回します。",
-    "expected": ["稟議はSlackで来週回します。"],
-    "alternatives": [{"text": "稟議は、Slackで来週回します。", "rules": {"D11": 1}}],
-    "must": [["稟議", "りんぎ"]],
+    "script": "えっと、要旨は、あ、違った、要綱はスラックで来週回します。",
+    "expected": ["要綱はSlackで来週回します。"],
+    "alternatives": [{"text": "要綱は、Slackで来週回します。", "rules": {"D11": 1}}],
+    "must": [["要綱", "ようこう"]],
     "proper_nouns": [],
-    "forbid": [{"text": "決裁", "rule": "B2", "note": "retracted"}],
-    "homophones": [{"correct": "稟議", "wrong": ["倫理"]}],
+    "forbid": [{"text": "要旨", "rule": "B2", "note": "retracted"}],
+    "homophones": [{"correct": "要綱", "wrong": ["要項"]}],
     "terms": [{"text": "Slack", "kind": "exact", "variants": [], "wrong": ["スラック"]}],
     "numbers": [{"notations": ["来週"], "variants": [], "rule": "D3"}],
-    "enumeration": {"items": [["稟議"], "来週"], "as_list": False},
+    "enumeration": {"items": [["要綱"], "来週"], "as_list": False},
     "rules": ["B2", "D1", "D2", "D11"],
     "context": "前のやりとり",
 }
@@ -79,13 +79,13 @@ def test_schema_requires_the_core_fields():
 
 def test_optional_fields_default_sensibly():
     minimal = {k: GOOD[k] for k in ("id", "canary", "genre", "short", "source", "script")}
-    case = RubricCase.from_mapping({**minimal, "expected": ["了解です。"]})
-    assert validation_error({**minimal, "expected": ["了解です。"]}, SCHEMA) is None
+    case = RubricCase.from_mapping({**minimal, "expected": ["承知しました。"]})
+    assert validation_error({**minimal, "expected": ["承知しました。"]}, SCHEMA) is None
     assert case.must == () and case.enumeration is None and case.rules == ()
     assert len(case.scored_rules) == 22
     full = RubricCase.from_mapping(GOOD)
     assert full.numbers[0].rule == "D3" and full.enumeration is not None
-    assert full.enumeration.items == (("稟議",), ("来週",)) and not full.enumeration.as_list
+    assert full.enumeration.items == (("要綱",), ("来週",)) and not full.enumeration.as_list
 
 
 # --- lint ----------------------------------------------------------------------------------
@@ -97,10 +97,10 @@ def test_a_consistent_case_lints_clean():
 
 
 def test_lint_reports_an_expected_output_that_fails_its_own_checks():
-    broken = {**GOOD, "must": ["稟議書"]}  # not found in 稟議は (token boundary)
+    broken = {**GOOD, "must": ["要綱案"]}  # not in 要綱は: the expected output lacks it
     assert lint_case(broken) == [
-        "ok-1: expected output 1 scores A1=0: missing content word(s): 稟議書",
-        "ok-1: alternative 1 scores A1=0 but lists 2: missing content word(s): 稟議書",
+        "ok-1: expected output 1 scores A1=0: missing content word(s): 要綱案",
+        "ok-1: alternative 1 scores A1=0 but lists 2: missing content word(s): 要綱案",
     ]
 
 
@@ -111,12 +111,12 @@ def test_lint_reports_case_data_feeding_rules_that_are_not_scored():
         "ok-1: terms are given but D2 is not in rules",
         "ok-1: alternative 1 lists D11, which is not scored",
     ]
-    unscored_forbid = {**GOOD, "forbid": [{"text": "決裁", "rule": "B5"}]}
-    assert lint_case(unscored_forbid) == ["ok-1: forbid '決裁' feeds B5, which is not scored"]
+    unscored_forbid = {**GOOD, "forbid": [{"text": "要旨", "rule": "B5"}]}
+    assert lint_case(unscored_forbid) == ["ok-1: forbid '要旨' feeds B5, which is not scored"]
 
 
 def test_lint_reports_an_alternative_the_checks_score_lower_than_listed():
-    alternative = {"text": "えっと、稟議はSlackで来週回します。", "rules": {"D11": 1}}
+    alternative = {"text": "えっと、要綱はSlackで来週回します。", "rules": {"D11": 1}}
     broken = {**GOOD, "alternatives": [alternative]}
     assert lint_case(broken) == [
         "ok-1: alternative 1 scores B1=0 but lists 2: filler left in: えっと"

@@ -47,3 +47,12 @@ class Method(Protocol):
     def aggregate(self, records: Sequence[ItemRecord], suite: Suite) -> dict[str, Any]:
         """Turn the item records of one suite x product into the method's tables."""
         ...
+
+
+# Optional members a method may have (looked up with getattr):
+#   headline: str                 -- the summary figure leaderboards sort by ("score")
+#   higher_is_better: bool        -- direction of the headline (True)
+#   leaderboard_columns: tuple    -- summary figures shown on leaderboards (all numeric)
+#   rule_meanings: Mapping        -- rule id -> one-line meaning; enables LLM judging
+#   version: str                  -- scoring version, part of judge cache keys
+#   check_case(case) -> list[str] -- consistency problems, run by --dictbench-verify

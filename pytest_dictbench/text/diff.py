@@ -9,8 +9,8 @@ characters of context, and line breaks are shown as ``↵``.
 
 Example::
 
-    >>> render_diff("講評の時間を取ります", "公表の時間を取ります")
-    '[-講評-]{+公表+}の時間を取り…'
+    >>> render_diff("体制の見直しを始めます", "態勢の見直しを始めます")
+    '[-体制-]{+態勢+}の見直しを始…'
 """
 
 from __future__ import annotations

@@ -6,12 +6,12 @@ half-width katakana becomes full-width) with CRLF/CR line ends turned into LF.
 Word matching (:meth:`AnalysedText.find`) follows two rules:
 
 * **Spacing and light punctuation are ignored.** Whitespace and the characters in
-  :data:`IGNORABLE` may appear anywhere inside a match (``A/B テスト`` matches ``ABテスト``,
-  ``社内の VPN 接続`` matches ``VPN接続``).
+  :data:`IGNORABLE` may appear anywhere inside a match (``TCP/IP 設定`` matches ``TCPIP設定``,
+  ``新しい API キー`` matches ``APIキー``).
 * **A match must start and end on a token boundary.** The text is split with sudachipy in
-  mode B (middle units: ``経営|会議``, ``会議室``, ``ユーザー|ID``, ``安否|確認``), and a match
+  mode B (middle units: ``部門|会議``, ``会議室``, ``ログイン|ID``, ``本人|確認``), and a match
   counts only when its first character starts a token and its last character ends one.
-  So ``会議`` is found in ``経営会議`` but not in ``会議室``, and ``3件`` is not found inside
+  So ``会議`` is found in ``部門会議`` but not in ``会議室``, and ``3件`` is not found inside
   ``13件``.
 
 The tokenizer is created once per process and guarded by a lock (a sudachipy tokenizer

@@ -17,6 +17,7 @@ from ..base import ItemRecord
 from .aggregate import aggregate_records
 from .casedata import RubricCase
 from .checks import apply_known_answer, known_answer, run_checks
+from .lint import lint_case
 from .rules import RULES
 from .scoring import RubricParams, build_result, combine
 
@@ -57,6 +58,10 @@ class RubricMethod:
         if known is None or known.rules:
             diff = diff_against_closest(output.text, rubric_case.expected)
         return build_result(scores, params, diff)
+
+    def check_case(self, case: Case) -> list[str]:
+        """Consistency problems of a case (for ``--dictbench-verify``)."""
+        return lint_case(case)
 
     def aggregate(self, records: Sequence[ItemRecord], suite: Suite) -> dict[str, Any]:
         """Tables: summary, by_genre, by_source, by_short, rule_failures, unjudged,

@@ -126,6 +126,10 @@ class Verbatim:
                       f"output has {pred_len})"),
         )
 
+    def check_case(self, case: Case) -> list[str]:
+        """Problems of the case's gold pair (for ``--dictbench-verify``)."""
+        return gold_problems(str(case.get("verbatim", "")), str(case.get("intended", "")))
+
     def aggregate(self, records: Sequence[ItemRecord], suite: Suite) -> dict[str, Any]:
         scored = [r for r in records if r.get("status", "passed") in _SCORED and r.get("metrics")]
         totals: dict[str, float] = {}

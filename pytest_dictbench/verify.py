@@ -1,0 +1,128 @@
+"""``pytest --dictbench-verify``: a suite's integrity checks, one test each.
+
+Checks, in order: the manifest (schema, cases, paths inside the suite); the sha256 of
+every listed file; the canary in every data file; every case's consistency (the
+method's ``check_case``); every audio file against the suite's audio specification;
+and the execution gate. Node ids read ``<suite>/suite.toml::<check>[<file or case>]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .errors import DictbenchError
+from .model import Suite
+from .session import SESSION_KEY
+from .suites import data_files
+
+__all__ = ["CheckItem", "IntegrityFailure", "VerifyCollector"]
+
+
+class IntegrityFailure(Exception):
+    """A check found a problem; the message says which and where."""
+
+
+class CheckItem(pytest.Item):
+    """One integrity check."""
+
+    def __init__(self, *, check: Callable[[], None], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.check = check
+
+    def runtest(self) -> None:
+        self.check()
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+                     ) -> Any:
+        if isinstance(excinfo.value, (IntegrityFailure, DictbenchError)):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, None, self.name
+
+
+class VerifyCollector(pytest.File):
+    """Collects the integrity checks of one suite."""
+
+    def _item(self, name: str, check: Callable[[], None]) -> CheckItem:
+        return CheckItem.from_parent(self, name=name, check=check)
+
+    def collect(self) -> Iterator[CheckItem]:
+        session = self.config.stash[SESSION_KEY]
+        try:
+            suite = session.load_suite(self.path)
+        except DictbenchError as exc:
+            problem = str(exc)
+
+            def broken() -> None:
+                raise IntegrityFailure(problem)
+
+            yield self._item("manifest", broken)
+            return
+        yield self._item("manifest", lambda: None)
+        for entry in suite.files:
+            yield self._item(f"sha256[{entry.path}]",
+                             lambda e=entry: _check_digest(suite, e.path, e.sha256))
+        for path in data_files(suite):
+            rel = path.relative_to(suite.root).as_posix()
+            yield self._item(f"canary[{rel}]", lambda p=path: _check_canary(suite, p))
+        method = session.method(suite)
+        if hasattr(method, "check_case"):
+            for case in suite.cases:
+                yield self._item(f"case[{case.id}]", lambda c=case: _check_problems(
+                    f"case {c.id!r}", method.check_case(c)))
+        if "audio" in suite.manifest:
+            for case in suite.cases:
+                if "audio" in case.data:
+                    yield self._item(f"audio[{case.data['audio']}]",
+                                     lambda c=case: _check_audio(suite, c.data["audio"]))
+        yield self._item("execution_gate", lambda: _check_gate(suite))
+
+
+def _check_digest(suite: Suite, rel: str, expected: str | None) -> None:
+    from .audio.io import sha256_file
+
+    path = suite.root / rel
+    if expected is None:
+        raise IntegrityFailure(f"{path}: no sha256 listed in suite.toml")
+    if not path.is_file():
+        raise IntegrityFailure(f"{path}: listed file is missing")
+    actual = sha256_file(path)
+    if actual != expected:
+        raise IntegrityFailure(f"{path}: sha256 {actual} does not match the listed {expected}")
+
+
+def _check_canary(suite: Suite, path: Path) -> None:
+    if not path.is_file():
+        raise IntegrityFailure(f"{path}: file is missing")
+    if suite.canary.encode("utf-8") not in path.read_bytes():
+        raise IntegrityFailure(f"{path}: the canary string {suite.canary!r} is missing")
+
+
+def _check_problems(what: str, problems: list[str]) -> None:
+    if problems:
+        raise IntegrityFailure(f"{what}: " + "; ".join(problems))
+
+
+def _check_audio(suite: Suite, rel: str) -> None:
+    from .audio.spec import AudioSpec, check_audio
+
+    spec = AudioSpec.from_suite(suite)
+    if spec is None:
+        return
+    failed = [f.describe() for f in check_audio(suite.root / rel, spec) if not f.passed]
+    if failed:
+        raise IntegrityFailure(f"{suite.root / rel}: " + "; ".join(failed))
+
+
+def _check_gate(suite: Suite) -> None:
+    gate = suite.manifest.get("execution_gate", {})
+    if not gate.get("ready", True):
+        blocking = ", ".join(gate.get("blocking_items", ())) or "none listed"
+        raise IntegrityFailure(f"{suite.root / 'suite.toml'}: execution gate is closed; "
+                               f"blocking items: {blocking}; ranking is suppressed")
