@@ -25,7 +25,7 @@ MANIFEST_PATH = SUITE_DIR / "suite.toml"
 PRODUCT_PATH = REPO_ROOT / "products" / "example" / "en-dictation.jsonl"
 
 EXPECTED_CANARY = "DICTBENCH-CANARY en-dictation 9c3a7e1f-2d4b-4f86-b5e0-7a1c9d3e6f28"
-CASE_FIELDS = {"id", "canary", "genre", "tags", "reference", "script"}
+CASE_FIELDS = {"id", "canary", "genre", "tags", "reference", "script", "audio"}
 GENRES = ("chat", "notes", "email", "ai_instruction")
 OUTPUT_FIELDS = {"case_id", "text", "latency_ms", "status", "error"}
 TAG_PATTERN = re.compile(r"[a-z][a-z0-9_]*")
@@ -104,7 +104,7 @@ def test_manifest_declares_the_error_rate_suite(manifest: dict[str, Any]) -> Non
 
 def test_manifest_sha256_matches_cases_file(manifest: dict[str, Any]) -> None:
     listed = {entry["path"]: entry["sha256"] for entry in manifest["files"]}
-    assert list(listed) == ["cases.jsonl"]
+    assert list(listed) == ["cases.jsonl"] + [f"audio/en-{i:03d}.flac" for i in range(1, 25)]
     actual = hashlib.sha256(CASES_PATH.read_bytes()).hexdigest()
     assert listed["cases.jsonl"] == actual, "re-hash cases.jsonl after editing it"
 

@@ -35,7 +35,7 @@ REQUIRED_KEYS = {
     "id", "canary", "genre", "short", "source", "script", "expected", "must",
     "proper_nouns", "forbid", "homophones", "terms", "numbers", "rules",
 }  # fmt: skip
-OPTIONAL_KEYS = {"alternatives", "enumeration", "context", "tags"}
+OPTIONAL_KEYS = {"alternatives", "enumeration", "context", "tags", "audio"}
 MIN_PER_GENRE = {"chat": 28, "notes": 18, "email": 9, "ai_instruction": 9}
 SOURCES = {"core", "format", "extra"}
 RULE_IDS = (
@@ -138,7 +138,7 @@ def test_manifest_declares_the_rubric_suite() -> None:
     assert manifest["repetitions"] == 1 and manifest["title"].strip()
     assert manifest["params"] == {"weights": {"A": 50, "B": 25, "C": 10, "D": 15}, "gate": "A"}
     listed = {entry["path"]: entry["sha256"] for entry in manifest["files"]}
-    assert list(listed) == ["cases.jsonl"]
+    assert list(listed) == ["cases.jsonl"] + [f"audio/ja-{i:03d}.flac" for i in range(1, 68)]
     assert listed["cases.jsonl"] == hashlib.sha256(CASES_PATH.read_bytes()).hexdigest(), (
         "re-hash cases.jsonl after editing it"
     )

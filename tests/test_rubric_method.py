@@ -17,14 +17,14 @@ from pytest_dictbench.methods.base import Method
 from pytest_dictbench.methods.rubric import RubricMethod
 from pytest_dictbench.model import Case, ItemResult, Output, RuleScore, ScoreContext, Suite
 
-SECOND = "資料は4件あって、CSVでまとめてあります。"
-EXPECTED_1 = "来週の定例で佐藤さんに講評をお願いしたいです。" + SECOND
+SECOND = "資料は7件あって、PDFでまとめてあります。"
+EXPECTED_1 = "来週の定例で村井さんに校正をお願いしたいです。" + SECOND
 EXPECTED_2 = (
-    "来週の定例で、佐藤さんに講評をお願いしたいです。資料は4件あり、CSVでまとめてあります。"
+    "来週の定例で、村井さんに校正をお願いしたいです。資料は7件あり、PDFでまとめてあります。"
 )
 #: Not a known answer (an extra comma), but breaks no automated check.
-BASELINE = "来週の定例で佐藤さんに、講評をお願いしたいです。" + SECOND
-ALT_PLAIN = "来週の定例で佐藤さんに講評をお願いしたい。資料は4件あって、CSVでまとめてあります。"
+BASELINE = "来週の定例で村井さんに、校正をお願いしたいです。" + SECOND
+ALT_PLAIN = "来週の定例で村井さんに校正をお願いしたい。資料は7件あって、PDFでまとめてあります。"
 
 CASE_DATA = {
     "id": "mtg-01",
@@ -32,19 +32,19 @@ CASE_DATA = {
     "genre": "chat",
     "short": True,
     "source": "unit",
-    "script": "えっと、来週の定例で、あの、佐藤さんに講評をお願いしたいです。"
-    "資料は三件、あ、違う、四件あって、CSVでまとめてあります。",
+    "script": "えっと、来週の定例で、あの、村井さんに校正をお願いしたいです。"
+    "資料は六件、あ、違った、七件あって、PDFでまとめてあります。",
     "expected": [EXPECTED_1, EXPECTED_2],
     "alternatives": [{"text": ALT_PLAIN, "rules": {"D13": 1}}],
     "must": ["定例", ["資料", "書類"]],
-    "proper_nouns": ["佐藤"],
-    "homophones": [{"correct": "講評", "wrong": ["公表"]}],
-    "terms": [{"text": "CSV", "kind": "exact", "wrong": ["シーエスブイ"]}],
-    "numbers": [{"notations": ["4件"], "variants": ["四件"]}],
+    "proper_nouns": ["村井"],
+    "homophones": [{"correct": "校正", "wrong": ["構成"]}],
+    "terms": [{"text": "PDF", "kind": "exact", "wrong": ["ピーディーエフ"]}],
+    "numbers": [{"notations": ["7件"], "variants": ["七件"]}],
     "forbid": [
-        {"text": "3件", "rule": "B2", "note": "before the correction"},
-        {"text": "三件", "rule": "B2"},
-        {"text": "あ、違う", "rule": "B3"},
+        {"text": "6件", "rule": "B2", "note": "before the correction"},
+        {"text": "六件", "rule": "B2"},
+        {"text": "あ、違った", "rule": "B3"},
     ],
     "rules": ["B2", "B3", "D1", "D2"],
 }
@@ -93,8 +93,8 @@ def test_each_expected_output_scores_100_with_every_rule_2(text):
 
 def test_width_and_spacing_of_an_expected_output_still_make_it_that_output():
     spaced = (
-        " 来週の定例で佐藤さんに講評をお願いしたいです。\n"
-        + "資料は４件あって、ＣＳＶでまとめてあります。"
+        " 来週の定例で村井さんに校正をお願いしたいです。\n"
+        + "資料は７件あって、ＰＤＦでまとめてあります。"
     )
     result = run(spaced)
     assert result.score == 100.0
@@ -121,34 +121,34 @@ VIOLATIONS = [
     # demonstrative あの used as a filler, with or without a comma before it
     (BASELINE.replace("定例で", "定例であの、"), {"B1": 0}, 93.75),
     (BASELINE.replace("定例で", "定例で、あの、"), {"B1": 0}, 93.75),
-    # えー turned into the letter A by recognition
-    (BASELINE.replace("定例で", "定例で、A、"), {"B1": 0}, 93.75),
+    # a filler turned into the letter E by recognition
+    (BASELINE.replace("定例で", "定例で、E、"), {"B1": 0}, 93.75),
     # pre-correction word kept: B2=0 -> 93.75
-    (BASELINE.replace("4件", "3件、4件"), {"B2": 0}, 93.75),
+    (BASELINE.replace("7件", "6件、7件"), {"B2": 0}, 93.75),
     # pre-correction word and the marker: B = (2+0+0+2)/4 = 1 -> 100 - 25·0.5 = 87.5
-    (BASELINE.replace("4件", "3件、あ、違う、4件"), {"B2": 0, "B3": 0}, 87.5),
+    (BASELINE.replace("7件", "6件、あ、違った、7件"), {"B2": 0, "B3": 0}, 87.5),
     # a word said twice: B4=0 -> 93.75
     (BASELINE.replace("定例で", "定例で、定例で"), {"B4": 0}, 93.75),
     # wrong homophone: D = (0+2+2+2+2)/5 = 1.6 -> 100 - 15·(1 - 0.8) = 97
-    (BASELINE.replace("講評", "公表"), {"D1": 0}, 97.0),
+    (BASELINE.replace("校正", "構成"), {"D1": 0}, 97.0),
     # exact term in the wrong letter case: D = 9/5 = 1.8 -> 100 - 15·0.1 = 98.5
-    (BASELINE.replace("CSV", "csv"), {"D2": 1}, 98.5),
+    (BASELINE.replace("PDF", "pdf"), {"D2": 1}, 98.5),
     # number in a meaning-preserving but off-standard form: D3=0 -> 97
-    (BASELINE.replace("4件", "四件"), {"D3": 0}, 97.0),
+    (BASELINE.replace("7件", "七件"), {"D3": 0}, 97.0),
     # one-item list in a short item: C = (2+2+1)/3 -> 100 - 10·(1 - 5/6) = 98.333...
     ("- " + BASELINE, {"C8": 1}, 100 - 10 / 6),
     # heading added to a short item
     ("## 定例の件\n" + BASELINE, {"C8": 1}, 100 - 10 / 6),
     # accepted variant of a must word, spaces around Latin letters, full-width: no change
     (BASELINE.replace("資料", "書類"), {}, 100.0),
-    (BASELINE.replace("CSV", " CSV "), {}, 100.0),
-    (BASELINE.replace("CSV", "ＣＳＶ").replace("4件", "４件"), {}, 100.0),
+    (BASELINE.replace("PDF", " PDF "), {}, 100.0),
+    (BASELINE.replace("PDF", "ＰＤＦ").replace("7件", "７件"), {}, 100.0),
     # meaning errors: the gate sets the score to 0
     (BASELINE.replace("定例", "例会"), {"A1": 0}, 0.0),
-    (BASELINE.replace("佐藤", "加藤"), {"A2": 0}, 0.0),
-    (BASELINE.replace("4件", "いくつか"), {"A3": 0}, 0.0),
+    (BASELINE.replace("村井", "村田"), {"A2": 0}, 0.0),
+    (BASELINE.replace("7件", "いくつか"), {"A3": 0}, 0.0),
     # katakana for an exact term: the term is gone (A1) and its notation is wrong (D2)
-    (BASELINE.replace("CSV", "シーエスブイ"), {"A1": 0, "D2": 0}, 0.0),
+    (BASELINE.replace("PDF", "ピーディーエフ"), {"A1": 0, "D2": 0}, 0.0),
 ]
 
 
@@ -164,7 +164,7 @@ def test_each_violation_moves_exactly_its_rules(text, drops, score):
 
 
 def test_failed_item_metrics_keep_layer_scores_before_the_gate():
-    result = run(BASELINE.replace("CSV", "シーエスブイ"))
+    result = run(BASELINE.replace("PDF", "ピーディーエフ"))
     # A = (0+2+2)/3, D = (2+0+2+2+2)/5
     assert result.metrics["layer_A"] == pytest.approx(4 / 3)
     assert result.metrics["layer_D"] == pytest.approx(1.6)
@@ -174,12 +174,12 @@ def test_failed_item_metrics_keep_layer_scores_before_the_gate():
 
 
 def test_failure_message_names_rules_evidence_and_a_diff():
-    result = run(BASELINE.replace("定例", "例会").replace("講評", "公表"))
+    result = run(BASELINE.replace("定例", "例会").replace("校正", "構成"))
     assert result.message.startswith("meaning error: A1=0 missing content word(s): 定例")
-    assert "D1=0 wrong homophone: 公表 (コウヒョウ) written for 講評 (コウヒョウ)" in result.message
-    # closest expected output is EXPECTED_1 (distance 5: 定例->例会 2, +、 1, 講評->公表 2);
+    assert "D1=0 wrong homophone: 構成 (コウセイ) written for 校正 (コウセイ)" in result.message
+    # closest expected output is EXPECTED_1 (distance 5: 定例->例会 2, +、 1, 校正->構成 2);
     # the backtrace joins the inserted 、 to the replacement (an equally minimal alignment)
-    assert "| diff: 来週の[-定例-]{+例会+}で佐藤さんに[-講評-]{+、公表+}をお願いした…" in (
+    assert "| diff: 来週の[-定例-]{+例会+}で村井さんに[-校正-]{+、構成+}をお願いした…" in (
         result.message
     )
 

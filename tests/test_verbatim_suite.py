@@ -35,9 +35,10 @@ def test_manifest(suite: Suite) -> None:
 
 
 def test_listed_digest_matches_the_cases_file(suite: Suite) -> None:
-    (entry,) = suite.files
+    entry, *audio = suite.files
     assert entry.path == "cases.jsonl"
     assert hashlib.sha256((ROOT / "cases.jsonl").read_bytes()).hexdigest() == entry.sha256
+    assert [a.path for a in audio] == [f"audio/{c.id}.flac" for c in suite.cases]
 
 
 def test_canary_on_every_line(suite: Suite) -> None:

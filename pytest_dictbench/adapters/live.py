@@ -98,6 +98,7 @@ class LiveAdapter:
         self._warmup_state = "pending" if options.warmup else "disabled"
         self._settings = public_settings(product.settings)
         self._listed_sha = {_norm(f.path): f.sha256 for f in suite.files if f.sha256}
+        self._digests: dict[Path, str] = {}
         #: Number of measured captures and warm-ups made by this instance.
         self.captures = 0
         self.warmups = 0
@@ -200,12 +201,18 @@ class LiveAdapter:
         relative = case.data["audio"]
         path = (self.suite.root / relative).resolve()
         info = audio_info(path)
-        digest = sha256_file(path)
+        digest = self._digest(path)
         listed = self._listed_sha.get(_norm(relative))
         if listed is not None and listed != digest:
             raise CaptureError(f"audio sha256 is {digest}, but the suite lists {listed}",
                                path=path)
         return _Audio(path, digest, info.duration)
+
+    def _digest(self, path: Path) -> str:
+        """The file's SHA-256, once per file and adapter (repetitions share audio)."""
+        if path not in self._digests:
+            self._digests[path] = sha256_file(path)
+        return self._digests[path]
 
     def _check_fresh(self, cached: Output, case: Case) -> None:
         """Refuse a cached output captured under another version, settings or audio."""
@@ -218,8 +225,8 @@ class LiveAdapter:
             problems.append("other settings")
         relative = case.data.get("audio")
         if "audio_sha256" in meta and isinstance(relative, str):
-            path = self.suite.root / relative
-            if path.is_file() and sha256_file(path) != meta["audio_sha256"]:
+            path = (self.suite.root / relative).resolve()
+            if path.is_file() and self._digest(path) != meta["audio_sha256"]:
                 problems.append("different audio")
         if problems:
             raise CaptureError(

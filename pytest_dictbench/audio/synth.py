@@ -27,7 +27,7 @@ import numpy as np
 import soundfile as sf
 
 from .io import AudioError, resample, sha256_file
-from .spec import integrated_loudness, true_peak_dbtp
+from .spec import integrated_loudness, silence_ms, true_peak_dbtp
 
 __all__ = [
     "EN_VOICES",
@@ -180,6 +180,7 @@ def synth_case(
     pad = np.zeros(round(silence_ms * rate / 1000.0))
     samples = np.concatenate([pad, samples, pad])
     samples = _normalise(samples, rate, target_lufs, true_peak_max_dbtp)
+    samples = _cut_excess_silence(samples, rate, silence_ms)
     pcm = np.clip(np.round(samples * 32768.0), -32768, 32767).astype(np.int16)
     out = Path(out_path)
     _write_flac(out, pcm, rate, canary)
@@ -330,6 +331,15 @@ def _trim(samples: np.ndarray) -> np.ndarray:
         return samples[:0]
     loud = np.flatnonzero(np.abs(samples) > peak * 10.0 ** (TRIM_BELOW_PEAK_DB / 20.0))
     return samples[loud[0] : loud[-1] + 1]
+
+
+def _cut_excess_silence(samples: np.ndarray, rate: int, silence: float) -> np.ndarray:
+    """Cut what the engine left quieter than the silence threshold beyond ``silence`` ms
+    at either end, as the specification check measures it (after normalisation)."""
+    lead, trail = silence_ms(samples, rate)
+    start = max(0, round((lead - silence) * rate / 1000.0))
+    end = max(0, round((trail - silence) * rate / 1000.0))
+    return samples[start: samples.size - end]
 
 
 def _normalise(

@@ -1,0 +1,266 @@
+"""``dictbench.md``: the report as GitHub-flavoured Markdown, for pull-request comments.
+
+Pure: :func:`render_markdown` turns the ``dictbench.json`` body and the item records
+into a string; the same inputs give the same bytes. Tables only, no HTML; every text
+from the data is escaped (diffs go in code spans). Failing items are cut to
+:data:`FAILING_LIMIT` per suite, with a pointer to ``dictbench.html`` for the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ..methods.base import ItemRecord
+from .sections import (
+    GroupTable,
+    error_items,
+    failing_items,
+    fmt,
+    fmt_interval,
+    group_tables,
+    metric_groups,
+    rule_key,
+    suite_records,
+)
+
+__all__ = ["FAILING_LIMIT", "code", "md", "render_markdown"]
+
+#: Failing items listed per suite; the rest are counted and left to the HTML report.
+FAILING_LIMIT = 10
+#: Longest evidence text kept per rule.
+EVIDENCE_LIMIT = 160
+
+_SPECIAL = set("\\`*_[]<>|&#~")
+
+#: Expected outputs per suite id and case id (see ``sections.expected_texts``).
+Expected = Mapping[str, Mapping[str, Sequence[str]]]
+
+
+def md(value: Any) -> str:
+    """Text safe in a Markdown table cell: punctuation that means something is
+    backslash-escaped and line breaks become spaces."""
+    text = " ".join(str(value).split())
+    return "".join("\\" + c if c in _SPECIAL else c for c in text)
+
+
+def code(value: str) -> str:
+    """``value`` as a code span that survives any backticks and pipes in it."""
+    text = value.replace("\r\n", "↵").replace("\n", "↵").replace("\r", "↵")
+    text = text.replace("\t", " ").replace("|", "\\|")
+    longest = run = 0
+    for char in text:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _table(head: Sequence[str], rows: Iterable[Sequence[str]],
+           numeric: Iterable[int] = ()) -> list[str]:
+    num = set(numeric)
+    lines = ["| " + " | ".join(head) + " |",
+             "|" + "|".join("---:" if i in num else "---" for i in range(len(head))) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return [*lines, ""]
+
+
+def _p(p: float | None) -> str:
+    if p is None:
+        return "-"
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def _intro(report: Mapping[str, Any]) -> list[str]:
+    suites = report.get("suites", [])
+    products = sorted({e["product"] for s in suites for e in s["products"]})
+    stats = report.get("statistics", {})
+    lines = ["# Dictation benchmark report", "",
+             f"{len(suites)} suite(s) · {len(products)} product(s): "
+             f"{md(', '.join(products))}", "",
+             "> **Ranks are per suite.** Each suite is ranked on its own metric; there is "
+             "no overall winner across suites.",
+             f"> Score: mean over cases of the median over repetitions (0-100). Intervals: "
+             f"{md(stats.get('interval', '-'))}, {md(stats.get('resamples', '-'))} resamples, "
+             f"seed {md(stats.get('seed', '-'))}. Comparisons: McNemar exact test on "
+             f"discordant items; p adjusted by {md(stats.get('p_adjustment', '-'))}.", ""]
+    rows = []
+    for s in suites:
+        r = s.get("ranking", {})
+        ranked = sum(1 for e in s["products"] if e.get("rank") is not None)
+        direction = "higher" if r.get("higher_is_better", True) else "lower"
+        canary = "ok" if s["canary"]["status"] == "ok" else "**missing**"
+        rows.append([md(s["title"]), code(s["id"]), md(s["method"]), md(s["locale"]),
+                     f"{ranked} of {len(s['products'])}",
+                     f"{md(r.get('metric', s.get('headline')))} ({direction} is better)",
+                     canary])
+    return lines + _table(["Suite", "Id", "Method", "Locale", "Ranked", "Ranked by",
+                           "Canary"], rows)
+
+
+def _leaderboard(suite: Mapping[str, Any]) -> list[str]:
+    entries = {e["product"]: e for e in suite["products"]}
+    headline = suite.get("headline") or "score"
+    extra = [md(headline)] if headline != "score" else []
+    head = ["Rank", "Product", *extra, "Score", "95% interval", "Passed", "Failed", "Errors",
+            "Not tested", "Latency median / p95 (ms)", "Note"]
+    rows = []
+    for row in suite.get("leaderboard", []):
+        e = entries[row["product"]]
+        lat = e.get("latency") or {}
+        rows.append([str(row["rank"]) if row.get("rank") is not None else "*not ranked*",
+                     f"**{md(row['product'])}**",
+                     *([fmt(row.get(headline), headline)] if extra else []),
+                     fmt(e.get("score")), fmt_interval(e.get("score_ci")), str(e["passed"]),
+                     str(e["failed"]), str(e["errors"]), str(e["not_tested"]),
+                     f"{fmt(lat.get('median'))} / {fmt(lat.get('p95'))}",
+                     md(e.get("reason") or "")])
+    return _table(head, rows, numeric=range(2, len(head) - 1))
+
+
+def _metric_groups(suite: Mapping[str, Any]) -> list[str]:
+    groups = metric_groups(suite)
+    if not groups:
+        return []
+    products = sorted(groups.values)
+    rows = [[md(cat), *(fmt(groups.values[p][i], groups.unit_name) for p in products)]
+            for i, cat in enumerate(groups.categories)]
+    return [f"**{md(groups.title)}**: {md(groups.axis)}", "",
+            *_table(["", *(md(p) for p in products)], rows, range(1, len(products) + 1))]
+
+
+def _group(group: GroupTable) -> list[str]:
+    rows = []
+    for name in group.groups:
+        row = [md(name)]
+        for product in group.products:
+            score, n = group.cells.get(product, {}).get(name, (None, 0))
+            cell = f"{fmt(score)} (n={n})" if n else "-"
+            errors = group.extra.get(product, {}).get(name)
+            if group.extra_title and errors:
+                cell += f", {group.extra_title}: {errors}"
+            row.append(cell)
+        rows.append(row)
+    return [f"**Scores {md(group.title)}**", "",
+            *_table([md(group.title.removeprefix("by ")), *(md(p) for p in group.products)],
+                    rows, range(1, len(group.products) + 1))]
+
+
+def _rule_failures(suite: Mapping[str, Any]) -> list[str]:
+    counts = {e["product"]: e["tables"]["rule_failures"] for e in suite["products"]
+              if isinstance(e.get("tables", {}).get("rule_failures"), Mapping)}
+    rules = sorted({r for c in counts.values() for r in c}, key=rule_key)
+    if not rules:
+        return []
+    rows = [[md(p), *(str(c.get(r, 0)) for r in rules)] for p, c in sorted(counts.items())]
+    return ["**Items failing each rule**", "",
+            *_table(["Product", *(md(r) for r in rules)], rows, range(1, len(rules) + 1))]
+
+
+def _comparisons(suite: Mapping[str, Any]) -> list[str]:
+    comparisons = suite.get("comparisons", [])
+    if not comparisons:
+        return ["**Paired comparisons:** none (no pair of products scored the same items).", ""]
+    rows = [[f"{md(c['b'])} − {md(c['a'])}", str(c["n"]),
+             f"{c['only_a_failed']} / {c['only_b_failed']} / {c['both_failed']}",
+             md(_p(c.get("mcnemar_p"))), md(_p(c.get("p_holm"))),
+             md(_p(c.get("p_bonferroni"))), f"{c['mean_difference']:+.1f}",
+             fmt_interval(c.get("interval"), signed=True),
+             "**yes**" if c.get("resolved") else "no"] for c in comparisons]
+    return ["**Paired comparisons** (difference of mean item score, b − a)", "",
+            *_table(["b − a", "n", "only a / only b / both failed", "McNemar p", "Holm p",
+                     "Bonferroni p", "difference", "95% interval", "resolved"], rows,
+                    range(1, 8))]
+
+
+def _judging(suite: Mapping[str, Any]) -> list[str]:
+    rows = []
+    for e in suite["products"]:
+        j = e.get("judging")
+        if not j:
+            continue
+        kappa = (j.get("agreement") or {}).get("overall", {}).get("kappa")
+        rows.append([md(e["product"]), md(", ".join(j.get("judges", []))),
+                     str(j.get("items_judged", 0)), str(e.get("pending_adjudications", 0)),
+                     f"{float(j.get('cost_usd') or 0.0):.4f}", fmt(kappa, "kappa")])
+    if not rows:
+        return []
+    return ["**Judging**", "", *_table(["Product", "Judges", "Items judged", "Pending",
+                                        "Cost (USD)", "Judge agreement κ"], rows,
+                                       range(2, 6))]
+
+
+def _failing(suite: Mapping[str, Any], records: Sequence[ItemRecord],
+             expected: Mapping[str, Sequence[str]]) -> list[str]:
+    items = failing_items(suite, records, expected)
+    if not items:
+        return ["**Failing items:** none.", ""]
+    shown = items[:FAILING_LIMIT]
+    rows = []
+    for item in shown:
+        rules = "; ".join(f"{md(rule)}={score}: {md(_clip(evidence, EVIDENCE_LIMIT))}"
+                          for rule, score, evidence in item.rules) or md(item.message)
+        case = item.case_id + (f" #{item.repetition}" if item.repetition > 1 else "")
+        rows.append([md(item.product), code(case), rules,
+                     code(item.diff) if item.diff else "-"])
+    lines = [f"**Failing items** ({len(items)})", "",
+             *_table(["Product", "Case", "Failed rules (score: evidence)",
+                      "Diff against the closest expected output"], rows)]
+    if len(items) > len(shown):
+        lines += [f"... {len(items) - len(shown)} more in dictbench.html", ""]
+    return lines
+
+
+def _notes(suite: Mapping[str, Any], records: Sequence[ItemRecord]) -> list[str]:
+    notes = []
+    if suite["canary"]["status"] != "ok":
+        notes.append(f"- Canary **missing** in {md(', '.join(suite['canary']['missing_in']))}")
+    for e in suite["products"]:
+        if e.get("canary_leaks"):
+            notes.append(f"- **{md(e['product'])}** output contains the canary: "
+                         f"{md(', '.join(e['canary_leaks']))}")
+    for product, case, rep, message in error_items(records):
+        where = case + (f" #{rep}" if rep > 1 else "")
+        notes.append(f"- Error: {md(product)} {code(where)}: {md(_clip(message, 200))}")
+    return [*notes, ""] if notes else []
+
+
+def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
+           expected: Mapping[str, Sequence[str]]) -> list[str]:
+    r = suite.get("ranking", {})
+    direction = "higher" if r.get("higher_is_better", True) else "lower"
+    canary = "ok" if suite["canary"]["status"] == "ok" else "**missing**"
+    lines = [f"## {md(suite['title'])} ({code(suite['id'])} {md(suite['version'])})", "",
+             f"Method **{md(suite['method'])}**, locale {md(suite['locale'])}, "
+             f"{suite.get('repetitions', 1)} repetition(s); ranked by "
+             f"**{md(r.get('metric'))}** ({direction} is better). Canary: {canary}.", ""]
+    gate = r.get("execution_gate", {})
+    if gate and not gate.get("ready", True):
+        lines += [f"Execution gate closed: {md(', '.join(gate.get('blocking_items', [])))}", ""]
+    lines += _leaderboard(suite) + _metric_groups(suite)
+    for group in group_tables(suite, records):
+        lines += _group(group)
+    lines += _rule_failures(suite) + _comparisons(suite) + _judging(suite)
+    lines += _failing(suite, records, expected) + _notes(suite, records)
+    return lines
+
+
+def render_markdown(report: Mapping[str, Any], records: Sequence[ItemRecord],
+                    expected: Expected | None = None) -> str:
+    """The whole ``dictbench.md``.
+
+    :param report: the ``dictbench.json`` body (``aggregate.summarize``).
+    :param records: the run's item records (``items.jsonl``).
+    :param expected: expected outputs per suite and case, for diffs of failing items
+        whose method does not make its own (``sections.expected_texts(suites)``).
+    """
+    lines = _intro(report)
+    for suite in report.get("suites", []):
+        lines += _suite(suite, suite_records(records, suite["id"]),
+                        (expected or {}).get(suite["id"], {}))
+    return "\n".join(lines).rstrip("\n") + "\n"

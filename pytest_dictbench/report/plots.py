@@ -1,0 +1,200 @@
+"""Figures of the HTML report as inline SVG strings (matplotlib, the ``plot`` extra).
+
+matplotlib is imported lazily: :func:`available` says whether it can be, and the HTML
+report falls back to plain tables when it cannot. The SVG is deterministic (fixed hash
+salt, no date, text kept as text so the browser's fonts draw Japanese), and every id is
+prefixed so several figures can live in one page.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import re
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .sections import MetricGroups, fmt
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = ["PALETTE", "available", "bars_svg", "forest_svg", "product_colors", "scores_svg"]
+
+#: Okabe-Ito colours (distinguishable with the common colour-vision deficiencies).
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
+           "#000000")
+_INK = "#1f2937"
+_MUTED = "#9ca3af"
+_WIDTH_IN = 6.4
+
+_RC: dict[str, Any] = {
+    "svg.fonttype": "none",
+    # Product and group names are plain text: "$" must not switch to mathtext.
+    "text.parse_math": False,
+    "svg.hashsalt": "pytest-dictbench",
+    "font.family": "sans-serif",
+    "font.sans-serif": ["DejaVu Sans"],
+    "font.size": 9.0,
+    "text.color": _INK,
+    "axes.labelcolor": _INK,
+    "axes.edgecolor": "#d1d5db",
+    "axes.titlesize": 10.0,
+    "axes.titleweight": "bold",
+    "axes.titlelocation": "left",
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.color": "#e5e7eb",
+    "grid.linewidth": 0.8,
+    "xtick.color": "#4b5563",
+    "ytick.color": "#4b5563",
+    "legend.frameon": False,
+    "legend.fontsize": 8.0,
+    "figure.dpi": 72.0,
+}
+
+
+def available() -> bool:
+    """Whether matplotlib can be imported (the ``plot`` extra is installed)."""
+    return importlib.util.find_spec("matplotlib") is not None
+
+
+def product_colors(products: Sequence[str]) -> dict[str, str]:
+    """One palette colour per product, in sorted name order, the same in every figure."""
+    return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(sorted(set(products)))}
+
+
+def _figure(height_in: float) -> Figure:
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(_WIDTH_IN, height_in), layout="constrained")
+
+
+def _prefix_ids(svg: str, prefix: str) -> str:
+    """Make every ``id`` (and every reference to one) unique to this figure."""
+    svg = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}-{m.group(1)}"', svg)
+    svg = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{prefix}-{m.group(1)})", svg)
+    return re.sub(r'href="#([^"]+)"', lambda m: f'href="#{prefix}-{m.group(1)}"', svg)
+
+
+def _to_svg(fig: Figure, prefix: str) -> str:
+    """The figure as an ``<svg>`` element for inline use: no XML prolog, no metadata,
+    no namespace declarations, no global ``<style>``."""
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+    svg = buffer.getvalue()
+    svg = svg[svg.index("<svg"):]
+    svg = re.sub(r"\s*<metadata>.*?</metadata>", "", svg, flags=re.S)
+    svg = re.sub(r"\s*<style[^>]*>.*?</style>", "", svg, flags=re.S)
+    svg = re.sub(r'\s+xmlns(:\w+)?="[^"]*"', "", svg)
+    svg = re.sub(r'\s*<defs>\s*</defs>', "", svg)
+    safe = re.sub(r"[^A-Za-z0-9-]+", "-", prefix).strip("-") or "fig"
+    return _prefix_ids(svg, safe).strip() + "\n"
+
+
+def _render(draw: Any, height_in: float, prefix: str) -> str:
+    import matplotlib
+
+    with matplotlib.rc_context(_RC), warnings.catch_warnings():
+        # Glyphs DejaVu lacks (Japanese) are measured as boxes; the browser draws them.
+        warnings.filterwarnings("ignore", message=r"Glyph .* missing from")
+        fig = _figure(height_in)
+        draw(fig.add_subplot())
+        return _to_svg(fig, prefix)
+
+
+def bars_svg(groups: MetricGroups, colors: Mapping[str, str], prefix: str) -> str:
+    """Grouped vertical bars: one group per category, one bar per product."""
+    products = sorted(groups.values)
+
+    def draw(ax: Axes) -> None:
+        width = 0.8 / max(len(products), 1)
+        positions = range(len(groups.categories))
+        for i, product in enumerate(products):
+            values = [v if v is not None else 0.0 for v in groups.values[product]]
+            xs = [p - 0.4 + width * (i + 0.5) for p in positions]
+            bars = ax.bar(xs, values, width * 0.92, label=product, color=colors[product],
+                          zorder=2)
+            if len(products) <= 3:
+                labels = [fmt(v, groups.unit_name) for v in groups.values[product]]
+                ax.bar_label(bars, labels=labels, fontsize=7, padding=2, color="#374151")
+        ax.set_xticks(list(positions), [c.replace("_", "\n") for c in groups.categories])
+        ax.set_ylabel(groups.axis)
+        ax.grid(axis="x", visible=False)
+        if groups.limit is not None:
+            ax.set_ylim(0, groups.limit * 1.1)
+        else:
+            ax.set_ylim(bottom=0)
+            ax.margins(y=0.15)
+        ax.set_title(groups.title)
+        ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncols=min(len(products), 4),
+                  borderaxespad=0.2)
+
+    return _render(draw, 3.0, prefix)
+
+
+def scores_svg(rows: Sequence[Mapping[str, Any]], colors: Mapping[str, str],
+               prefix: str) -> str:
+    """Score and 95% interval per product (rows in leaderboard order); products that
+    are not ranked are drawn hollow."""
+
+    def draw(ax: Axes) -> None:
+        labels = []
+        for y, row in enumerate(reversed(rows)):
+            labels.append(str(row["product"]))
+            ci, score = row.get("score_ci"), row.get("score")
+            if score is None:
+                ax.text(1, y, "no score", va="center", fontsize=8, color=_MUTED)
+                continue
+            color = colors[row["product"]]
+            if ci:
+                ax.plot([ci["low"], ci["high"]], [y, y], color=color, linewidth=2.2,
+                        solid_capstyle="butt", zorder=2)
+            ranked = row.get("rank") is not None
+            ax.plot([score], [y], "o", markersize=7, zorder=3, color=color,
+                    markerfacecolor=color if ranked else "white", markeredgewidth=1.6)
+            ax.annotate(fmt(float(score)), (score, y), xytext=(0, 7),
+                        textcoords="offset points", ha="center", fontsize=7.5)
+        ax.set_yticks(range(len(labels)), labels)
+        ax.set_ylim(-0.7, len(labels) - 0.3)
+        ax.set_xlim(0, 100)
+        ax.grid(axis="y", visible=False)
+        ax.set_xlabel("score (0-100) with 95% interval; hollow = not ranked")
+        ax.set_title("Score per product")
+
+    return _render(draw, 0.9 + 0.42 * max(len(rows), 1), prefix)
+
+
+def forest_svg(comparisons: Sequence[Mapping[str, Any]], prefix: str) -> str:
+    """Paired differences ``b - a`` of mean item score with their intervals around a
+    zero line; resolved comparisons (interval excludes 0) are filled."""
+
+    def draw(ax: Axes) -> None:
+        labels = []
+        lows, highs = [0.0], [0.0]
+        for y, c in enumerate(reversed(comparisons)):
+            labels.append(f"{c['b']} − {c['a']}")
+            diff, interval = float(c["mean_difference"]), c.get("interval") or {}
+            low, high = interval.get("low", diff), interval.get("high", diff)
+            lows.append(low)
+            highs.append(high)
+            color = "#0072B2" if c.get("resolved") else "#6b7280"
+            ax.plot([low, high], [y, y], color=color, linewidth=2.2, solid_capstyle="butt")
+            ax.plot([diff], [y], "D", markersize=6.5, color=color,
+                    markerfacecolor=color if c.get("resolved") else "white",
+                    markeredgewidth=1.5, zorder=3)
+            ax.annotate(f"{diff:+.1f}", (diff, y), xytext=(0, 7), textcoords="offset points",
+                        ha="center", fontsize=7.5)
+        ax.axvline(0.0, color=_INK, linewidth=1.0, zorder=1)
+        span = max(max(highs) - min(lows), 1.0)
+        ax.set_xlim(min(lows) - 0.08 * span, max(highs) + 0.08 * span)
+        ax.set_yticks(range(len(labels)), labels)
+        ax.set_ylim(-0.7, len(labels) - 0.3)
+        ax.grid(axis="y", visible=False)
+        ax.set_xlabel("difference in mean item score (b − a), 95% interval; filled = resolved")
+        ax.set_title("Paired differences")
+
+    return _render(draw, 0.9 + 0.42 * max(len(comparisons), 1), prefix)
