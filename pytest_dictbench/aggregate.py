@@ -83,7 +83,20 @@ def _product_entry(records: Sequence[ItemRecord], suite: Suite, product: Product
         "pending_adjudications": sum(len(r.get("pending", ())) for r in records),
         "latency": latency_summary([r["latency_ms"] for r in scored
                                     if r.get("latency_ms") is not None]),
+        "speed": _speed(scored),
     }
+
+
+def _speed(scored: Sequence[ItemRecord]) -> dict[str, Any] | None:
+    """Mean real-time factor and RTFx (audio seconds / processing seconds) of captures."""
+    timed = [r for r in scored if r.get("rtf") is not None and r.get("audio_duration_s")
+             and r.get("latency_ms") is not None]
+    if not timed:
+        return None
+    audio = sum(r["audio_duration_s"] for r in timed)
+    processing = sum(r["latency_ms"] for r in timed) / 1000.0
+    return {"items": len(timed), "mean_rtf": statistics.fmean(r["rtf"] for r in timed),
+            "rtfx": audio / processing if processing else None, "audio_seconds": audio}
 
 
 def _ranked_value(entry: Mapping[str, Any], metric: str) -> Any:

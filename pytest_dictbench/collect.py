@@ -54,6 +54,7 @@ class SuiteCollector(pytest.File):
         repetitions = session.repetitions or suite.repetitions
         for product in session.products:
             adapter = session.adapter(product, suite)
+            group = capture_group(product)
             for case in suite.cases:
                 markers = _case_markers(self.config, case, suite)
                 for repetition in range(1, repetitions + 1):
@@ -64,12 +65,22 @@ class SuiteCollector(pytest.File):
                     )
                     for marker in markers:
                         item.add_marker(marker)
+                    if group:
+                        item.add_marker(pytest.mark.xdist_group(group))
                     yield item
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
         if isinstance(excinfo.value, DictbenchError):
             return str(excinfo.value)
         return super().repr_failure(excinfo)
+
+
+def capture_group(product: Product) -> str | None:
+    """The xdist group of a live product's items: its ``capture_group`` setting (items
+    sharing a device or rig) or, by default, the product itself. Cached products: none."""
+    if product.adapter == "cache":
+        return None
+    return f"dictbench:{product.settings.get('capture_group', product.name)}"
 
 
 def _case_markers(config: pytest.Config, case: Case, suite: Suite) -> list[str]:

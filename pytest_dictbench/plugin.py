@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from . import hookspecs
+from .adapters import BUILTIN_ADAPTERS
 from .adapters.base import AdapterFactory
 from .adapters.cache import CacheAdapter
 from .collect import CaseItem, SuiteCollector
@@ -51,6 +52,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--repetitions", dest="dictbench_repetitions", metavar="N", type=int, default=None,
         help="Measured repetitions per case and product. Default: the suite's own.")
+    group.addoption(
+        "--recapture", action="store_true", dest="dictbench_recapture", default=False,
+        help="Live products capture every item again instead of reusing their cache.")
+    group.addoption(
+        "--dictbench-no-warmup", action="store_false", dest="dictbench_warmup", default=True,
+        help="Skip the unscored warm-up capture live products make before measuring.")
     group.addoption(
         "--dictbench-item-failures", dest="dictbench_item_failures", default="fail",
         choices=("fail", "report"),
@@ -100,6 +107,7 @@ def is_verify(config: pytest.Config) -> bool:
     return bool(config.getoption("dictbench_verify", False))
 
 
+@pytest.hookimpl(trylast=True)  # after xdist has settled its --dist mode
 def pytest_configure(config: pytest.Config) -> None:
     if not is_active(config):
         return
@@ -121,6 +129,10 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"dictbench: {exc}") from None
     config.stash[SESSION_KEY] = session
     config.pluginmanager.register(session, "dictbench-session")
+    if getattr(config.option, "dist", "no") == "load" and any(
+            p.adapter != "cache" for p in products):
+        # live products keep each capture group on one worker, in order
+        config.option.dist = "loadgroup"
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         suites = config.getini("dictbench_suites")
         if not suites:
@@ -163,7 +175,7 @@ def pytest_dictbench_methods() -> Iterable[Method]:
 
 
 def pytest_dictbench_adapters() -> Mapping[str, AdapterFactory]:
-    return {"cache": CacheAdapter}
+    return {"cache": CacheAdapter, **BUILTIN_ADAPTERS}
 
 
 @pytest.hookimpl(trylast=True)

@@ -67,7 +67,9 @@ class DictbenchSession:
         self.repetitions: int | None = config.getoption("dictbench_repetitions")
         self.item_failures: str = config.getoption("dictbench_item_failures")
         self.junit_properties: bool = config.getini("dictbench_junit_properties")
-        self.options = AdapterOptions()
+        self.options = AdapterOptions(recapture=config.getoption("dictbench_recapture"),
+                                      warmup=config.getoption("dictbench_warmup"),
+                                      hook=config.hook)
         self.judging = Judging(config.getoption("dictbench_judge"),
                                ini_folder(config, config.getini("dictbench_judge_dir")),
                                config.getoption("dictbench_judge_audit"))
@@ -137,6 +139,8 @@ class DictbenchSession:
             "text_sha256": hashlib.sha256(text.encode()).hexdigest() if text is not None
             else None,
             "latency_ms": output.latency_ms if output else None,
+            "audio_duration_s": output.meta.get("audio_duration_s") if output else None,
+            "rtf": output.meta.get("rtf") if output else None,
             "flags": {k: v for k, v in output.meta.items() if isinstance(v, bool)}
             if output else {},
             **(extra or {}),

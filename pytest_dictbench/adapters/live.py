@@ -36,7 +36,7 @@ __all__ = ["CaptureRequest", "LiveAdapter", "Transcriber", "warmup_audio"]
 
 #: Settings that do not change what a product outputs, so cached lines stay valid
 #: when they change.
-UNCOMPARED_SETTINGS = frozenset({"outputs", "timeout_s"})
+UNCOMPARED_SETTINGS = frozenset({"outputs", "timeout_s", "capture_group"})
 
 
 @dataclass(frozen=True)
@@ -144,6 +144,7 @@ class LiveAdapter:
             error = f"transcriber returned {type(text).__name__}, not text"
         ok = error is None
         line: dict[str, Any] = {
+            **self._engine,  # first, so that it cannot override the fields below
             "case_id": case_id,
             "repetition": repetition,
             "status": "complete" if ok else "error",
@@ -153,7 +154,6 @@ class LiveAdapter:
             "rtf": round(seconds / audio.duration_s, 6) if ok and audio.duration_s else None,
             "started_utc": started,
             "product_version": self.product.version,
-            **self._engine,
             "settings": self._settings,
             "audio_sha256": audio.sha256,
             "audio_duration_s": round(audio.duration_s, 6),
@@ -231,7 +231,7 @@ class LiveAdapter:
         if problems:
             raise CaptureError(
                 f"cached output ({cached.origin}) was captured with {' and '.join(problems)}; "
-                "capture again with the recapture option to replace it")
+                "run with --recapture to replace it")
 
 
 def warmup_audio(suite: Suite) -> tuple[str, Path] | None:

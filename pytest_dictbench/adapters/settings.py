@@ -12,9 +12,10 @@ from ..model import Product
 
 __all__ = ["COMMON_SETTINGS", "Settings", "public_settings"]
 
-#: Settings every live adapter accepts: the outputs folder and descriptive fields that go
+#: Settings every live adapter accepts: the outputs folder, the xdist capture group
+#: (read by the plugin) and descriptive fields that go
 #: into the capture metadata.
-COMMON_SETTINGS = frozenset({"outputs", "engine", "engine_version", "model"})
+COMMON_SETTINGS = frozenset({"outputs", "engine", "engine_version", "model", "capture_group"})
 
 #: Setting names that may hold a secret (their values are never recorded).
 _SECRET_NAME = re.compile(r"key|token|secret|passw|auth|credential", re.IGNORECASE)

@@ -183,7 +183,7 @@ def _rule_tables(suite: Mapping[str, Any]) -> str:
         parts.append(f"<h4>{esc(title)}</h4>" + table(
             ["Product", *(f'<span class="rule">{esc(r)}</span>' for r in rules)], rows,
             numeric=range(1, len(rules) + 1)))
-    return "".join(parts)
+    return "<h3>Rules</h3>" + "".join(parts) if parts else ""
 
 
 def _failing(suite: Mapping[str, Any], records: Sequence[ItemRecord],

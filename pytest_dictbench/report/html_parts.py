@@ -118,8 +118,8 @@ def comparisons_table(comparisons: Sequence[Mapping[str, Any]]) -> str:
         resolved = c.get("resolved")
         rows.append([
             f"<b>{esc(c['b'])}</b> − <b>{esc(c['a'])}</b>", str(c["n"]), str(c["only_a_failed"]),
-            str(c["only_b_failed"]), str(c["both_failed"]), fmt_p(c.get("mcnemar_p")),
-            fmt_p(c.get("p_holm")), fmt_p(c.get("p_bonferroni")), fmt(c.get("mean_a")),
+            str(c["only_b_failed"]), str(c["both_failed"]), esc(fmt_p(c.get("mcnemar_p"))),
+            esc(fmt_p(c.get("p_holm"))), esc(fmt_p(c.get("p_bonferroni"))), fmt(c.get("mean_a")),
             fmt(c.get("mean_b")), f"{c['mean_difference']:+.1f}",
             esc(fmt_interval(c.get("interval"), signed=True)),
             '<span class="yes">yes</span>' if resolved else '<span class="no">no</span>',

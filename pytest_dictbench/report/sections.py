@@ -28,10 +28,11 @@ __all__ = [
     "fmt",
     "fmt_interval",
     "group_tables",
+    "is_fraction",
     "metric_groups",
     "rule_key",
-    "summary_metrics",
     "suite_records",
+    "summary_metrics",
 ]
 
 SCORED = frozenset({"passed", "failed"})
