@@ -18,17 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .judge import (
-    AnthropicClientFactory,
-    JudgeRequest,
-    JudgeSettings,
-    VerdictCache,
-    combine,
-    judge_all_sync,
-    load_decisions,
-    parse_judge_settings,
-    rejudge_sample,
-)
+from .judge.records import JudgeRequest
+from .judge.settings import JudgeSettings, parse_judge_settings
 from .model import Output, RuleScore, ScoreContext
 
 if TYPE_CHECKING:
@@ -118,6 +109,14 @@ class Judging:
 
     def _judge_group(self, first: CaseItem, settings: JudgeSettings
                      ) -> dict[tuple[str, int], Judgement]:
+        from .judge import (  # the anthropic SDK loads only when judges run
+            AnthropicClientFactory,
+            VerdictCache,
+            combine,
+            judge_all_sync,
+            load_decisions,
+        )
+
         pairs = self._requests(first)
         if not pairs:
             return {}
@@ -144,11 +143,11 @@ class Judging:
         return results
 
     def _audit(self, requests: Sequence[JudgeRequest], settings: JudgeSettings,
-               cache: VerdictCache, factory: AnthropicClientFactory
-               ) -> dict[str, dict[str, Any]]:
+               cache: Any, factory: Any) -> dict[str, dict[str, Any]]:
         """Re-judge ``audit`` cached requests per judge; pairs keyed by request."""
         if not self.audit or self.mode != "live":
             return {}
+        from .judge import rejudge_sample
         found: dict[str, dict[str, Any]] = {}
         for judge in settings.judges:
             pairs, fresh = asyncio.run(rejudge_sample(requests, judge, cache=cache,

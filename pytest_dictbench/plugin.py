@@ -129,16 +129,31 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"dictbench: {exc}") from None
     config.stash[SESSION_KEY] = session
     config.pluginmanager.register(session, "dictbench-session")
-    if getattr(config.option, "dist", "no") == "load" and any(
-            p.adapter != "cache" for p in products):
-        # live products keep each capture group on one worker, in order
-        config.option.dist = "loadgroup"
+    if not config.pluginmanager.hasplugin("xdist"):
+        config.addinivalue_line("markers", "xdist_group(name): capture group of a live "
+                                "product (scheduling needs pytest-xdist)")
+    if any(p.adapter != "cache" for p in products):
+        # Live products keep each capture group on one worker, in order: the controller
+        # schedules by group, and workers (which re-parse the command line, where the
+        # mode is "load") are told to tag their items' node ids with the group.
+        if getattr(config.option, "dist", "no") == "load":
+            config.option.dist = "loadgroup"
+        if getattr(config, "workerinput", {}).get("dictbench_loadgroup"):
+            config.option.loadgroup = True
+
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         suites = config.getini("dictbench_suites")
         if not suites:
             raise pytest.UsageError("dictbench: no suite paths given and the ini option "
                                     "'dictbench_suites' is empty")
         config.args = [str(p) for p in suites]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist: tell each worker whether the controller schedules by capture group."""
+    node.workerinput["dictbench_loadgroup"] = (
+        getattr(node.config.option, "dist", "no") == "loadgroup")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -27,7 +27,10 @@ from .methods.base import Method
 from .model import ItemResult, Output, Product, Suite
 from .registry import Registry
 from .report.files import atomic_write, dumps, write_jsonl
+from .report.html import render_html
 from .report.junit import junit_properties
+from .report.markdown import render_markdown
+from .report.sections import expected_texts
 from .report.terminal import baseline_line, summary_lines
 from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .suites import MANIFEST, canary_status, load_suite
@@ -196,6 +199,9 @@ class DictbenchSession:
         self._write_jsonl("items.jsonl", records)
         if any("pending" in r for r in records):
             self._write_jsonl(PENDING_FILE, [p for r in records for p in r.get("pending", ())])
+        expected = expected_texts(self._suites.values())
+        self._write("dictbench.md", render_markdown(report, records, expected))
+        self._write("dictbench.html", render_html(report, records, expected))
         self._write("run-info.json", dumps(self._run_info()) + "\n")
         self.records.clear()
 

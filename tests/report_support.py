@@ -111,6 +111,7 @@ def mini_report() -> dict[str, Any]:
                 reason="<b>incomplete</b>: c4 & c5 missing",
                 latency={"n": 3, "median": 612.0, "p95": 1180.5, "mean": 700.0,
                          "min": 300.0, "max": 1200.0},
+                speed={"items": 3, "mean_rtf": 0.125, "rtfx": 8.5, "audio_seconds": 30.0},
                 tables={"summary": {"wer": 0.25, "cer": 0.125, "strict_rate": 0.3,
                                     "threshold": 0.2, "unit": "word"}})
     p2 = _entry("p2", passed=2, failed=1, not_tested=1, score=66.666667,

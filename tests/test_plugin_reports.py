@@ -82,11 +82,12 @@ def test_reports_identical_across_runs_and_with_xdist(mini: pytest.Pytester, wri
     write_product("p2", outputs=[{"case_id": "c1", "text": "Hello Mario, see you at new."},
                                  {"case_id": "c4", "text": "Buy milk eggs and bred"}])
 
-    def run(*args: str) -> tuple[bytes, bytes]:
+    def run(*args: str) -> tuple[bytes, ...]:
         result = mini.runpytest_subprocess("--product=p1", "--product=p2", *args)
         assert result.ret == pytest.ExitCode.TESTS_FAILED
         reports = mini.path / "reports"
-        return (reports / "dictbench.json").read_bytes(), (reports / "items.jsonl").read_bytes()
+        names = ("dictbench.json", "items.jsonl", "dictbench.md", "dictbench.html")
+        return tuple((reports / name).read_bytes() for name in names)
 
     serial = run("-p", "no:xdist")
     assert run("-n", "0") == serial

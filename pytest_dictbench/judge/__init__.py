@@ -10,32 +10,65 @@ Typical use (the plugin does this)::
 See docs/judge.md.
 """
 
-from . import guide
-from .adjudications import DECISION_SCHEMA, load_decisions, write_pending
-from .audit import (
-    Agreement,
-    AgreementTable,
-    human_agreement,
-    judge_agreement,
-    self_consistency,
-)
-from .cache import DEFAULT_CACHE_FILE, JudgeCacheWarning, VerdictCache
-from .client import AnthropicClientFactory, AnthropicJudgeClient, ClientFactory, JudgeClient
-from .double import Combined, Decision, PendingDecision, combine
-from .guide import DECISION_POLICY, GUIDE_TEXT, GUIDE_VERSION
-from .records import (
-    JudgeConfig,
-    JudgeOutcome,
-    JudgeRequest,
-    ModelSpend,
-    RuleVerdict,
-    TokenUsage,
-    Verdict,
-    output_hash,
-)
-from .request import TOOL_NAME, build_params, cache_key
-from .runner import JudgeMode, JudgeRun, RetryPolicy, judge_all, judge_all_sync, rejudge_sample
-from .settings import JudgeSettings, parse_judge_settings
+from importlib import import_module
+from typing import Any
+
+#: Public name -> submodule defining it. Submodules load on first use, so importing the
+#: plugin does not import the anthropic SDK until a judge really runs.
+_WHERE = {
+    "Agreement": "audit",
+    "AgreementTable": "audit",
+    "AnthropicClientFactory": "client",
+    "AnthropicJudgeClient": "client",
+    "ClientFactory": "client",
+    "Combined": "double",
+    "DECISION_POLICY": "guide",
+    "DECISION_SCHEMA": "adjudications",
+    "DEFAULT_CACHE_FILE": "cache",
+    "Decision": "double",
+    "GUIDE_TEXT": "guide",
+    "GUIDE_VERSION": "guide",
+    "JudgeCacheWarning": "cache",
+    "JudgeClient": "client",
+    "JudgeConfig": "records",
+    "JudgeMode": "runner",
+    "JudgeOutcome": "records",
+    "JudgeRequest": "records",
+    "JudgeRun": "runner",
+    "JudgeSettings": "settings",
+    "ModelSpend": "records",
+    "PendingDecision": "double",
+    "RetryPolicy": "records",
+    "RuleVerdict": "records",
+    "TOOL_NAME": "request",
+    "TokenUsage": "records",
+    "Verdict": "records",
+    "VerdictCache": "cache",
+    "build_params": "request",
+    "cache_key": "request",
+    "combine": "double",
+    "human_agreement": "audit",
+    "judge_agreement": "audit",
+    "judge_all": "runner",
+    "judge_all_sync": "runner",
+    "load_decisions": "adjudications",
+    "output_hash": "records",
+    "parse_judge_settings": "settings",
+    "rejudge_sample": "runner",
+    "self_consistency": "audit",
+    "write_pending": "adjudications",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "guide":
+        return import_module(".guide", __name__)
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{_WHERE[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DECISION_POLICY",

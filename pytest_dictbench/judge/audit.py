@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..stats import cohen_kappa
 from .double import Decision
 from .records import Verdict
-from .runner import JudgeRun
+
+if TYPE_CHECKING:
+    from .runner import JudgeRun
 
 __all__ = [
     "Agreement",

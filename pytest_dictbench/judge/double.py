@@ -19,11 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..model import RuleScore
 from .records import JudgeRequest
-from .runner import JudgeRun
+
+if TYPE_CHECKING:
+    from .runner import JudgeRun
 
 __all__ = ["Combined", "Decision", "PendingDecision", "combine"]
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -274,3 +275,27 @@ class SpendMeter:
     @property
     def cost_usd(self) -> float:
         return sum(s.cost_usd for s in self.by_model.values())
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Our backoff: delay = min(max_delay, base_delay * 2**(attempt-1)) * jitter.
+
+    Jitter is uniform in [0.5, 1.0), drawn from a ``random.Random`` seeded by ``seed``,
+    the judge and the request hash, so delays do not depend on task scheduling. A
+    ``retry-after`` (or ``retry-after-ms``) header replaces the computed delay, capped
+    at ``max_retry_after``.
+    """
+
+    max_attempts: int = 4
+    base_delay: float = 1.0
+    max_delay: float = 30.0
+    max_retry_after: float = 120.0
+    seed: int = 0
+
+    def delay(self, attempt: int, rng: random.Random, retry_after: float | None) -> float:
+        if retry_after is not None and retry_after >= 0:
+            return min(retry_after, self.max_retry_after)
+        return min(self.max_delay, self.base_delay * 2 ** (attempt - 1)) * (
+            0.5 + rng.random() / 2
+        )

@@ -32,8 +32,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from ..errors import JudgeError
-from .records import JudgeConfig
-from .runner import RetryPolicy
+from .records import JudgeConfig, RetryPolicy
 
 __all__ = ["JUDGE_SETTINGS_SCHEMA", "JudgeSettings", "parse_judge_settings"]
 

@@ -129,9 +129,16 @@ def _summary_figures(suite: Mapping[str, Any]) -> str:
     return f"<details><summary>All summary figures</summary>{inner}</details>"
 
 
+def _speed_cells(entry: Mapping[str, Any]) -> list[str]:
+    speed = entry.get("speed") or {}
+    rtf, rtfx = speed.get("mean_rtf"), speed.get("rtfx")
+    return ["-" if rtf is None else f"{rtf:.3f}", "-" if rtfx is None else f"{rtfx:.1f}"]
+
+
 def _products(suite: Mapping[str, Any]) -> str:
     entries = suite["products"]
     pending = any(e.get("pending_adjudications") for e in entries)
+    speed = any(e.get("speed") for e in entries)
     rows = []
     for e in entries:
         env = ", ".join(f"{k}={v}" for k, v in sorted((e.get("environment") or {}).items()))
@@ -141,11 +148,13 @@ def _products(suite: Mapping[str, Any]) -> str:
                      esc(e.get("adapter") or "-"), esc(env or "-"), esc(cohort or "-"),
                      str(e["items"]), f"{e.get('cases_scored', '-')} / {e.get('cases', '-')}",
                      str(e.get("empty", 0)), fmt(lat.get("median")), fmt(lat.get("p95")),
-                     str(lat.get("n", 0)),
+                     str(lat.get("n", 0)), *(_speed_cells(e) if speed else []),
                      *([str(e.get("pending_adjudications", 0))] if pending else [])])
     head = ["Product", "Version", "Adapter", "Environment", "Cohort", "Items", "Cases scored",
-            "Empty", "median", "p95", "n", *(["Pending adjudications"] if pending else [])]
+            "Empty", "median", "p95", "n", *(["mean RTF", "RTFx"] if speed else []),
+            *(["Pending adjudications"] if pending else [])]
     group_head = ('<tr class="group"><th colspan="8"></th><th colspan="3">Latency (ms)</th>'
+                  + ('<th colspan="2">Speed</th>' if speed else "")
                   + ("<th></th>" if pending else "") + "</tr>")
     return table(head, rows, numeric=range(5, len(head)), group_head=group_head, full=True)
 

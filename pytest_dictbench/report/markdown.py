@@ -107,18 +107,21 @@ def _leaderboard(suite: Mapping[str, Any]) -> list[str]:
     entries = {e["product"]: e for e in suite["products"]}
     headline = suite.get("headline") or "score"
     extra = [md(headline)] if headline != "score" else []
+    speed = any(e.get("speed") for e in entries.values())
     head = ["Rank", "Product", *extra, "Score", "95% interval", "Passed", "Failed", "Errors",
-            "Not tested", "Latency median / p95 (ms)", "Note"]
+            "Not tested", "Latency median / p95 (ms)", *(["RTFx"] if speed else []), "Note"]
     rows = []
     for row in suite.get("leaderboard", []):
         e = entries[row["product"]]
         lat = e.get("latency") or {}
+        rtfx = (e.get("speed") or {}).get("rtfx")
         rows.append([str(row["rank"]) if row.get("rank") is not None else "*not ranked*",
                      f"**{md(row['product'])}**",
                      *([fmt(row.get(headline), headline)] if extra else []),
                      fmt(e.get("score")), fmt_interval(e.get("score_ci")), str(e["passed"]),
                      str(e["failed"]), str(e["errors"]), str(e["not_tested"]),
                      f"{fmt(lat.get('median'))} / {fmt(lat.get('p95'))}",
+                     *([f"{rtfx:.1f}" if rtfx is not None else "-"] if speed else []),
                      md(e.get("reason") or "")])
     return _table(head, rows, numeric=range(2, len(head) - 1))
 
