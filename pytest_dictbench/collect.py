@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
@@ -12,7 +11,7 @@ import pytest
 from .errors import DictbenchError
 from .judging import Judgement
 from .model import SKIP_STATUSES, Case, ItemResult, Output, Product, ScoreContext, Suite
-from .session import RECORD_PROPERTY, SESSION_KEY, DictbenchSession
+from .session import RECORD_PROPERTY, SESSION_KEY, DictbenchSession, record_line
 
 if TYPE_CHECKING:
     from .adapters.base import Adapter
@@ -113,7 +112,7 @@ class CaseItem(pytest.Item):
 
     def _record(self, status: str, **fields: Any) -> None:
         record = self.session_state.make_record(self, status, **fields)
-        self.user_properties.append((RECORD_PROPERTY, json.dumps(record, sort_keys=True)))
+        self.user_properties.append((RECORD_PROPERTY, record_line(record)))
 
     def setup(self) -> None:
         try:

@@ -54,6 +54,11 @@ _NO_REPORT = (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.USAGE_ERROR,
               pytest.ExitCode.INTERNAL_ERROR)
 
 
+def record_line(record: Mapping[str, Any]) -> str:
+    """An item record as its line of ``items.jsonl`` (canonical JSON, one line)."""
+    return json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
 def is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
@@ -189,14 +194,17 @@ class DictbenchSession:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if is_worker(self.config) or not self.records or exitstatus in _NO_REPORT:
             return
-        records = sorted(map(json.loads, self.records.values()), key=record_sort_key)
+        parsed = sorted(((json.loads(line), line) for line in self.records.values()),
+                        key=lambda pair: record_sort_key(pair[0]))
+        records = [record for record, _ in parsed]
         hook = self.config.hook
         report = hook.pytest_dictbench_generate_report(config=self.config, records=records)
         self._apply_gate(session, records, report)
         hook.pytest_dictbench_update_report(config=self.config, report=report)
         self.report = report
         self._write("dictbench.json", dumps(report) + "\n")
-        self._write_jsonl("items.jsonl", records)
+        # the lines exactly as the items wrote them: canonical already, no second encoding
+        self._write("items.jsonl", "".join(line + "\n" for _, line in parsed))
         if any("pending" in r for r in records):
             self._write_jsonl(PENDING_FILE, [p for r in records for p in r.get("pending", ())])
         expected = expected_texts(self._suites.values())

@@ -39,7 +39,7 @@ def test_report_contents(mini: pytest.Pytester) -> None:
     assert summary["wer"] == pytest.approx(round(2 / 18, 6))
     assert entry["tables"]["words"] == {"ref": 18, "sub": 1, "del": 0, "ins": 1}
     assert [(i["case_id"], i["status"], i["score"]) for i in items] == [
-        ("c1", "passed", 100.0), ("c2", "passed", 100.0), ("c3", "failed", 66.666667),
+        ("c1", "passed", 100.0), ("c2", "passed", 100.0), ("c3", "failed", 200 / 3),
         ("c4", "not_tested", None)]
     assert items[2]["rules"]["WER"]["score"] == 0
     assert items[1]["latency_ms"] == 120
