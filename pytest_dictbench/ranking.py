@@ -78,8 +78,8 @@ def _exclusion(records: Sequence[ItemRecord], cases: int, repetitions: int,
         lacking = sorted({f"{r['case_id']}: {r['status']}" for r in records
                           if (r["case_id"], r["repetition"]) not in complete})
         shown = ", ".join(lacking[:3]) + (", ..." if len(lacking) > 3 else "")
-        return (f"incomplete: {missing} of {cases * repetitions} required results missing "
-                f"({shown})" if shown else f"incomplete: {missing} required results missing")
+        detail = f" ({shown})" if shown else ""
+        return f"incomplete: {missing} of {cases * repetitions} required results missing{detail}"
     pending = sum(len(r.get("pending", ())) for r in records)
     if pending:
         return f"{pending} rule score(s) pending human adjudication"

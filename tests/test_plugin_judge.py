@@ -148,3 +148,18 @@ def test_failing_judge_makes_an_error_never_a_score(project: pytest.Pytester) ->
     result.assert_outcomes(errors=3)
     result.stdout.fnmatch_lines(["*judge error: judge 'judge-a': InternalServerError*"])
     assert all(r["status"] == "error" and r["score"] is None for r in items(project))
+
+
+def test_judge_audit_reports_self_consistency(project: pytest.Pytester) -> None:
+    with MessagesServer(responder) as server:
+        run(project, server, "--judge=live")
+        assert len(server.requests) == 6
+        run(project, server, "--judge=live", "--judge-audit=2")
+        # 2 cached items re-judged by each judge: 4 fresh requests, the cache untouched
+        assert len(server.requests) == 10
+    judging = report(project)["suites"][0]["products"][0]["judging"]
+    consistency = judging["self_consistency"]
+    assert sorted(consistency) == ["judge-a", "judge-b"]
+    for table in consistency.values():
+        # the scripted judges answer the same way twice: full agreement
+        assert table["overall"]["n"] == table["overall"]["agreed"] > 0

@@ -1,0 +1,62 @@
+"""``dictbench hash`` and ``dictbench synth`` on real files."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+
+import pytest
+import soundfile as sf
+from support import CANARY
+
+from pytest_dictbench.cli import main, spoken_form
+from pytest_dictbench.suites import load_suite
+
+
+def test_spoken_form_of_verbatim_transcripts() -> None:
+    assert spoken_form("So [uh] I I th* think [laughter] it [breath] works.") == \
+        "So uh I I th think ha ha it works."
+
+
+def test_hash_refreshes_digests(pytester: pytest.Pytester, write_suite) -> None:
+    root = write_suite(extra='[[files]]\npath = "cases.jsonl"\nsha256 = "' + "0" * 64 + '"\n')
+    # [[files]] must be last: write_suite puts [params] after it, so move it
+    text = (root / "suite.toml").read_text()
+    head, files = text.split("[[files]]")
+    files, params = files.split("[params]")
+    (root / "suite.toml").write_text(head + "[params]" + params + "\n[[files]]" + files)
+    assert main(["hash", str(root)]) == 0
+    (entry,) = load_suite(root).files
+    assert entry.sha256 == hashlib.sha256((root / "cases.jsonl").read_bytes()).hexdigest()
+    assert "threshold = 0.2" in (root / "suite.toml").read_text()  # the rest is kept
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="needs espeak-ng (CI installs it)")
+def test_synth_writes_audio_manifest_and_passes_verify(pytester: pytest.Pytester,
+                                                        write_suite) -> None:
+    pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
+    cases = [{"id": "s1", "genre": "chat", "reference": "Call me at noon."},
+             {"id": "s2", "genre": "notes", "reference": "Buy bread and milk."}]
+    root = write_suite(cases=cases, extra='[audio]\ncontainer = "FLAC"\nsample_rate = 16000\n'
+                                          'channels = 1\nloudness_lufs = -23.0\n')
+    assert main(["synth", str(root), "--seed", "7"]) == 0
+    rows = [json.loads(line) for line in (root / "cases.jsonl").read_text().splitlines()]
+    assert [r["audio"] for r in rows] == ["audio/s1.flac", "audio/s2.flac"]
+    info = sf.info(str(root / "audio/s1.flac"))
+    assert (info.samplerate, info.channels, info.format) == (16000, 1, "FLAC")
+    assert CANARY.encode() in (root / "audio/s1.flac").read_bytes()
+    suite = load_suite(root)
+    assert [f.path for f in suite.files] == ["cases.jsonl", "audio/s1.flac", "audio/s2.flac"]
+    result = pytester.runpytest("--dictbench-verify")
+    result.assert_outcomes(passed=10)  # manifest, 3 sha256, 3 canary, 2 audio, gate
+    first = (root / "audio/s2.flac").read_bytes()
+    assert main(["synth", str(root), "--seed", "7"]) == 0
+    assert (root / "audio/s2.flac").read_bytes() == first  # deterministic
+
+
+def test_synth_refuses_an_output_folder_outside_the_suite(pytester: pytest.Pytester,
+                                                          write_suite) -> None:
+    root = write_suite()
+    assert main(["synth", str(root), "--out", "../elsewhere"]) == 2
+    assert not (pytester.path / "cases" / "elsewhere").exists()

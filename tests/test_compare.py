@@ -1,0 +1,39 @@
+"""Paired comparisons on shared items, and p-value adjustment across a run (pure)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_dictbench.compare import adjust_pvalues, compare_products, compare_records
+
+
+def rec(case: str, score: float, failed: bool, status: str | None = None) -> dict:
+    return {"case_id": case, "repetition": 1, "score": score,
+            "status": status or ("failed" if failed else "passed")}
+
+
+def test_only_shared_scored_items_are_compared() -> None:
+    a = [rec("c1", 100, False), rec("c2", 0, True), rec("c3", 100, False),
+         rec("c4", 0, False, status="error")]
+    b = [rec("c1", 50, False), rec("c2", 100, False), rec("c3", 0, True),
+         rec("c5", 100, False)]
+    result = compare_records(a, b, resamples=200, seed=1)
+    # shared scored items: c1, c2, c3 -> differences -50, +100, -100 -> mean -50/3
+    assert result["n"] == 3
+    assert result["mean_difference"] == pytest.approx(-50 / 3)
+    # discordant failures: c2 (only A failed), c3 (only B failed) -> McNemar 1 vs 1, p = 1
+    assert (result["only_a_failed"], result["only_b_failed"], result["both_failed"]) == (1, 1, 0)
+    assert result["mcnemar_p"] == 1.0
+    assert compare_records(a[:1], [rec("zz", 1, False)], resamples=10, seed=1) is None
+
+
+def test_every_pair_once_and_adjusted_across_the_run() -> None:
+    by = {"b": [rec("c1", 1, False)], "a": [rec("c1", 2, True)], "c": [rec("c1", 3, False)]}
+    comparisons = compare_products(by, resamples=50, seed=3)
+    assert [(c["a"], c["b"]) for c in comparisons] == [("a", "b"), ("a", "c"), ("b", "c")]
+    for c, p in zip(comparisons, (0.01, 0.04, 0.03), strict=True):
+        c["mcnemar_p"] = p
+    adjust_pvalues(comparisons)
+    # Bonferroni: 3p; Holm: sorted 0.01 x3 = 0.03, 0.03 x2 = 0.06, 0.04 x1 -> max(0.06, 0.04)
+    assert [c["p_bonferroni"] for c in comparisons] == pytest.approx([0.03, 0.12, 0.09])
+    assert [c["p_holm"] for c in comparisons] == pytest.approx([0.03, 0.06, 0.06])

@@ -1,0 +1,96 @@
+"""Rank eligibility, cohorts and competition ranks (pure)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_dictbench.errors import SuiteError
+from pytest_dictbench.ranking import RankingRules, rank_products
+
+
+def recs(*statuses: str, pending: int = 0, flagged: int = 0) -> list[dict]:
+    out = []
+    for i, status in enumerate(statuses):
+        out.append({"case_id": f"c{i + 1}", "repetition": 1, "status": status,
+                    "pending": [{}] * (pending if i == 0 else 0),
+                    "flags": {"fallback": i < flagged}})
+    return out
+
+
+def entry(name: str, value: float | None, **env: str) -> dict:
+    return {"product": name, "environment": env, "value": value}
+
+
+COMPLETE = recs("passed", "failed", "passed")
+DEFAULT = RankingRules()
+
+
+def rank(entries, records, rules=DEFAULT, cases=3, repetitions=1):
+    result = rank_products(entries, records, cases=cases, repetitions=repetitions, rules=rules)
+    return {name: (r["rank"], r["reason"]) for name, r in result.items()}
+
+
+def test_competition_ranks_judge_ties_on_reported_values() -> None:
+    # 91.34 and 91.26 both report as 91.3 (one decimal): tied at 1; 89.0 comes third
+    got = rank([entry("a", 91.34), entry("b", 91.26), entry("c", 89.0)],
+               {"a": COMPLETE, "b": COMPLETE, "c": COMPLETE})
+    assert got == {"a": (1, None), "b": (1, None), "c": (3, None)}
+    # with two decimals they differ
+    got = rank([entry("a", 91.34), entry("b", 91.26)], {"a": COMPLETE, "b": COMPLETE},
+               RankingRules(decimals=2))
+    assert got == {"a": (1, None), "b": (2, None)}
+
+
+def test_lower_is_better_metric() -> None:
+    got = rank([entry("a", 0.21), entry("b", 0.08)], {"a": COMPLETE, "b": COMPLETE},
+               RankingRules(metric="wer", higher_is_better=False, decimals=3))
+    assert got == {"a": (2, None), "b": (1, None)}
+
+
+def test_exact_reasons_for_not_ranked_products() -> None:
+    rules = RankingRules(same_environment=("hardware",), max_flagged={"fallback": 2})
+    records = {
+        "ok1": COMPLETE, "ok2": COMPLETE,
+        "gap": recs("passed", "error", "not_tested"),
+        "wait": recs("passed", "passed", "passed", pending=2),
+        "flaky": recs("passed", "passed", "passed", flagged=3),
+        "loner": COMPLETE, "nohw": COMPLETE,
+    }
+    got = rank([entry("ok1", 80.0, hardware="m3"), entry("ok2", 70.0, hardware="m3"),
+                entry("gap", 90.0, hardware="m3"), entry("wait", 90.0, hardware="m3"),
+                entry("flaky", 90.0, hardware="m3"), entry("loner", 99.0, hardware="m1"),
+                entry("nohw", 99.0)], records, rules)
+    assert got == {
+        "flaky": (None, "run invalid: 3 items flagged 'fallback' (at most 2 allowed)"),
+        "gap": (None, "incomplete: 2 of 3 required results missing (c2: error, c3: not_tested)"),
+        "loner": (None, "only 1 eligible product(s) in its environment cohort "
+                        "(at least 2 needed)"),
+        "nohw": (None, "environment field(s) not declared: hardware"),
+        "ok1": (1, None),
+        "ok2": (2, None),
+        "wait": (None, "2 rule score(s) pending human adjudication"),
+    }
+
+
+def test_repetitions_are_required() -> None:
+    got = rank([entry("a", 1.0), entry("b", 2.0)], {"a": COMPLETE, "b": COMPLETE},
+               repetitions=2)
+    assert got["a"] == (None, "incomplete: 3 of 6 required results missing")
+
+
+def test_closed_gate_suppresses_every_rank() -> None:
+    rules = RankingRules(gate_ready=False, blocking_items=("audio not recorded",))
+    got = rank([entry("a", 1.0), entry("b", 2.0)], {"a": COMPLETE, "b": COMPLETE}, rules)
+    reason = "execution gate closed (blocking: audio not recorded)"
+    assert got == {"a": (None, reason), "b": (None, reason)}
+
+
+def test_rules_from_manifest_and_unknown_fields() -> None:
+    rules = RankingRules.from_manifest(
+        {"ranking": {"decimals": 2, "same_environment": ["os"]},
+         "validity": {"max_errors": 0}, "execution_gate": {"ready": True}},
+        metric="score", higher_is_better=True)
+    assert (rules.decimals, rules.same_environment, rules.max_errors) == (2, ("os",), 0)
+    with pytest.raises(SuiteError, match=r"unknown field\(s\) ranking.decimal"):
+        RankingRules.from_manifest({"ranking": {"decimal": 2}}, metric="score",
+                                   higher_is_better=True)
