@@ -13,8 +13,6 @@ two lines deciding the same rule of the same output differently are an error too
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,6 +21,7 @@ from jsonschema import Draft202012Validator
 
 from ..errors import JudgeError
 from ..jsonl import read_jsonl
+from ..report.files import atomic_write
 from .double import Decision, PendingDecision
 
 __all__ = ["DECISION_SCHEMA", "load_decisions", "write_pending"]
@@ -82,18 +81,7 @@ def load_decisions(path: Path | str) -> list[Decision]:
 
 def write_pending(path: Path | str, pending: Sequence[PendingDecision]) -> None:
     """Replace ``path`` atomically with one line per pending decision (empty if none)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     text = "".join(
         json.dumps(p.to_json(), ensure_ascii=False, sort_keys=True) + "\n" for p in pending
     )
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(Path(path), text)
