@@ -19,8 +19,8 @@ from typing import Any
 import tomli_w
 
 from .errors import DictbenchError
+from .files import atomic_write
 from .jsonl import read_jsonl
-from .report.files import atomic_write
 from .suites import MANIFEST, data_files, inside, load_suite, read_toml
 
 __all__ = ["main", "spoken_form"]

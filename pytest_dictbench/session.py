@@ -20,13 +20,14 @@ from . import __version__
 from .adapters.base import Adapter, AdapterOptions
 from .aggregate import StatsOptions, record_sort_key, summarize
 from .errors import DictbenchError, ProductError, SuiteError
+from .files import atomic_write
 from .gate import baseline_comparisons, gate_failures
 from .jsonl import read_jsonl
 from .judging import Judging
 from .methods.base import Method
 from .model import ItemResult, Output, Product, Suite
 from .registry import Registry
-from .report.files import atomic_write, dumps, write_jsonl
+from .report.files import dumps, write_jsonl
 from .report.html import render_html
 from .report.junit import junit_properties
 from .report.markdown import render_markdown

@@ -13,15 +13,13 @@ other's lines. Readers need no lock.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
-import os
-import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from ..errors import OutputError
+from ..files import atomic_write, file_lock
 from ..model import Output, Suite
 from ..products import read_outputs
 
@@ -77,14 +75,9 @@ class CaptureCache:
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
         """Hold the exclusive writer lock (blocks until the other writers are done)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        with file_lock(self.lock_path):
             self._remove_stale_temporaries()
             yield
-        finally:
-            os.close(fd)  # closing the descriptor releases the lock
 
     # -- private ------------------------------------------------------------------------
 
@@ -103,18 +96,7 @@ class CaptureCache:
         return [line for line in lines if line.strip()]
 
     def _replace(self, text: str) -> None:
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp",
-                                   dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        _fsync_dir(self.path.parent)
+        atomic_write(self.path, text)
 
     def _remove_stale_temporaries(self) -> None:
         """Delete temporaries left by a writer that was killed (we hold the lock now)."""
@@ -128,17 +110,3 @@ def _raw_key(line: str) -> Key | None:
     except json.JSONDecodeError:
         return None
     return line_key(obj) if isinstance(obj, dict) else None
-
-
-def _fsync_dir(folder: Path) -> None:
-    """Make the rename itself durable (best effort: some file systems refuse)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

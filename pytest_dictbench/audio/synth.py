@@ -11,7 +11,6 @@ inputs give byte-identical files on the same machine (see ``docs/audio.md``).
 from __future__ import annotations
 
 import functools
-import os
 import random
 import re
 import shutil
@@ -26,6 +25,7 @@ from typing import Any, Literal, TypeVar
 import numpy as np
 import soundfile as sf
 
+from ..files import atomic_replace
 from .io import AudioError, resample, sha256_file
 from .spec import integrated_loudness, silence_ms, true_peak_dbtp
 
@@ -362,18 +362,16 @@ def _normalise(
 
 def _write_flac(out: Path, pcm: np.ndarray, rate: int, canary: str) -> None:
     """Write 16-bit FLAC with only a ``comment`` tag (no date), atomically."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp_name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    os.close(handle)
-    try:
-        with sf.SoundFile(
-            tmp_name, "w", samplerate=rate, channels=1, subtype="PCM_16", format="FLAC"
-        ) as sound:
+
+    def write(tmp: Path) -> None:
+        with sf.SoundFile(tmp, "w", samplerate=rate, channels=1, subtype="PCM_16",
+                          format="FLAC") as sound:
             sound.comment = canary
             sound.write(pcm)
-        os.replace(tmp_name, out)
+
+    try:
+        atomic_replace(out, write)
     except (sf.SoundFileError, OSError) as exc:
-        Path(tmp_name).unlink(missing_ok=True)
         raise SynthError(f"cannot write FLAC: {exc}", path=out) from exc
 
 

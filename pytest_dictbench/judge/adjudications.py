@@ -20,8 +20,8 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from ..errors import JudgeError
+from ..files import atomic_write
 from ..jsonl import read_jsonl
-from ..report.files import atomic_write
 from .double import Decision, PendingDecision
 
 __all__ = ["DECISION_SCHEMA", "load_decisions", "write_pending"]

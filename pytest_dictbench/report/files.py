@@ -1,16 +1,16 @@
-"""Writing report files: deterministic JSON, written atomically."""
+"""Report JSON: canonical, floats rounded once, written atomically."""
 
 from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["atomic_write", "dumps", "jsonable", "write_jsonl"]
+from ..files import atomic_write
+
+__all__ = ["dumps", "jsonable", "write_jsonl"]
 
 #: Decimal places of every float in a report.
 FLOAT_PLACES = 6
@@ -35,27 +35,6 @@ def dumps(value: Any, *, indent: int | None = 2) -> str:
     separators = (",", ": ") if indent else (",", ":")
     return json.dumps(jsonable(value), sort_keys=True, ensure_ascii=False, indent=indent,
                       separators=separators, allow_nan=False)
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename.
-
-    Readers see the old file or the new one, never a part of either.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.fchmod(fd, 0o666 & ~umask)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_jsonl(path: Path, rows: Iterable[Any]) -> None:
