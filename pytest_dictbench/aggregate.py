@@ -11,7 +11,7 @@ from typing import Any
 from .compare import adjust_pvalues, compare_products
 from .judge.report import judges_table
 from .methods.base import ItemRecord, Method
-from .model import Product, Suite
+from .model import SCORED_STATUSES, Product, Suite
 from .ranking import RankingRules, rank_products
 from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED, latency_summary, mean_ci
 
@@ -21,7 +21,6 @@ __all__ = ["REPORT_SCHEMA_VERSION", "StatsOptions", "case_scores", "record_sort_
 #: Version of the ``dictbench.json`` layout.
 REPORT_SCHEMA_VERSION = 1
 
-SCORED = frozenset({"passed", "failed"})
 
 
 @dataclass(frozen=True)
@@ -44,7 +43,7 @@ def case_scores(records: Iterable[ItemRecord]) -> list[float]:
     """
     by_case: dict[str, list[float]] = defaultdict(list)
     for record in records:
-        if record["status"] in SCORED:
+        if record["status"] in SCORED_STATUSES:
             by_case[record["case_id"]].append(float(record["score"]))
     return [statistics.median(v) for _, v in sorted(by_case.items())]
 
@@ -62,7 +61,7 @@ def _score(records: Sequence[ItemRecord], options: StatsOptions) -> dict[str, An
 def _product_entry(records: Sequence[ItemRecord], suite: Suite, product: Product | None,
                    method: Method, options: StatsOptions) -> dict[str, Any]:
     statuses = [r["status"] for r in records]
-    scored = [r for r in records if r["status"] in SCORED]
+    scored = [r for r in records if r["status"] in SCORED_STATUSES]
     return {
         "product": records[0]["product"],
         "version": product.version if product else None,

@@ -47,10 +47,17 @@ def _script(case: Any) -> str:
 
 
 def _manifest_head(path: Path) -> str:
-    """``suite.toml`` up to its first ``[[files]]`` table (which must come last)."""
+    """``suite.toml`` up to its ``[[files]]`` tables, which must come last."""
     text = path.read_text(encoding="utf-8-sig")
     index = text.find("[[files]]")
-    return (text if index < 0 else text[:index]).rstrip() + "\n"
+    if index < 0:
+        return text.rstrip() + "\n"
+    after = [line.strip() for line in text[index:].splitlines()
+             if line.strip().startswith("[") and line.strip() != "[[files]]"]
+    if after:
+        raise DictbenchError(f"{after[0]} follows the [[files]] tables; move it above them "
+                             "so that dictbench can rewrite the file list", path=path)
+    return text[:index].rstrip() + "\n"
 
 
 def write_files_table(suite_dir: Path, entries: Sequence[dict[str, Any]]) -> None:

@@ -116,6 +116,19 @@ class CaseItem(pytest.Item):
 
     def setup(self) -> None:
         try:
+            self._prepare()
+        except (pytest.skip.Exception, pytest.fail.Exception):
+            raise
+        except Exception as exc:
+            # any other failure (adapter, judges, decisions file, disk) is an item error
+            message = f"{type(exc).__name__}: {exc}"
+            self._record("error", message=message, output=self.output)
+            pytest.fail(f"setup error: {message}", pytrace=False)
+
+    def _prepare(self) -> None:
+        """Get the output (skip when there is none, fail when it is an error) and the
+        judges' verdicts."""
+        try:
             output = self.adapter.get(self.case, self.repetition)
         except DictbenchError as exc:
             self._record("error", message=str(exc))

@@ -1,45 +1,53 @@
 """Paired comparisons of products on shared items. Pure: no pytest, no I/O.
 
-Two products are compared on the items (case, repetition) both have a scored result
-for: failures (items below the method's gate) with McNemar's exact test on the
-discordant items, scores with the mean per-item difference ``b - a`` and its seeded
+Two products are compared on the cases both have a scored result for. Repetitions of a
+case are not independent samples: each case counts once, with the median of its
+repetitions' scores, and as failed when more than half of its repetitions failed.
+Failures (items below the method's gate) are compared with McNemar's exact test on the
+discordant cases, scores with the mean per-case difference ``b - a`` and its seeded
 percentile bootstrap interval. A difference is *resolved* when the interval excludes 0.
 P-values are adjusted across every comparison of a run (Holm and Bonferroni).
 """
 
 from __future__ import annotations
 
+import statistics
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
 from .methods.base import ItemRecord
+from .model import SCORED_STATUSES
 from .stats import bonferroni, compare_paired, holm
 
-__all__ = ["adjust_pvalues", "compare_products", "compare_records", "scored_by_item"]
-
-SCORED = frozenset({"passed", "failed"})
-ItemKey = tuple[str, int]
+__all__ = ["adjust_pvalues", "compare_products", "compare_records", "per_case"]
 
 
-def scored_by_item(records: Iterable[ItemRecord]) -> dict[ItemKey, ItemRecord]:
-    """Scored records keyed by (case id, repetition)."""
-    return {(r["case_id"], r["repetition"]): r for r in records if r["status"] in SCORED}
+
+def per_case(records: Iterable[ItemRecord]) -> dict[str, tuple[float, bool]]:
+    """Case id -> (median score, failed) over the case's scored repetitions."""
+    scores: dict[str, list[float]] = defaultdict(list)
+    failures: dict[str, int] = defaultdict(int)
+    for r in records:
+        if r["status"] in SCORED_STATUSES:
+            scores[r["case_id"]].append(float(r["score"]))
+            failures[r["case_id"]] += r["status"] == "failed"
+    return {case: (statistics.median(values), 2 * failures[case] > len(values))
+            for case, values in scores.items()}
 
 
 def compare_records(a: Iterable[ItemRecord], b: Iterable[ItemRecord], *,
                     resamples: int, seed: int) -> dict[str, Any] | None:
-    """Compare B with A on their shared scored items, or ``None`` when they share none."""
-    left, right = scored_by_item(a), scored_by_item(b)
+    """Compare B with A on their shared scored cases, or ``None`` when they share none."""
+    left, right = per_case(a), per_case(b)
     shared = sorted(left.keys() & right.keys())
     if not shared:
         return None
-    result = compare_paired(
-        [float(left[k]["score"]) for k in shared], [float(right[k]["score"]) for k in shared],
-        [left[k]["status"] == "failed" for k in shared],
-        [right[k]["status"] == "failed" for k in shared],
+    return compare_paired(
+        [left[c][0] for c in shared], [right[c][0] for c in shared],
+        [left[c][1] for c in shared], [right[c][1] for c in shared],
         resamples=resamples, seed=seed)
-    return result
 
 
 def compare_products(by_product: Mapping[str, Sequence[ItemRecord]], *, resamples: int,

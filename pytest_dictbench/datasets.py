@@ -20,7 +20,6 @@ files into a suite folder.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import shutil
@@ -31,9 +30,11 @@ from typing import Any
 
 import tomli_w
 
+from .audio.io import sha256_file
 from .errors import SuiteError
 from .jsonl import read_jsonl
 from .schemas import validate
+from .suites import inside
 
 __all__ = ["COLUMNS", "VerbatimRow", "read_rows", "rows_to_cases", "write_suite"]
 
@@ -73,17 +74,22 @@ def _safe_id(raw: str, index: int) -> str:
     return cleaned or f"row-{index + 1}"
 
 
+def _inside(base: Path, name: str, where: str, source: Path) -> Path:
+    """``base / name`` for an audio path from the data, which must stay inside ``base``."""
+    return inside(base, name, what=f"{where}: audio", where=source)
+
+
 def _audio(value: Any, base: Path, where: str, source: Path) -> dict[str, Any]:
     if value is None or value == "":
         return {}
     if isinstance(value, str):
-        return {"audio_path": base / value, "audio_name": value}
+        return {"audio_path": _inside(base, value, where, source), "audio_name": value}
     if isinstance(value, Mapping):
         data, name = value.get("bytes"), value.get("path")
         if data:
             return {"audio_bytes": bytes(data), "audio_name": name}
         if name:
-            return {"audio_path": base / name, "audio_name": name}
+            return {"audio_path": _inside(base, name, where, source), "audio_name": name}
         return {}
     raise SuiteError(f"{where}: audio must be a path or a mapping with bytes/path, "
                      f"got {type(value).__name__}", path=source)
@@ -213,10 +219,6 @@ def rows_to_cases(rows: Iterable[VerbatimRow], *, canary: str,
     return cases
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def write_suite(
     rows: Iterable[VerbatimRow], folder: Path | str, *, suite_id: str, canary: str,
     title: str, locale: str = "en-US", version: str = "1.0.0",
@@ -259,7 +261,7 @@ def write_suite(
         written.append(case["audio"])
     lines = "".join(json.dumps(case, ensure_ascii=False) + "\n" for case in cases)
     (root / "cases.jsonl").write_text(lines, encoding="utf-8")
-    manifest["files"] = [{"path": rel, "sha256": _sha256(root / rel)}
+    manifest["files"] = [{"path": rel, "sha256": sha256_file(root / rel)}
                          for rel in ["cases.jsonl", *written]]
     manifest_path.write_text(tomli_w.dumps(manifest), encoding="utf-8")
     return root

@@ -12,6 +12,10 @@ from .errors import DictbenchError
 __all__ = ["read_jsonl", "read_text"]
 
 
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
 def read_text(path: Path, error: type[DictbenchError]) -> str:
     """The file's text as UTF-8 (a leading BOM dropped); invalid bytes name the line."""
     try:
@@ -43,8 +47,10 @@ def read_jsonl(
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
+            obj = json.loads(line, parse_constant=_refuse_constant)
+        except ValueError as exc:
+            if not isinstance(exc, json.JSONDecodeError):  # NaN or Infinity
+                raise error(str(exc), path=path, line=number) from None
             if tolerate_torn_tail and number == len(lines):
                 return
             raise error(f"malformed JSON: {exc.msg} (column {exc.colno})",

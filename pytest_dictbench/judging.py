@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .errors import DictbenchError
+from .files import file_lock
 from .judge.records import JudgeRequest
 from .judge.settings import JudgeSettings, parse_judge_settings
 from .model import Output, RuleScore, ScoreContext
@@ -57,7 +59,8 @@ class Judging:
         self.mode = mode
         self.folder = folder
         self.audit = audit
-        self._done: dict[tuple[str, str], dict[tuple[str, int], Judgement]] = {}
+        #: per group: each item's judgement, or why the group could not be judged
+        self._done: dict[tuple[str, str], dict[tuple[str, int], Judgement] | str] = {}
         self._settings: dict[str, JudgeSettings | None] = {}
         self.calls = 0
         self.cache_hits = 0
@@ -80,8 +83,14 @@ class Judging:
             return Judgement()
         group = _group(item)
         if group not in self._done:
-            self._done[group] = self._judge_group(item, settings)
-        return self._done[group].get((item.case.id, item.repetition), Judgement())
+            try:
+                self._done[group] = self._judge_group(item, settings)
+            except (DictbenchError, OSError) as exc:
+                self._done[group] = f"{type(exc).__name__}: {exc}"
+        done = self._done[group]
+        if isinstance(done, str):  # the group could not be judged: every item errs
+            return Judgement(error=done)
+        return done.get((item.case.id, item.repetition), Judgement())
 
     # -- batching ----------------------------------------------------------------------
 
@@ -121,25 +130,28 @@ class Judging:
         if not pairs:
             return {}
         requests = [request for _, request in pairs]
-        self.folder.mkdir(parents=True, exist_ok=True)
-        cache = VerdictCache(self.folder / VERDICTS_FILE)
         factory = AnthropicClientFactory(base_url=settings.base_url, timeout=settings.timeout)
-        try:
-            run = judge_all_sync(requests, settings.judges, mode=self.mode, cache=cache,
-                                 client_factory=factory, concurrency=settings.concurrency,
-                                 retry=settings.retry)
-            audit = self._audit(requests, settings, cache, factory)
-        finally:
-            cache.close()
+        # One process at a time judges against the cache, reloaded under the lock: xdist
+        # workers reuse each other's verdicts instead of paying for them twice.
+        with file_lock(self.folder / f".{VERDICTS_FILE}.lock"):
+            cache = VerdictCache(self.folder / VERDICTS_FILE)
+            try:
+                run = judge_all_sync(requests, settings.judges, mode=self.mode, cache=cache,
+                                     client_factory=factory,
+                                     concurrency=settings.concurrency, retry=settings.retry)
+                audit = self._audit(requests, settings, cache, factory)
+            finally:
+                cache.close()
         self.calls += run.calls
         self.cache_hits += run.cache_hits
         decisions_path = self.folder / DECISIONS_FILE
         decisions = load_decisions(decisions_path) if decisions_path.is_file() else []
         combined = combine(run, decisions)
         results = {}
+        listed: set[tuple[str, ...]] = set()  # a pending rule is listed once per output
         for item, request in pairs:
             results[(item.case.id, item.repetition)] = _judgement(
-                run, combined, request, audit.get(request.key, {}))
+                run, combined, request, audit.get(request.key, {}), listed)
         return results
 
     def _audit(self, requests: Sequence[JudgeRequest], settings: JudgeSettings,
@@ -170,7 +182,7 @@ class Judging:
 
 
 def _judgement(run: Any, combined: Any, request: JudgeRequest,
-               audit: Mapping[str, Any]) -> Judgement:
+               audit: Mapping[str, Any], listed: set[tuple[str, ...]]) -> Judgement:
     errors, scores, spend = [], {}, {}
     for config in run.judges:
         outcome = run.outcome(request.key, config.name)
@@ -187,10 +199,13 @@ def _judgement(run: Any, combined: Any, request: JudgeRequest,
             entry["output_tokens"] += usage.output_tokens
             entry["cost_usd"] += config.cost_usd(usage)
             entry["verdicts"] += 1
-    pending = [p.to_json() for p in combined.pending
-               if (p.suite, p.case, p.product) == (request.suite, request.case_id,
-                                                   request.product)
-               and p.output_hash == request.output_hash]
+    pending = []
+    for p in combined.pending:
+        target = (p.suite, p.case, p.product, p.output_hash, p.rule)
+        if target[:4] == (request.suite, request.case_id, request.product,
+                          request.output_hash) and target not in listed:
+            listed.add(target)
+            pending.append(p.to_json())
     record = {"judges": scores, "pending": pending, "judge_spend": spend}
     if audit:
         record["judge_audit"] = dict(audit)

@@ -17,6 +17,9 @@ Status = Literal["passed", "failed", "error", "not_tested"]
 #: Where a rule score came from.
 RuleSource = Literal["auto", "judge", "human", "unjudged"]
 
+#: Item statuses that carry a score (an item below its gate is scored, and failed).
+SCORED_STATUSES = frozenset({"passed", "failed"})
+
 #: Output statuses a product file may carry (``complete`` is the default).
 OUTPUT_STATUSES = ("complete", "not_tested", "unsupported", "failed", "invalid", "error")
 #: Output statuses that make the item a test error rather than a score.

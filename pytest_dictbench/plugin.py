@@ -1,7 +1,7 @@
 """The pytest plugin: options, activation, collection of suites, built-in registrations.
 
-dictbench is inert unless ``--product`` is given: no collection of suites, no output,
-no report files.
+dictbench is inert unless ``--product`` (benchmark items) or ``--dictbench-verify``
+(integrity checks) is given: no collection of suites, no output, no report files.
 """
 
 from __future__ import annotations
@@ -31,6 +31,19 @@ from .suites import MANIFEST
 from .verify import VerifyCollector
 
 
+def _at_least(minimum: int) -> Any:
+    """An argparse type: an integer no smaller than ``minimum``."""
+
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < minimum:
+            raise ValueError(text)
+        return value
+
+    parse.__name__ = f"integer >= {minimum}"
+    return parse
+
+
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     pluginmanager.add_hookspecs(hookspecs)
 
@@ -50,7 +63,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Folder for dictbench.json, items.jsonl and run-info.json. Default: reports/ "
         "under the rootdir.")
     group.addoption(
-        "--repetitions", dest="dictbench_repetitions", metavar="N", type=int, default=None,
+        "--repetitions", dest="dictbench_repetitions", metavar="N", type=_at_least(1), default=None,
         help="Measured repetitions per case and product. Default: the suite's own.")
     group.addoption(
         "--recapture", action="store_true", dest="dictbench_recapture", default=False,
@@ -69,11 +82,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "'replay' uses cached verdicts only (no network), 'live' calls the API for cache "
         "misses. Default: %(default)r.")
     group.addoption(
-        "--judge-audit", dest="dictbench_judge_audit", metavar="N", type=int, default=0,
+        "--judge-audit", dest="dictbench_judge_audit", metavar="N", type=_at_least(0),
+        default=0,
         help="With --judge=live, judge N cached items again per judge and report "
         "self-consistency. Default: 0.")
     group.addoption(
-        "--dictbench-resamples", dest="dictbench_resamples", metavar="N", type=int,
+        "--dictbench-resamples", dest="dictbench_resamples", metavar="N", type=_at_least(100),
         default=DEFAULT_RESAMPLES,
         help="Bootstrap resamples for intervals and paired comparisons (seeded). "
         "Default: %(default)r.")
@@ -93,7 +107,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                   "decisions file adjudications.jsonl.", default="judges")
     parser.addini("dictbench_suites", "Suites run by 'pytest --product=X' without paths.",
                   type="paths", default=[])
-    parser.addini("dictbench_products", "Folder of product files (relative to the rootdir).",
+    parser.addini("dictbench_products", "Folder of product files (relative to the ini file).",
                   default="products")
     parser.addini("dictbench_junit_properties", "Write dictbench.* testcase properties "
                   "into JUnit XML.", type="bool", default=True)

@@ -17,14 +17,22 @@ __all__ = ["load_product", "output_from_line", "read_outputs"]
 def load_product(name: str, folder: Path) -> Product:
     """Load ``folder/<name>.toml``; a missing or invalid file raises :class:`ProductError`."""
     path = folder / f"{name}.toml"
+    if path.exists() and not path.is_file():
+        raise ProductError(f"product {name!r} is not a file", path=path)
     if not path.is_file():
-        known = sorted(p.stem for p in folder.glob("*.toml")) if folder.is_dir() else []
+        known = sorted(p.stem for p in folder.glob("*.toml") if p.is_file()) \
+            if folder.is_dir() else []
         raise ProductError(
             f"product {name!r} not found (known: {', '.join(known) or 'none'})", path=path)
     data = read_toml(path, ProductError)
     validate(data, "product.schema.json", ProductError, path=path)
     if data["name"] != name:
         raise ProductError(f"name {data['name']!r} does not match the file name", path=path)
+    outputs = str(data.get("settings", {}).get("outputs", name))
+    if Path(outputs).is_absolute() or not (folder / outputs).resolve().is_relative_to(
+            folder.resolve()):
+        raise ProductError(f"[settings] outputs {outputs!r} leaves the products folder",
+                           path=path)
     return Product(
         name=name, version=data["version"], adapter=data["adapter"], path=path,
         settings=data.get("settings", {}), environment=data.get("environment", {}),

@@ -4,7 +4,8 @@ A product is ranked within a suite only when
 
 1. the suite's execution gate is open (``[execution_gate] ready``, default true);
 2. every case has a scored result for every required repetition;
-3. it has no rule waiting for a human adjudication;
+3. it has no rule waiting for a human adjudication and, when the suite declares LLM
+   judges, no rule score left unjudged;
 4. the suite's run-validity conditions hold (``[validity]``, declared before results);
 5. it declares every same-environment field of the suite (``[ranking]
    same_environment``) and at least ``minimum_products`` eligible products share its
@@ -24,6 +25,7 @@ from typing import Any
 
 from .errors import SuiteError
 from .methods.base import ItemRecord
+from .model import SCORED_STATUSES
 from .stats import competition_ranks
 
 __all__ = ["RankingRules", "rank_products"]
@@ -43,6 +45,8 @@ class RankingRules:
     max_errors: int | None = None
     #: Output flag (a boolean field of output lines, e.g. ``fallback``) -> most allowed.
     max_flagged: Mapping[str, int] | None = None
+    #: The suite declares LLM judges: a product with unjudged rule scores is not ranked.
+    judged: bool = False
 
     @classmethod
     def from_manifest(cls, manifest: Mapping[str, Any], *, metric: str,
@@ -60,6 +64,7 @@ class RankingRules:
             blocking_items=tuple(gate.pop("blocking_items", ())),
             max_errors=validity.pop("max_errors", None),
             max_flagged=validity.pop("max_flagged", None),
+            judged="judge" in manifest,
         )
         leftover = [f"ranking.{k}" for k in ranking] + [f"validity.{k}" for k in validity]
         leftover += [f"execution_gate.{k}" for k in gate]
@@ -70,11 +75,19 @@ class RankingRules:
 
 def _exclusion(records: Sequence[ItemRecord], cases: int, repetitions: int,
                rules: RankingRules) -> str | None:
-    """Why a product cannot be ranked on its own record (cohorts aside), or None."""
+    """Why a product cannot be ranked on its own record (cohorts aside), or None.
+
+    ``[validity] max_errors`` lets up to that many errored items (capture or output
+    errors) stand in for results; without it every required result must be scored.
+    """
+    errors = sum(r["status"] == "error" for r in records)
+    if rules.max_errors is not None and errors > rules.max_errors:
+        return f"run invalid: {errors} errors (at most {rules.max_errors} allowed)"
     complete = {(r["case_id"], r["repetition"]) for r in records
-                if r["status"] in ("passed", "failed")}
-    missing = cases * repetitions - len(complete)
-    if missing:
+                if r["status"] in SCORED_STATUSES}
+    excused = min(errors, rules.max_errors or 0)
+    missing = cases * repetitions - len(complete) - excused
+    if missing > 0:
         lacking = sorted({f"{r['case_id']}: {r['status']}" for r in records
                           if (r["case_id"], r["repetition"]) not in complete})
         shown = ", ".join(lacking[:3]) + (", ..." if len(lacking) > 3 else "")
@@ -83,9 +96,12 @@ def _exclusion(records: Sequence[ItemRecord], cases: int, repetitions: int,
     pending = sum(len(r.get("pending", ())) for r in records)
     if pending:
         return f"{pending} rule score(s) pending human adjudication"
-    errors = sum(r["status"] == "error" for r in records)
-    if rules.max_errors is not None and errors > rules.max_errors:
-        return f"run invalid: {errors} errors (at most {rules.max_errors} allowed)"
+    if rules.judged:
+        unjudged = sum(v.get("source") == "unjudged" for r in records
+                       for v in r.get("rules", {}).values())
+        if unjudged:
+            return (f"{unjudged} rule score(s) unjudged although the suite declares judges "
+                    "(run --judge=live, or replay a complete verdict cache)")
     for flag, most in sorted((rules.max_flagged or {}).items()):
         count = sum(bool(r.get("flags", {}).get(flag)) for r in records)
         if count > most:

@@ -6,7 +6,6 @@ xdist) it also gathers every item record from the test reports and writes the re
 
 from __future__ import annotations
 
-import hashlib
 import json
 import platform
 import time
@@ -23,6 +22,8 @@ from .errors import DictbenchError, ProductError, SuiteError
 from .files import atomic_write
 from .gate import baseline_comparisons, gate_failures
 from .jsonl import read_jsonl
+from .judge.records import output_hash
+from .judge.settings import parse_judge_settings
 from .judging import Judging
 from .methods.base import Method
 from .model import ItemResult, Output, Product, Suite
@@ -57,7 +58,8 @@ _NO_REPORT = (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.USAGE_ERROR,
 
 def record_line(record: Mapping[str, Any]) -> str:
     """An item record as its line of ``items.jsonl`` (canonical JSON, one line)."""
-    return json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+                      allow_nan=False)
 
 
 def is_worker(config: pytest.Config) -> bool:
@@ -104,7 +106,12 @@ class DictbenchSession:
         key = (path / MANIFEST if path.is_dir() else path).resolve()
         if key not in self._suites:
             suite = load_suite(path, self.registry.case_schema)
-            self.registry.method(suite.method)
+            method = self.registry.method(suite.method)
+            check_params = getattr(method, "check_params", None)
+            if check_params is not None:
+                check_params(suite)
+            if "judge" in suite.manifest:
+                parse_judge_settings(suite.manifest["judge"], path=suite.root / MANIFEST)
             for other in self._suites.values():
                 if other.id == suite.id:
                     raise SuiteError(f"suite id {suite.id!r} is also used by {other.root}",
@@ -145,8 +152,7 @@ class DictbenchSession:
             "canary_leak": bool(text and suite.canary in text),
             "case": group,
             "text": text,
-            "text_sha256": hashlib.sha256(text.encode()).hexdigest() if text is not None
-            else None,
+            "text_sha256": output_hash(text) if text is not None else None,
             "latency_ms": output.latency_ms if output else None,
             "audio_duration_s": output.meta.get("audio_duration_s") if output else None,
             "rtf": output.meta.get("rtf") if output else None,
@@ -208,6 +214,8 @@ class DictbenchSession:
         self._write("items.jsonl", "".join(line + "\n" for _, line in parsed))
         if any("pending" in r for r in records):
             self._write_jsonl(PENDING_FILE, [p for r in records for p in r.get("pending", ())])
+        else:  # no judging this run: an old list would be taken for this run's
+            (self.report_dir / PENDING_FILE).unlink(missing_ok=True)
         expected = expected_texts(self._suites.values())
         self._write("dictbench.md", render_markdown(report, records, expected))
         self._write("dictbench.html", render_html(report, records, expected))

@@ -187,3 +187,12 @@ def test_bad_settings_are_product_errors(tmp_path: Path, suite: Suite,
     with pytest.raises(ProductError, match=message) as info:
         http_adapter(product, suite, AdapterOptions())
     assert KEY not in str(info.value)
+
+
+def test_a_key_is_not_sent_over_plain_http_to_another_host(tmp_path: Path,
+                                                           suite: Suite) -> None:
+    live = adapter(tmp_path, suite, {"base_url": "http://asr.example.invalid", "model": "m",
+                                     "api_key_env": "DICTBENCH_TEST_STT_KEY"})
+    with pytest.raises(ProductError, match="only sent over https"):
+        live.get(suite.cases[0], 1)
+    assert cache_lines(live.product, suite) == []

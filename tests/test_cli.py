@@ -60,3 +60,11 @@ def test_synth_refuses_an_output_folder_outside_the_suite(pytester: pytest.Pytes
     root = write_suite()
     assert main(["synth", str(root), "--out", "../elsewhere"]) == 2
     assert not (pytester.path / "cases" / "elsewhere").exists()
+
+
+def test_hash_refuses_tables_after_the_file_list(pytester: pytest.Pytester,
+                                                 write_suite) -> None:
+    root = write_suite(extra='[[files]]\npath = "cases.jsonl"\n')  # [params] follows it
+    before = (root / "suite.toml").read_bytes()
+    assert main(["hash", str(root)]) == 2
+    assert (root / "suite.toml").read_bytes() == before

@@ -37,3 +37,21 @@ def test_every_pair_once_and_adjusted_across_the_run() -> None:
     # Bonferroni: 3p; Holm: sorted 0.01 x3 = 0.03, 0.03 x2 = 0.06, 0.04 x1 -> max(0.06, 0.04)
     assert [c["p_bonferroni"] for c in comparisons] == pytest.approx([0.03, 0.12, 0.09])
     assert [c["p_holm"] for c in comparisons] == pytest.approx([0.03, 0.06, 0.06])
+
+
+def test_repetitions_count_once_per_case() -> None:
+    def reps(case: str, scores: list[float]) -> list[dict]:
+        return [dict(rec(case, s, s < 50), repetition=i + 1) for i, s in enumerate(scores)]
+
+    a = reps("c1", [80, 90, 100]) + reps("c2", [0, 10, 60])
+    b = reps("c1", [70, 70, 70]) + reps("c2", [60, 70, 0])
+    result = compare_records(a, b, resamples=100, seed=2)
+    # per case: a = (90, passed), (10, failed: 2 of 3); b = (70, passed), (60, passed)
+    assert result["n"] == 2
+    assert result["mean_difference"] == pytest.approx(((70 - 90) + (60 - 10)) / 2)
+    assert (result["only_a_failed"], result["only_b_failed"]) == (1, 0)
+    # five identical copies of each repetition change nothing
+    five = [dict(r, repetition=r["repetition"] * 10 + k) for r in a for k in range(5)]
+    five_b = [dict(r, repetition=r["repetition"] * 10 + k) for r in b for k in range(5)]
+    again = compare_records(five, five_b, resamples=100, seed=2)
+    assert (again["n"], again["interval"]) == (2, result["interval"])

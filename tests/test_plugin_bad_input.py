@@ -171,3 +171,48 @@ def test_canary_missing_and_leaked(mini: pytest.Pytester, write_suite, write_pro
     write_suite(cases_text=jsonl(MINI_CASES))
     result = mini.runpytest("--product=p1")
     result.stdout.fnmatch_lines(["mini: canary missing in cases.jsonl"])
+
+
+def test_nan_in_outputs_names_the_line(mini: pytest.Pytester, write_product) -> None:
+    write_product(outputs_text='{"case_id": "c1", "text": "x", "latency_ms": NaN}\n')
+    result = mini.runpytest("--product=p1")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*products/p1/mini.jsonl:1: NaN is not a number JSON allows*"])
+
+
+def test_outputs_folder_must_stay_in_the_products_folder(mini: pytest.Pytester,
+                                                         write_product) -> None:
+    write_product("odd", toml='name = "odd"\nversion = "1"\nadapter = "cache"\n'
+                              '[settings]\noutputs = "../../elsewhere"\n')
+    result = mini.runpytest("--product=odd")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*odd.toml: [[]settings[]] outputs '../../elsewhere' leaves*"])
+
+
+def test_product_path_that_is_a_folder(mini: pytest.Pytester) -> None:
+    (mini.path / "products" / "dir.toml").mkdir()
+    result = mini.runpytest("--product=dir")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*dir.toml: product 'dir' is not a file*"])
+
+
+@pytest.mark.parametrize("option", ["--repetitions=0", "--dictbench-resamples=5",
+                                    "--judge-audit=-1"])
+def test_numeric_options_are_checked(mini: pytest.Pytester, option: str) -> None:
+    result = mini.runpytest("--product=p1", option)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*invalid integer >= *"])
+
+
+def test_bad_method_params_are_a_suite_error(mini: pytest.Pytester, write_suite) -> None:
+    write_suite(params='threshold = 0.2\nunit = "chars"')
+    result = mini.runpytest("--product=p1")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*suite.toml: params.unit must be 'word' or 'char'*"])
+
+
+def test_bad_ranking_table_is_a_suite_error(mini: pytest.Pytester, write_suite) -> None:
+    write_suite(extra='[ranking]\nhigher_is_better = "false"\n')
+    result = mini.runpytest("--product=p1")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*suite.toml: ranking/higher_is_better: 'false' is not of type*"])

@@ -94,3 +94,23 @@ def test_rules_from_manifest_and_unknown_fields() -> None:
     with pytest.raises(SuiteError, match=r"unknown field\(s\) ranking.decimal"):
         RankingRules.from_manifest({"ranking": {"decimal": 2}}, metric="score",
                                    higher_is_better=True)
+
+
+def test_max_errors_excuses_that_many_errors_and_no_more() -> None:
+    one_error = recs("passed", "error", "passed")
+    two_errors = recs("error", "error", "passed")
+    rules = RankingRules(max_errors=1)
+    got = rank([entry("a", 1.0), entry("b", 2.0), entry("c", 3.0)],
+               {"a": one_error, "b": COMPLETE, "c": two_errors}, rules)
+    assert got == {"a": (2, None), "b": (1, None),
+                   "c": (None, "run invalid: 2 errors (at most 1 allowed)")}
+
+
+def test_unjudged_rules_block_ranking_only_when_the_suite_declares_judges() -> None:
+    unjudged = [dict(r, rules={"A6": {"source": "unjudged", "score": None}}) for r in COMPLETE]
+    records = {"a": unjudged, "b": COMPLETE, "c": COMPLETE}
+    entries = [entry("a", 1.0), entry("b", 2.0), entry("c", 3.0)]
+    assert rank(entries, records)["a"] == (3, None)
+    got = rank(entries, records, RankingRules(judged=True))
+    assert got["a"][1].startswith("3 rule score(s) unjudged although the suite declares judges")
+    assert (got["b"][0], got["c"][0]) == (2, 1)

@@ -190,3 +190,14 @@ def test_hf_folder_through_a_stand_in_library(tmp_path: Path,
     assert rows == [VerbatimRow(id="a", verbatim="[um] yes", intended="yes",
                                 audio_bytes=WAV, audio_name="a.wav")]
     assert split.cast_to is not None
+
+
+def test_audio_paths_from_data_stay_inside_the_dataset(tmp_path: Path) -> None:
+    (tmp_path / "secret.wav").write_bytes(b"RIFF")
+    data = tmp_path / "data"
+    data.mkdir()
+    source = _jsonl(data / "d.jsonl", [{"id": "a", "audio": "../secret.wav",
+                                        "verbatim_transcript": "a",
+                                        "intended_transcript": "a"}])
+    with pytest.raises(SuiteError, match="leaves the suite folder"):
+        read_rows(source)

@@ -61,6 +61,10 @@ def encode_multipart(fields: Mapping[str, str], file_field: str, filename: str,
     return b"".join(parts), f"multipart/form-data; boundary={boundary}"
 
 
+#: Hosts a key may be sent to over plain http (the machine itself).
+_LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
 class HttpTranscriber:
     """Posts one request per item (see module doc)."""
 
@@ -85,8 +89,12 @@ class HttpTranscriber:
             self.locale_field: str | None = settings.get("locale_field", str, None)
         else:
             raise settings.error(f"[settings] mode must be 'openai' or 'json', got {self.mode!r}")
-        if urlsplit(self.url).scheme not in ("http", "https"):
+        parts = urlsplit(self.url)
+        if parts.scheme not in ("http", "https"):
             raise settings.error(f"[settings] the service URL must be http(s), got {self.url!r}")
+        if key and parts.scheme == "http" and parts.hostname not in _LOOPBACK:
+            raise settings.error("[settings] an API key is only sent over https (or to a "
+                                 f"loopback address), not to {parts.hostname!r}")
         self._key = key
         self._describe = dict(describe)
         self._opener = urllib.request.build_opener(_RefuseRedirects())

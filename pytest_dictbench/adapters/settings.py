@@ -6,6 +6,7 @@ import datetime as dt
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ..errors import ProductError
 from ..model import Product
@@ -18,6 +19,9 @@ __all__ = ["COMMON_SETTINGS", "Settings", "public_settings"]
 COMMON_SETTINGS = frozenset({"outputs", "engine", "engine_version", "model", "capture_group"})
 
 #: Setting names that may hold a secret (their values are never recorded).
+#: What a redacted value is replaced with.
+REDACTED = "<redacted>"
+
 _SECRET_NAME = re.compile(r"key|token|secret|passw|auth|credential", re.IGNORECASE)
 
 _MISSING: Any = object()
@@ -75,18 +79,49 @@ def public_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
 
     A key whose name suggests a secret (``api_key``, ``token``, ...) has its value
     replaced by ``"<redacted>"``, except names ending in ``_env``, which hold only the
-    *name* of an environment variable. Dates and times become ISO strings.
+    *name* of an environment variable. In lists (argv templates) the value after a
+    secret-looking flag (``--api-key X``) and the value of ``--token=X`` are redacted;
+    in URLs, user info and query values are. Dates and times become ISO strings.
     """
     return {str(k): _public_value(str(k), v) for k, v in settings.items()}
 
 
 def _public_value(name: str, value: Any) -> Any:
     if _SECRET_NAME.search(name) and not name.endswith("_env"):
-        return "<redacted>"
+        return REDACTED
     if isinstance(value, Mapping):
         return public_settings(value)
     if isinstance(value, (list, tuple)):
-        return [_public_value("", v) for v in value]
+        return _public_list(list(value))
     if isinstance(value, (dt.date, dt.time)):
         return value.isoformat()
+    if isinstance(value, str):
+        return _public_url(value)
     return value
+
+
+def _public_list(values: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for value in values:
+        if out and isinstance(out[-1], str) and out[-1].startswith("-") \
+                and _SECRET_NAME.search(out[-1]) and "=" not in out[-1]:
+            out.append(REDACTED)
+        elif isinstance(value, str) and value.startswith("-") and "=" in value \
+                and _SECRET_NAME.search(value.split("=", 1)[0]):
+            out.append(value.split("=", 1)[0] + "=" + REDACTED)
+        else:
+            out.append(_public_value("", value))
+    return out
+
+
+def _public_url(text: str) -> str:
+    """``text`` with URL user info and query values redacted (other text unchanged)."""
+    if "://" not in text:
+        return text
+    parts = urlsplit(text)
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    if "@" in parts.netloc:
+        netloc = f"{REDACTED}@{netloc}"
+    query = urlencode([(k, REDACTED) for k, _ in parse_qsl(parts.query, keep_blank_values=True)],
+                      safe="<>")
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))

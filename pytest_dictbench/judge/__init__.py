@@ -5,7 +5,7 @@ Typical use (the plugin does this)::
     run = await judge_all(requests, judges, mode="live", cache=VerdictCache(path),
                           client_factory=AnthropicClientFactory())
     combined = combine(run, load_decisions("adjudications.jsonl"))
-    write_pending("reports/pending.jsonl", combined.pending)
+    write_pending("reports/adjudication-pending.jsonl", combined.pending)
 
 See docs/judge.md.
 """

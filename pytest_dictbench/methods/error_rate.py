@@ -27,6 +27,7 @@ from typing import Any
 import jiwer
 from rapidfuzz.distance import Levenshtein
 
+from ..errors import SuiteError
 from ..model import Case, ItemResult, Output, RuleScore, ScoreContext, Suite
 from ..text.normalize import normalize_for_wer, strict_text
 from .base import ItemRecord
@@ -111,9 +112,24 @@ class ErrorRate:
 
     name = "error_rate"
     case_schema = "case-error_rate.schema.json"
-    headline = "wer"
-    leaderboard_columns = ("wer", "cer", "strict_rate", "strict_distance")
+    #: WER or CER, whichever the suite's ``unit`` makes the verdict.
+    headline = "error_rate"
+    leaderboard_columns = ("error_rate", "wer", "cer", "strict_rate", "strict_distance")
     higher_is_better = False
+
+    def check_params(self, suite: Suite) -> None:
+        """Refuse bad ``[params]`` when the suite is loaded."""
+        where = suite.root / "suite.toml"
+        threshold = suite.params.get("threshold", 0.15)
+        if isinstance(threshold, bool) or not isinstance(threshold, int | float) or threshold < 0:
+            raise SuiteError(f"params.threshold must be a number >= 0, got {threshold!r}",
+                             path=where)
+        if suite.params.get("unit", "word") not in ("word", "char"):
+            raise SuiteError(f"params.unit must be 'word' or 'char', got "
+                             f"{suite.params['unit']!r}", path=where)
+        unknown = sorted(set(suite.params) - {"threshold", "unit"})
+        if unknown:
+            raise SuiteError(f"unknown params: {', '.join(unknown)}", path=where)
 
     def score(self, case: Case, output: Output, ctx: ScoreContext) -> ItemResult:
         unit = _unit(ctx.suite)
@@ -159,6 +175,7 @@ class ErrorRate:
 
         return {
             "summary": {
+                "error_rate": _pooled_rate(records, "word" if _unit(suite) == "word" else "char"),
                 "wer": _pooled_rate(records, "word"),
                 "cer": _pooled_rate(records, "char"),
                 "strict_distance": strict,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..methods.base import ItemRecord
-from ..model import Suite
+from ..model import SCORED_STATUSES, Suite
 from ..text.diff import diff_against_closest
 
 __all__ = [
@@ -35,7 +35,6 @@ __all__ = [
     "summary_metrics",
 ]
 
-SCORED = frozenset({"passed", "failed"})
 
 #: Case fields holding the expected output(s) a product's text is diffed against, per
 #: method, in order of preference (the first field present wins).
@@ -221,7 +220,7 @@ def _genre_from_records(records: Sequence[ItemRecord]) -> GroupTable | None:
     scores: dict[str, dict[str, dict[str, list[float]]]] = defaultdict(
         lambda: defaultdict(lambda: defaultdict(list)))
     for r in records:
-        if r.get("status") in SCORED and r.get("score") is not None:
+        if r.get("status") in SCORED_STATUSES and r.get("score") is not None:
             genre = str((r.get("case") or {}).get("genre") or "-")
             scores[str(r["product"])][genre][str(r["case_id"])].append(float(r["score"]))
     if not scores:

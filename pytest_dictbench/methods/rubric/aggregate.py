@@ -12,14 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ...model import Suite
+from ...model import SCORED_STATUSES, Suite
 from ...text.diff import diff_against_closest
 from .rules import LAYERS, sorted_rules
 
 __all__ = ["aggregate_records"]
 
 Record = Mapping[str, Any]
-SCORED_STATUSES = ("passed", "failed")
 
 
 def _mean(values: Sequence[float]) -> float | None:

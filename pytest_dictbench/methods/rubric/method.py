@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, ClassVar
 
+from ...errors import SuiteError
 from ...model import Case, ItemResult, Output, ScoreContext, Suite
 from ...text.diff import diff_against_closest
 from ..base import ItemRecord
@@ -58,6 +59,13 @@ class RubricMethod:
         if known is None or known.rules:
             diff = diff_against_closest(output.text, rubric_case.expected)
         return build_result(scores, params, diff)
+
+    def check_params(self, suite: Suite) -> None:
+        """Refuse bad ``[params]`` when the suite is loaded (raises ``SuiteError``)."""
+        try:
+            RubricParams.from_mapping(suite.params)
+        except SuiteError as exc:
+            raise SuiteError(str(exc), path=suite.root / "suite.toml") from None
 
     def check_case(self, case: Case) -> list[str]:
         """Consistency problems of a case (for ``--dictbench-verify``)."""

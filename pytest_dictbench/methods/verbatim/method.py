@@ -23,7 +23,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...model import Case, ItemResult, Output, RuleScore, ScoreContext, Suite
+from ...errors import SuiteError
+from ...model import SCORED_STATUSES, Case, ItemResult, Output, RuleScore, ScoreContext, Suite
 from ..base import ItemRecord
 from .labels import DISFLUENCY_TYPES, gold_labels, gold_problems
 from .metrics import CUTOFF_VARIANTS, TypedCounts, prf, typed_counts
@@ -35,7 +36,6 @@ __all__ = ["DEFAULT_VWER_THRESHOLD", "Verbatim", "case_problems"]
 DEFAULT_VWER_THRESHOLD = 0.25
 _RATES = ("vwer", "vcer", "iwer", "icer")
 _RATE_UNITS = {"vwer": "words", "vcer": "chars", "iwer": "words", "icer": "chars"}
-_SCORED = frozenset({"passed", "failed"})
 
 
 def case_problems(cases: Sequence[Case]) -> dict[str, list[str]]:
@@ -126,12 +126,17 @@ class Verbatim:
                       f"output has {pred_len})"),
         )
 
+    def check_params(self, suite: Suite) -> None:
+        """Refuse a bad ``vwer_threshold`` when the suite is loaded."""
+        _check_number(suite, "vwer_threshold")
+
     def check_case(self, case: Case) -> list[str]:
         """Problems of the case's gold pair (for ``--dictbench-verify``)."""
         return gold_problems(str(case.get("verbatim", "")), str(case.get("intended", "")))
 
     def aggregate(self, records: Sequence[ItemRecord], suite: Suite) -> dict[str, Any]:
-        scored = [r for r in records if r.get("status", "passed") in _SCORED and r.get("metrics")]
+        scored = [r for r in records
+                  if r.get("status", "passed") in SCORED_STATUSES and r.get("metrics")]
         totals: dict[str, float] = {}
         for record in scored:
             for key, value in record["metrics"].items():
@@ -161,3 +166,10 @@ class Verbatim:
         summary["vwer_threshold"] = float(suite.params.get("vwer_threshold",
                                                            DEFAULT_VWER_THRESHOLD))
         return {"summary": summary, "types": types}
+
+
+def _check_number(suite: Suite, name: str) -> None:
+    value = suite.params.get(name, 0.0)
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise SuiteError(f"params.{name} must be a number >= 0, got {value!r}",
+                         path=suite.root / "suite.toml")
