@@ -9,7 +9,17 @@ from typing import Any
 
 from .errors import DictbenchError
 
-__all__ = ["read_jsonl", "read_text"]
+__all__ = ["canonical_line", "read_jsonl", "read_text"]
+
+
+def canonical_line(value: Any) -> str:
+    """One line of canonical JSON: sorted keys, no spaces, UTF-8 kept, no NaN.
+
+    The same data always gives the same text: item records, output lines and the
+    content hashes of judge requests are all written this way.
+    """
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False)
 
 
 def _refuse_constant(name: str) -> Any:

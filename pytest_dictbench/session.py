@@ -21,7 +21,7 @@ from .aggregate import StatsOptions, record_sort_key, summarize
 from .errors import DictbenchError, ProductError, SuiteError
 from .files import atomic_write
 from .gate import baseline_comparisons, gate_failures
-from .jsonl import read_jsonl
+from .jsonl import canonical_line, read_jsonl
 from .judge.records import output_hash
 from .judge.settings import parse_judge_settings
 from .judging import Judging
@@ -58,8 +58,7 @@ _NO_REPORT = (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.USAGE_ERROR,
 
 def record_line(record: Mapping[str, Any]) -> str:
     """An item record as its line of ``items.jsonl`` (canonical JSON, one line)."""
-    return json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
-                      allow_nan=False)
+    return canonical_line(record)
 
 
 def is_worker(config: pytest.Config) -> bool:

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..errors import OutputError
 from ..files import atomic_write, file_lock
+from ..jsonl import canonical_line
 from ..model import Output, Suite
 from ..products import read_outputs
 
@@ -39,8 +40,8 @@ def line_key(obj: Mapping[str, Any]) -> Key | None:
 
 
 def dump_line(obj: Mapping[str, Any]) -> str:
-    """One output line: compact JSON with sorted keys, UTF-8 kept, no trailing newline."""
-    return json.dumps(obj, ensure_ascii=False, sort_keys=True, allow_nan=False)
+    """One output line (canonical JSON, no trailing newline)."""
+    return canonical_line(obj)
 
 
 class CaptureCache:

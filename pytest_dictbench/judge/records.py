@@ -6,11 +6,12 @@ Everything here is plain data with JSON round trips; no I/O and no network.
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from ..jsonl import canonical_line
 
 __all__ = [
     "HIDDEN_CASE_FIELDS",
@@ -37,7 +38,7 @@ OutcomeStatus = Literal["judged", "cached", "missing", "error"]
 
 def canonical_json(value: Any) -> str:
     """JSON with sorted keys and no spaces: the same data always gives the same text."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return canonical_line(value)
 
 
 def content_hash(value: Any) -> str:
