@@ -76,7 +76,10 @@ class DictbenchSession:
         self.report_dir = report_dir
         self.repetitions: int | None = config.getoption("dictbench_repetitions")
         self.item_failures: str = config.getoption("dictbench_item_failures")
-        self.junit_properties: bool = config.getini("dictbench_junit_properties")
+        # testcase properties only matter when a JUnit XML file is written
+        self.junit_properties: bool = bool(getattr(config.option, "xmlpath", None)) and \
+            config.getini("dictbench_junit_properties")
+        self.worker = is_worker(config)
         self.options = AdapterOptions(recapture=config.getoption("dictbench_recapture"),
                                       warmup=config.getoption("dictbench_warmup"),
                                       hook=config.hook)
@@ -169,7 +172,7 @@ class DictbenchSession:
         Every phase's report carries the same properties; the teardown report has the
         final record, and it is the one JUnit XML reads properties from.
         """
-        if is_worker(self.config):
+        if self.worker:
             return
         blobs = [v for k, v in report.user_properties if k == RECORD_PROPERTY]
         if not blobs:
