@@ -103,6 +103,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--dictbench-min-score", dest="dictbench_min_score", metavar="S", type=float,
         default=None, help="Fail the run when a product's suite score is below S.")
+    parser.addini("dictbench_judge_config", "A TOML file whose [judge] table configures the "
+                  "judges of suites that declare none (relative to the ini file).",
+                  default="")
     parser.addini("dictbench_judge_dir", "Folder of the judge verdict cache and the human "
                   "decisions file adjudications.jsonl.", default="judges")
     parser.addini("dictbench_suites", "Suites run by 'pytest --product=X' without paths.",

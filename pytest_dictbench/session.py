@@ -10,6 +10,7 @@ import json
 import platform
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +19,7 @@ import pytest
 from . import __version__
 from .adapters.base import Adapter, AdapterOptions
 from .aggregate import StatsOptions, record_sort_key, summarize
-from .errors import DictbenchError, ProductError, SuiteError
+from .errors import DictbenchError, JudgeError, ProductError, SuiteError
 from .files import atomic_write
 from .gate import baseline_comparisons, gate_failures
 from .jsonl import canonical_line, read_jsonl
@@ -35,7 +36,7 @@ from .report.markdown import render_markdown
 from .report.sections import expected_texts
 from .report.terminal import baseline_line, summary_lines
 from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED
-from .suites import MANIFEST, canary_status, load_suite
+from .suites import MANIFEST, canary_status, load_suite, read_toml
 
 if TYPE_CHECKING:
     from .collect import CaseItem
@@ -90,6 +91,7 @@ class DictbenchSession:
         self.report: dict[str, Any] | None = None
         self.written: list[Path] = []
         self.gate_failures: list[str] = []
+        self.judge_default = _judge_default(config)
         self.baseline = _load_baseline(config.getoption("dictbench_baseline"),
                                        config.invocation_params.dir)
         self._suites: dict[Path, Suite] = {}
@@ -112,6 +114,9 @@ class DictbenchSession:
             check_params = getattr(method, "check_params", None)
             if check_params is not None:
                 check_params(suite)
+            if "judge" not in suite.manifest and self.judge_default and \
+                    hasattr(method, "rule_meanings"):
+                suite = replace(suite, manifest={**suite.manifest, "judge": self.judge_default})
             if "judge" in suite.manifest:
                 parse_judge_settings(suite.manifest["judge"], path=suite.root / MANIFEST)
             for other in self._suites.values():
@@ -281,6 +286,20 @@ class DictbenchSession:
             terminalreporter.write_line(f"dictbench gate FAILED: {failure}", red=True, bold=True)
         for path in self.written:
             terminalreporter.write_line(f"dictbench: wrote {path}")
+
+
+def _judge_default(config: pytest.Config) -> dict[str, Any] | None:
+    """The ``[judge]`` table of the TOML file named by ini ``dictbench_judge_config``,
+    used by suites whose method has judged rules and which declare no judges."""
+    value = config.getini("dictbench_judge_config")
+    if not value:
+        return None
+    path = ini_folder(config, value)
+    table = read_toml(path, JudgeError).get("judge")
+    if not isinstance(table, dict):
+        raise JudgeError("no [judge] table", path=path)
+    parse_judge_settings(table, path=path)
+    return table
 
 
 def _load_baseline(value: str | None, cwd: Path) -> list[dict[str, Any]] | None:

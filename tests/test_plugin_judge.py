@@ -163,3 +163,16 @@ def test_judge_audit_reports_self_consistency(project: pytest.Pytester) -> None:
     for table in consistency.values():
         # the scripted judges answer the same way twice: full agreement
         assert table["overall"]["n"] == table["overall"]["agreed"] > 0
+
+
+def test_judges_from_the_ini_file(project: pytest.Pytester) -> None:
+    manifest = project.path / "cases/ja/suite.toml"
+    text = manifest.read_text(encoding="utf-8")
+    manifest.write_text(text[:text.index("[judge]")], encoding="utf-8")
+    (project.path / "judges.toml").write_text(JUDGES, encoding="utf-8")
+    project.makeini("[pytest]\ndictbench_suites = cases/ja\n"
+                    "dictbench_judge_config = judges.toml\n")
+    with MessagesServer(responder) as server:
+        run(project, server, "--judge=live")
+        assert len(server.requests) == 6
+    assert report(project)["suites"][0]["products"][0]["judging"]["pending"] == 1
