@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["collapse_whitespace", "normalize_for_wer", "strict_text", "words"]
+__all__ = ["collapse_whitespace", "fold", "is_word_char", "normalize_for_wer", "strict_text"]
 
 _CURLY_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\uff07": "'"})
 _WHITESPACE = re.compile(r"\s+")
@@ -32,7 +32,13 @@ def collapse_whitespace(text: str) -> str:
     return _WHITESPACE.sub(" ", text).strip()
 
 
-def _is_word_char(char: str) -> bool:
+def fold(text: str) -> str:
+    """NFKC (width and compatibility forms), curly apostrophes to ``'``, lower case."""
+    return unicodedata.normalize("NFKC", text).translate(_CURLY_APOSTROPHES).lower()
+
+
+def is_word_char(char: str) -> bool:
+    """Letters, digits and combining marks (so accents never split a word)."""
     return char.isalnum() or unicodedata.category(char).startswith("M")
 
 
@@ -43,8 +49,8 @@ def _drop_punctuation_and_symbols(text: str) -> str:
         if category[0] not in "PS" or (
             char == "'"
             and 0 < i < len(text) - 1
-            and _is_word_char(text[i - 1])
-            and _is_word_char(text[i + 1])
+            and is_word_char(text[i - 1])
+            and is_word_char(text[i + 1])
         ):
             out.append(char)
         else:
@@ -54,13 +60,7 @@ def _drop_punctuation_and_symbols(text: str) -> str:
 
 def normalize_for_wer(text: str) -> str:
     """Normalise text for WER and CER (see the module docstring)."""
-    text = unicodedata.normalize("NFKC", text).translate(_CURLY_APOSTROPHES).lower()
-    return collapse_whitespace(_drop_punctuation_and_symbols(text))
-
-
-def words(normalized: str) -> list[str]:
-    """Split normalised text into words on spaces."""
-    return normalized.split()
+    return collapse_whitespace(_drop_punctuation_and_symbols(fold(text)))
 
 
 def strict_text(text: str) -> str:

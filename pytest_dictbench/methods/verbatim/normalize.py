@@ -25,9 +25,9 @@ Conservative and idempotent (``normalize(normalize(x)) == normalize(x)``). Steps
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Literal
 
+from ...text.normalize import fold, is_word_char
 from .numbers import spell_out_numbers
 
 __all__ = [
@@ -65,7 +65,6 @@ _UM_IN_TAG = re.compile(r"u+h*m+|e+r+m+|h+m+|m{2,}")
 _BARE_UH = re.compile(r"u+h+|er")
 _BARE_UM = _UM_IN_TAG
 
-_CURLY = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\uff07": "'"})
 # Square brackets always; other wrappers only around known tag words (checked later).
 _WRAPPED = re.compile(
     r"\[(?P<square>[^\[\]]*)\]"
@@ -78,19 +77,10 @@ _CUT_MARKS = frozenset("-*\u2010")
 TokenKind = Literal["word", "cutoff", "filler", "sound"]
 
 
-def _prepare(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).translate(_CURLY).lower()
-
-
-def _is_word_char(char: str) -> bool:
-    """Letters, digits and combining marks (so accents never split a word)."""
-    return char.isalnum() or unicodedata.category(char)[0] == "M"
-
-
 def _plain_words(text: str) -> list[str]:
     """Words of untagged text: digits spelled out, punctuation gone, edge ``'`` trimmed."""
     spelled = spell_out_numbers(text)
-    spaced = "".join(c if c == "'" or _is_word_char(c) else " " for c in spelled)
+    spaced = "".join(c if c == "'" or is_word_char(c) else " " for c in spelled)
     return [w for w in (raw.strip("'") for raw in spaced.split()) if w]
 
 
@@ -119,10 +109,10 @@ def _tag(content: str, *, known_only: bool) -> str | None:
 def _word_tokens(raw: str) -> list[str]:
     """Tokens of one whitespace-separated piece of untagged text."""
     end = len(raw)
-    while end and not (raw[end - 1] in _CUT_MARKS or _is_word_char(raw[end - 1])):
+    while end and not (raw[end - 1] in _CUT_MARKS or is_word_char(raw[end - 1])):
         end -= 1
     core = raw[:end]
-    cut = len(core) >= 2 and core[-1] in _CUT_MARKS and _is_word_char(core[-2])
+    cut = len(core) >= 2 and core[-1] in _CUT_MARKS and is_word_char(core[-2])
     words = _plain_words(core[:-1] if cut else core)
     tokens = [_filler(word, in_tag=False) or word for word in words]
     if cut and tokens:
@@ -138,7 +128,7 @@ def _plain_tokens(text: str) -> list[str]:
 
 def normalize_tokens(text: str) -> list[str]:
     """Normalize ``text`` into canonical verbatim tokens (see the module docstring)."""
-    text = _prepare(text)
+    text = fold(text)
     tokens: list[str] = []
     start = 0
     for match in _WRAPPED.finditer(text):
