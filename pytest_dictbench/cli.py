@@ -1,4 +1,4 @@
-"""``dictbench``: the few jobs that are not tests.
+"""dictbench: the few jobs that are not tests.
 
     dictbench hash SUITE            refresh the sha256 of every [[files]] entry
     dictbench synth SUITE           render each case's script to FLAC audio (extra: synth)
@@ -81,7 +81,7 @@ def cmd_hash(args: argparse.Namespace) -> int:
         entry["sha256"] = sha256_file(suite.root / rel)
         entries.append(entry)
     write_files_table(suite.root, entries)
-    print(f"{suite.root / MANIFEST}: {len(entries)} files hashed")
+    print(f"{suite.root / MANIFEST}: {len(entries)} file(s) hashed")
     return 0
 
 

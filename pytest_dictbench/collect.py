@@ -122,8 +122,10 @@ class CaseItem(pytest.Item):
         except Exception as exc:
             # any other failure (adapter, judges, decisions file, disk) is an item error
             message = f"{type(exc).__name__}: {exc}"
-            self._record("error", message=message, output=self.output)
-            pytest.fail(f"setup error: {message}", pytrace=False)
+        else:
+            return
+        self._record("error", message=message, output=self.output)
+        pytest.fail(f"setup error: {message}", pytrace=False)
 
     def _prepare(self) -> None:
         """Get the output (skip when there is none, fail when it is an error) and the
@@ -131,8 +133,12 @@ class CaseItem(pytest.Item):
         try:
             output = self.adapter.get(self.case, self.repetition)
         except DictbenchError as exc:
-            self._record("error", message=str(exc))
-            pytest.fail(f"capture error: {exc}", pytrace=False)
+            problem: DictbenchError | None = exc
+        else:
+            problem = None
+        if problem is not None:  # failed outside the except block: one message, no chain
+            self._record("error", message=str(problem))
+            pytest.fail(f"capture error: {problem}", pytrace=False)
         if output is None or output.status in SKIP_STATUSES:
             reason = output.status if output else "no output"
             self._record("not_tested", message=reason)

@@ -40,9 +40,21 @@ def baseline_comparisons(current: Iterable[ItemRecord], baseline: Iterable[ItemR
 
 
 def gate_failures(report: Mapping[str, Any], comparisons: Sequence[Mapping[str, Any]], *,
-                  max_drop: float, min_score: float | None) -> list[str]:
-    """One line per reason the run fails the gate (empty when it passes)."""
+                  max_drop: float, min_score: float | None,
+                  baseline: Iterable[ItemRecord] | None = None) -> list[str]:
+    """One line per reason the run fails the gate (empty when it passes).
+
+    With a baseline, a suite x product of this run that the baseline lacks fails too:
+    nothing was compared, so nothing was shown not to have dropped.
+    """
     failures = []
+    if baseline is not None:
+        before = group_records(baseline).keys()
+        for suite in report["suites"]:
+            for entry in suite["products"]:
+                if (suite["id"], entry["product"]) not in before:
+                    failures.append(f"{suite['id']}/{entry['product']}: not in the baseline "
+                                    "run, so it could not be compared")
     for c in comparisons:
         drop = -c["mean_difference"]
         if c["interval"]["high"] < 0 and drop > max_drop:

@@ -128,12 +128,12 @@ def rank_products(entries: Sequence[Mapping[str, Any]],
         if not rules.gate_ready:
             blocking = ", ".join(rules.blocking_items) or "none listed"
             reason = f"execution gate closed (blocking: {blocking})"
-        elif undeclared:
-            reason = f"environment field(s) not declared: {', '.join(undeclared)}"
-        elif entry.get("value") is None:
-            reason = f"no value for {rules.metric!r}"
         else:
             reason = _exclusion(records[name], cases, repetitions, rules)
+        if reason is None and undeclared:
+            reason = f"environment field(s) not declared: {', '.join(undeclared)}"
+        if reason is None and entry.get("value") is None:
+            reason = f"no value for {rules.metric!r}"
         if reason:
             result[name]["reason"] = reason
             continue

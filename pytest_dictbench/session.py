@@ -245,7 +245,7 @@ class DictbenchSession:
             return
         self.gate_failures = gate_failures(report, comparisons,
                                            max_drop=option("dictbench_max_drop"),
-                                           min_score=min_score)
+                                           min_score=min_score, baseline=self.baseline)
         report["gate"] = {"passed": not self.gate_failures, "failures": self.gate_failures,
                           "max_drop": option("dictbench_max_drop"), "min_score": min_score}
         if self.gate_failures and session.exitstatus == pytest.ExitCode.OK:
@@ -282,6 +282,11 @@ class DictbenchSession:
             terminalreporter.write_line(line)
         for comparison in self.report.get("baseline", {}).get("comparisons", []):
             terminalreporter.write_line(baseline_line(comparison))
+        if self.item_failures == "report":
+            below = sum(e["failed"] for s in self.report["suites"] for e in s["products"])
+            terminalreporter.write_line(
+                f"dictbench: {below} item(s) below their method's gate were reported, not "
+                "failed (--dictbench-item-failures=report)")
         for failure in self.gate_failures:
             terminalreporter.write_line(f"dictbench gate FAILED: {failure}", red=True, bold=True)
         for path in self.written:

@@ -41,8 +41,8 @@ def test_planted_regression_fails_the_run(gated: pytest.Pytester, write_product)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     # mean change: 20 x -30 / 30 = -20 points; McNemar: 20 newly failed, 0 fixed
     result.stdout.fnmatch_lines([
-        "baseline mini/p1: -20.00 points [[]*] (resolved), failures 0 before only vs 20 "
-        "now only, McNemar p=0.000, n=30",
+        "baseline mini/p1: -20.00 points [[]*] (resolved); cases failed only in the "
+        "baseline: 0, only now: 20; McNemar p=<0.001, n=30",
         "dictbench gate FAILED: mini/p1: score dropped 20.00 points against the baseline*"
         "more than the allowed 5",
     ])
@@ -71,3 +71,13 @@ def test_missing_baseline_is_a_usage_error(gated: pytest.Pytester) -> None:
     result = gated.runpytest("--product=p1", "--dictbench-baseline=nowhere")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*nowhere*a baseline needs dictbench.json and items.jsonl*"])
+
+
+def test_product_missing_from_the_baseline_fails(gated: pytest.Pytester, write_product
+                                                 ) -> None:
+    write_product("p2", outputs=[{"case_id": c["id"], "text": c["reference"]} for c in CASES])
+    result = gated.runpytest("--product=p1", "--product=p2", "--dictbench-baseline=baseline")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["dictbench gate FAILED: mini/p2: not in the baseline run*"])
+    markdown = (gated.path / "reports/dictbench.md").read_text()
+    assert "CI gate: FAILED" in markdown and "mini/p2: not in the baseline run" in markdown

@@ -34,6 +34,7 @@ from .sections import (
     suite_records,
     summary_metrics,
 )
+from .terminal import gate_lines
 
 __all__ = ["render_html"]
 
@@ -290,6 +291,10 @@ def render_html(report: Mapping[str, Any], records: Sequence[ItemRecord],
                     "(install the <code>plot</code> extra: "
                     "<code>pip install 'pytest-dictbench[plot]'</code>). "
                     "Every figure is also given as a table.</p>")
+    gate = gate_lines(report)
+    if gate:
+        body.append('<section class="gate"><h2>CI gate</h2><ul>'
+                    + "".join(f"<li>{esc(line)}</li>" for line in gate) + "</ul></section>")
     body += [_overview(suites)]
     body += [_suite(s, suite_records(records, s["id"]), (expected or {}).get(s["id"], {}),
                     colors, use_figures) for s in suites]

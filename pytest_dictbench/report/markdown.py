@@ -23,6 +23,7 @@ from .sections import (
     rule_key,
     suite_records,
 )
+from .terminal import gate_lines
 
 __all__ = ["FAILING_LIMIT", "code", "md", "render_markdown"]
 
@@ -263,6 +264,9 @@ def render_markdown(report: Mapping[str, Any], records: Sequence[ItemRecord],
         whose method does not make its own (``sections.expected_texts(suites)``).
     """
     lines = _intro(report)
+    gate = gate_lines(report)
+    if gate:
+        lines += ["## CI gate", "", *(f"- {md(line)}" for line in gate), ""]
     for suite in report.get("suites", []):
         lines += _suite(suite, suite_records(records, suite["id"]),
                         (expected or {}).get(suite["id"], {}))

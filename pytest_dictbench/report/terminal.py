@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["baseline_line", "summary_lines"]
+__all__ = ["baseline_line", "gate_lines", "summary_lines"]
 
 _COLUMNS = ("items", "passed", "failed", "errors", "not_tested", "empty")
 #: Leaderboard columns that are settings or counts rather than results.
+#: Metric columns a terminal leaderboard shows besides product, rank, score, headline.
+_TERMINAL_METRICS = 8
 _NOT_METRICS = frozenset({"product", "rank", "score", "items", "threshold", "vwer_threshold"})
 
 
@@ -46,9 +48,12 @@ def _leaderboard(suite: Mapping[str, Any]) -> list[str]:
         return []
     headline = suite.get("headline") or "score"
     metrics = sorted({k for row in rows for k in row} - _NOT_METRICS - {headline})
+    shown = metrics[:_TERMINAL_METRICS]
     columns = ["product", "rank", "score", *([headline] if headline != "score" else []),
-               *metrics]
-    lines = [f"{suite['id']}: leaderboard sorted by {headline}"]
+               *shown]
+    more = f" ({len(metrics) - len(shown)} more columns in dictbench.json and .html)" \
+        if len(shown) < len(metrics) else ""
+    lines = [f"{suite['id']}: leaderboard sorted by {headline}{more}"]
     lines += table([columns, *[[_fmt(row.get(c)) for c in columns] for row in rows]])
     return lines
 
@@ -69,9 +74,10 @@ def _notes(suite: Mapping[str, Any]) -> list[str]:
         verdict = "resolved" if c["resolved"] else "not resolved"
         notes.append(
             f"{suite['id']}: {c['b']} - {c['a']}: {c['mean_difference']:+.2f} "
-            f"[{interval['low']:+.2f}, {interval['high']:+.2f}] ({verdict}); failures "
-            f"{c['only_a_failed']} vs {c['only_b_failed']}, McNemar p={c['mcnemar_p']:.3f} "
-            f"(Holm {c.get('p_holm', c['mcnemar_p']):.3f}), n={c['n']}")
+            f"[{interval['low']:+.2f}, {interval['high']:+.2f}] ({verdict}); cases failed "
+            f"only by {c['a']}: {c['only_a_failed']}, only by {c['b']}: "
+            f"{c['only_b_failed']}; McNemar p={_p(c['mcnemar_p'])} "
+            f"(Holm {_p(c.get('p_holm', c['mcnemar_p']))}), n={c['n']}")
     return notes
 
 
@@ -84,11 +90,28 @@ def summary_lines(report: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _p(value: float) -> str:
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
 def baseline_line(c: Mapping[str, Any]) -> str:
     """One line comparing a product with itself in the baseline run."""
     interval = c["interval"]
     return (f"baseline {c['suite']}/{c['product']}: {c['mean_difference']:+.2f} points "
             f"[{interval['low']:+.2f}, {interval['high']:+.2f}] "
-            f"({'resolved' if c['resolved'] else 'not resolved'}), failures "
-            f"{c['only_a_failed']} before only vs {c['only_b_failed']} now only, "
-            f"McNemar p={c['mcnemar_p']:.3f}, n={c['n']}")
+            f"({'resolved' if c['resolved'] else 'not resolved'}); cases failed only in "
+            f"the baseline: {c['only_a_failed']}, only now: {c['only_b_failed']}; "
+            f"McNemar p={_p(c['mcnemar_p'])}, n={c['n']}")
+
+
+def gate_lines(report: Mapping[str, Any]) -> list[str]:
+    """The CI gate's verdict, its failures and the baseline comparisons (empty when the
+    run used no gate option)."""
+    gate = report.get("gate")
+    if gate is None:
+        return []
+    lines = [f"CI gate: {'passed' if gate['passed'] else 'FAILED'} (max drop "
+             f"{gate['max_drop']:g} points, min score {gate['min_score']})"]
+    lines += [f"FAILED: {failure}" for failure in gate["failures"]]
+    lines += [baseline_line(c) for c in report.get("baseline", {}).get("comparisons", [])]
+    return lines
