@@ -118,7 +118,7 @@ def bars_svg(groups: MetricGroups, colors: Mapping[str, str], prefix: str) -> st
             xs = [p - 0.4 + width * (i + 0.5) for p in positions]
             bars = ax.bar(xs, values, width * 0.92, label=product, color=colors[product],
                           zorder=2)
-            if len(products) <= 3:
+            if len(products) <= 2:  # with more bars per group the labels collide
                 labels = [fmt(v, groups.unit_name) for v in groups.values[product]]
                 ax.bar_label(bars, labels=labels, fontsize=7, padding=2, color="#374151")
         ax.set_xticks(list(positions), [c.replace("_", "\n") for c in groups.categories])
@@ -129,9 +129,10 @@ def bars_svg(groups: MetricGroups, colors: Mapping[str, str], prefix: str) -> st
         else:
             ax.set_ylim(bottom=0)
             ax.margins(y=0.15)
-        ax.set_title(groups.title)
-        ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncols=min(len(products), 4),
-                  borderaxespad=0.2)
+        ax.set_title(groups.title, loc="left")
+        # beside the axes, never over the title or the bars
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+                  fontsize=7.5)
 
     return _render(draw, 3.0, prefix)
 
@@ -194,7 +195,7 @@ def forest_svg(comparisons: Sequence[Mapping[str, Any]], prefix: str) -> str:
         ax.set_yticks(range(len(labels)), labels)
         ax.set_ylim(-0.7, len(labels) - 0.3)
         ax.grid(axis="y", visible=False)
-        ax.set_xlabel("difference in mean item score (b − a), 95% interval; filled = resolved")
+        ax.set_xlabel("mean difference b − a with 95% interval (filled: resolved)")
         ax.set_title("Paired differences")
 
     return _render(draw, 0.9 + 0.42 * max(len(comparisons), 1), prefix)
