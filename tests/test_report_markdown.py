@@ -184,6 +184,12 @@ def test_sample_is_small_valid_and_complete() -> None:
     rubric = next(s for s in sample.report["suites"] if s["method"] == "rubric")
     first = rubric["products"][0]["tables"]["failing_items"][0]
     assert code(first["diff"]) in text
+    # automated / judged / unjudged rule scores per layer, straight from the summary
+    summary = rubric["products"][0]["tables"]["summary"]
+    row = (f"| {md(rubric['products'][0]['product'])} | "
+           f"{summary['auto_A']:g} / {summary['judge_A']:g} / {summary['unjudged_A']:g} |")
+    assert "**Rule scores by source** (automated / judged / unjudged)" in text
+    assert row in text
 
 
 def test_sample_is_byte_identical_and_order_independent() -> None:

@@ -166,6 +166,23 @@ def _rule_failures(suite: Mapping[str, Any]) -> list[str]:
             *_table(["Product", *(md(r) for r in rules)], rows, range(1, len(rules) + 1))]
 
 
+def _rule_sources(suite: Mapping[str, Any]) -> list[str]:
+    """Rubric: per product and layer, rule scores from automated checks / judges /
+    none (unjudged). Automated-only layer scores are not comparable with judged ones."""
+    rows = []
+    for entry in suite["products"]:
+        summary = entry.get("tables", {}).get("summary", {})
+        if "auto_A" not in summary:
+            continue
+        rows.append([md(entry["product"]), *(
+            f"{summary.get(f'auto_{layer}', 0):g} / {summary.get(f'judge_{layer}', 0):g} / "
+            f"{summary.get(f'unjudged_{layer}', 0):g}" for layer in "ABCD")])
+    if not rows:
+        return []
+    return ["**Rule scores by source** (automated / judged / unjudged)", "",
+            *_table(["Product", "A", "B", "C", "D"], rows, range(1, 5))]
+
+
 def _comparisons(suite: Mapping[str, Any]) -> list[str]:
     comparisons = suite.get("comparisons", [])
     if not comparisons:
@@ -249,7 +266,8 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
     lines += _leaderboard(suite) + _metric_groups(suite)
     for group in group_tables(suite, records):
         lines += _group(group)
-    lines += _rule_failures(suite) + _comparisons(suite) + _judging(suite)
+    lines += _rule_failures(suite) + _rule_sources(suite) + _comparisons(suite)
+    lines += _judging(suite)
     lines += _failing(suite, records, expected) + _notes(suite, records)
     return lines
 
