@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import DictbenchError
 from .files import file_lock
 from .judge.records import JudgeRequest
-from .judge.settings import JudgeSettings, parse_judge_settings
+from .judge.settings import JudgeSettings
 from .model import Output, RuleScore, ScoreContext
 
 if TYPE_CHECKING:
@@ -61,24 +61,15 @@ class Judging:
         self.audit = audit
         #: per group: each item's judgement, or why the group could not be judged
         self._done: dict[tuple[str, str], dict[tuple[str, int], Judgement] | str] = {}
-        self._settings: dict[str, JudgeSettings | None] = {}
         self.calls = 0
         self.cache_hits = 0
-
-    def settings(self, item: CaseItem) -> JudgeSettings | None:
-        suite = item.suite
-        if suite.id not in self._settings:
-            table = suite.manifest.get("judge")
-            self._settings[suite.id] = parse_judge_settings(
-                table, path=suite.root / "suite.toml") if table else None
-        return self._settings[suite.id]
 
     def for_item(self, item: CaseItem, output: Output) -> Judgement:
         """The judgement of ``item`` (judging its whole group on first use)."""
         method = item.session_state.method(item.suite)
         if self.mode == "off" or not hasattr(method, "rule_meanings"):
             return Judgement()
-        settings = self.settings(item)
+        settings = item.session_state.judge_settings.get(item.suite.id)
         if settings is None:
             return Judgement()
         group = _group(item)

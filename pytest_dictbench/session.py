@@ -24,7 +24,7 @@ from .files import atomic_write
 from .gate import baseline_comparisons, gate_failures
 from .jsonl import canonical_line, read_jsonl
 from .judge.records import output_hash
-from .judge.settings import parse_judge_settings
+from .judge.settings import JudgeSettings, parse_judge_settings
 from .judging import Judging
 from .methods.base import Method
 from .model import ItemResult, Output, Product, Suite
@@ -95,6 +95,8 @@ class DictbenchSession:
         self.baseline = _load_baseline(config.getoption("dictbench_baseline"),
                                        config.invocation_params.dir)
         self._suites: dict[Path, Suite] = {}
+        #: Parsed ``[judge]`` tables by suite id (checked when the suite is loaded).
+        self.judge_settings: dict[str, JudgeSettings] = {}
         self._suite_paths: dict[str, str] = {}
         self._adapters: dict[tuple[str, str], Adapter] = {}
         for product in self.products:
@@ -118,7 +120,8 @@ class DictbenchSession:
                     hasattr(method, "rule_meanings"):
                 suite = replace(suite, manifest={**suite.manifest, "judge": self.judge_default})
             if "judge" in suite.manifest:
-                parse_judge_settings(suite.manifest["judge"], path=suite.root / MANIFEST)
+                self.judge_settings[suite.id] = parse_judge_settings(
+                    suite.manifest["judge"], path=suite.root / MANIFEST)
             for other in self._suites.values():
                 if other.id == suite.id:
                     raise SuiteError(f"suite id {suite.id!r} is also used by {other.root}",

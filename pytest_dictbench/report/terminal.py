@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .sections import fmt
+
 __all__ = ["baseline_line", "gate_lines", "summary_lines"]
 
 _COLUMNS = ("items", "passed", "failed", "errors", "not_tested", "empty")
@@ -12,14 +14,6 @@ _COLUMNS = ("items", "passed", "failed", "errors", "not_tested", "empty")
 #: Metric columns a terminal leaderboard shows besides product, rank, score, headline.
 _TERMINAL_METRICS = 8
 _NOT_METRICS = frozenset({"product", "rank", "score", "items", "threshold", "vwer_threshold"})
-
-
-def _fmt(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.3f}" if abs(value) < 1 else f"{value:.2f}"
-    return str(value)
 
 
 def table(rows: Sequence[Sequence[str]]) -> list[str]:
@@ -35,9 +29,9 @@ def _overview(report: Mapping[str, Any]) -> list[str]:
         for entry in suite["products"]:
             ci = entry.get("score_ci")
             rows.append((
-                suite["id"], entry["product"], *(_fmt(entry[c]) for c in _COLUMNS),
-                _fmt(entry["score"]), f"{ci['low']:.1f}..{ci['high']:.1f}" if ci else "-",
-                _fmt(entry.get("rank")),
+                suite["id"], entry["product"], *(fmt(entry[c]) for c in _COLUMNS),
+                fmt(entry["score"], "score"), f"{ci['low']:.1f}..{ci['high']:.1f}" if ci else "-",
+                fmt(entry.get("rank")),
             ))
     return table(rows)
 
@@ -54,7 +48,7 @@ def _leaderboard(suite: Mapping[str, Any]) -> list[str]:
     more = f" ({len(metrics) - len(shown)} more columns in dictbench.json and .html)" \
         if len(shown) < len(metrics) else ""
     lines = [f"{suite['id']}: leaderboard sorted by {headline}{more}"]
-    lines += table([columns, *[[_fmt(row.get(c)) for c in columns] for row in rows]])
+    lines += table([columns, *[[fmt(row.get(c), c) for c in columns] for row in rows]])
     return lines
 
 
