@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -72,11 +72,15 @@ def _product_entry(records: Sequence[ItemRecord], suite: Suite, product: Product
         "failed": statuses.count("failed"),
         "errors": statuses.count("error"),
         "not_tested": statuses.count("not_tested"),
+        "output_statuses": dict(sorted(Counter(
+            r.get("output_status") or "none" for r in records).items())),
         "empty": sum(1 for r in scored if r.get("empty")),
         "cases": len(suite.cases),
         "cases_scored": len({r["case_id"] for r in scored}),
         "canary_leaks": sorted({r["case_id"] for r in records if r.get("canary_leak")}),
-        **_score(records, options),
+        # a method without an overall ranking has no overall score either
+        **(_score(records, options) if getattr(method, "overall_ranking", True)
+           else {"score": None, "score_ci": None}),
         "tables": method.aggregate(scored, suite) if scored else {},
         "judging": judges_table(records),
         "pending_adjudications": sum(len(r.get("pending", ())) for r in records),
@@ -137,14 +141,19 @@ def _suite_entry(suite: Suite, method: Method, by_product: Mapping[str, list[Ite
     entries = [_product_entry(recs, suite, products.get(name), method, options)
                for name, recs in sorted(by_product.items())]
     repetitions = max(r["repetition"] for recs in by_product.values() for r in recs)
-    ranks = rank_products(
-        [{"product": e["product"], "environment": e["environment"],
-          "value": _ranked_value(e, rules.metric)} for e in entries],
-        by_product, cases=len(suite.cases), repetitions=max(repetitions, suite.repetitions),
-        rules=rules)
+    if getattr(method, "overall_ranking", True):
+        ranks = rank_products(
+            [{"product": e["product"], "environment": e["environment"],
+              "value": _ranked_value(e, rules.metric)} for e in entries],
+            by_product, cases=len(suite.cases),
+            repetitions=max(repetitions, suite.repetitions), rules=rules)
+    else:  # the method ranks per metric table (its suite_tables), never overall
+        ranks = {e["product"]: {"rank": None, "reason": method.no_overall_reason,
+                                "cohort": {}} for e in entries}
     for entry in entries:
         entry.update(ranks[entry["product"]])
-    leaderboard = _leaderboard(entries, method, headline, getattr(method, "higher_is_better", True))
+    leaderboard = _leaderboard(entries, method, headline, getattr(
+        method, "higher_is_better", True)) if getattr(method, "overall_ranking", True) else []
     return {
         "id": suite.id,
         "version": suite.version,
@@ -163,7 +172,10 @@ def _suite_entry(suite: Suite, method: Method, by_product: Mapping[str, list[Ite
         "products": entries,
         "leaderboard": leaderboard,
         "comparisons": compare_products(by_product, resamples=options.resamples,
-                                        seed=options.seed),
+                                        seed=options.seed)
+        if getattr(method, "overall_ranking", True) else [],
+        **({"rig": method.suite_tables([r for recs in by_product.values() for r in recs],
+                                       suite)} if hasattr(method, "suite_tables") else {}),
     }
 
 

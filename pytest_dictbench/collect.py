@@ -141,7 +141,8 @@ class CaseItem(pytest.Item):
             pytest.fail(f"capture error: {problem}", pytrace=False)
         if output is None or output.status in SKIP_STATUSES:
             reason = output.status if output else "no output"
-            self._record("not_tested", message=reason)
+            self._record("not_tested", message=reason,
+                         extra={"output_status": output.status if output else "not_tested"})
             pytest.skip(f"not_tested: {reason} for {self.case.id} from {self.product.name}")
         if output.is_error:
             message = f"{output.status}: {output.error or 'no detail'} ({output.origin})"

@@ -21,10 +21,13 @@ from .errors import DictbenchError
 from .judging import JUDGE_MODES
 from .methods.base import Method
 from .methods.error_rate import ErrorRate
+from .methods.rig import RigMethod
 from .methods.rubric import RubricMethod
 from .methods.verbatim import Verbatim
 from .products import load_product
 from .registry import Registry
+from .rig.collect import RigCollector
+from .rig.package import is_package
 from .session import SESSION_KEY, DictbenchSession, ini_folder
 from .stats import DEFAULT_RESAMPLES
 from .suites import MANIFEST
@@ -58,6 +61,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--dictbench-verify", action="store_true", dest="dictbench_verify", default=False,
         help="Collect the integrity checks of the suites (manifest, sha256, canary, cases, "
         "audio specification, execution gate) instead of benchmark items.")
+    group.addoption(
+        "--dictbench-results", dest="dictbench_results", metavar="CSV", default=None,
+        help="Import a rig results CSV: every row becomes one item of the rig package "
+        "collected beside it. Activates dictbench.")
+    group.addoption(
+        "--dictbench-results-out", dest="dictbench_results_out", metavar="CSV",
+        default=None, help="Write the rig items of this run as a 28-column results CSV.")
     group.addoption(
         "--dictbench-report", dest="dictbench_report", metavar="DIR", default=None,
         help="Folder for dictbench.json, items.jsonl and run-info.json. Default: reports/ "
@@ -117,7 +127,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def is_active(config: pytest.Config) -> bool:
-    return bool(config.getoption("dictbench_products", None)) or is_verify(config)
+    return (bool(config.getoption("dictbench_products", None))
+            or bool(config.getoption("dictbench_results", None)) or is_verify(config))
 
 
 def is_verify(config: pytest.Config) -> bool:
@@ -181,11 +192,12 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.File | None:
-    if file_path.name != MANIFEST or not is_active(parent.config):
+    rig = is_package(file_path)
+    if (file_path.name != MANIFEST and not rig) or not is_active(parent.config):
         return None
     if is_verify(parent.config):
         return VerifyCollector.from_parent(parent, path=file_path)
-    return SuiteCollector.from_parent(parent, path=file_path)
+    return (RigCollector if rig else SuiteCollector).from_parent(parent, path=file_path)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -203,7 +215,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
 
 
 def pytest_dictbench_methods() -> Iterable[Method]:
-    return [ErrorRate(), RubricMethod(), Verbatim()]
+    return [ErrorRate(), RubricMethod(), Verbatim(), RigMethod()]
 
 
 def pytest_dictbench_adapters() -> Mapping[str, AdapterFactory]:

@@ -35,6 +35,7 @@ from .report.junit import junit_properties
 from .report.markdown import render_markdown
 from .report.sections import expected_texts
 from .report.terminal import baseline_line, summary_lines
+from .rig.package import is_package, load_package
 from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .suites import MANIFEST, canary_status, load_suite, read_toml
 
@@ -111,7 +112,8 @@ class DictbenchSession:
         """The suite at ``path``, loaded once per process."""
         key = (path / MANIFEST if path.is_dir() else path).resolve()
         if key not in self._suites:
-            suite = load_suite(path, self.registry.case_schema)
+            suite = (load_package(path) if is_package(path) else
+                     load_suite(path, self.registry.case_schema))
             method = self.registry.method(suite.method)
             check_params = getattr(method, "check_params", None)
             if check_params is not None:
@@ -127,7 +129,8 @@ class DictbenchSession:
                     raise SuiteError(f"suite id {suite.id!r} is also used by {other.root}",
                                      path=path)
             self._suites[key] = suite
-            self._suite_paths[suite.id] = _relative(suite.root, self.config.rootpath)
+            self._suite_paths[suite.id] = _relative(
+                key if is_package(key) else suite.root, self.config.rootpath)
         return self._suites[key]
 
     def method(self, suite: Suite) -> Method:
@@ -154,12 +157,13 @@ class DictbenchSession:
             "product": item.product.name,
             "repetition": item.repetition,
             "status": status,
+            "output_status": output.status if output else None,
             "score": result.score if result else None,
             "rules": {r.rule: r.to_json() for r in result.rules} if result else {},
             "metrics": dict(result.metrics) if result else {},
             "message": (result.message if result else message) or message,
             "empty": bool(output is not None and not output.text.strip()),
-            "canary_leak": bool(text and suite.canary in text),
+            "canary_leak": bool(text and suite.canary and suite.canary in text),
             "case": group,
             "text": text,
             "text_sha256": output_hash(text) if text is not None else None,

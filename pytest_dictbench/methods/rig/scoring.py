@@ -1,0 +1,76 @@
+"""Figures of one complete rig run (one results row) against its fixture. Pure.
+
+Transcript workflows (dictation, file transcription, meeting) get WER, CER and strict
+edit distance of the raw transcript plus its elapsed seconds; a meeting adds capture
+completion and speaker-turn accuracy (correct / total reference turns); a correction
+run gets the exact-match gate on its final transcript, the edit distance left (near
+misses keep it), its correction seconds and edit actions. Error rates are not rounded
+here: rounding happens once, after the mean of fixture medians.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .text import char_tokens, edit_distance, word_tokens
+
+__all__ = ["TRANSCRIPT_WORKFLOWS", "WORKFLOWS", "run_metrics"]
+
+#: Workflows whose raw transcript is scored against the reference.
+TRANSCRIPT_WORKFLOWS = ("dictation", "file_transcription", "meeting")
+#: Every workflow of the methodology, in report order.
+WORKFLOWS = ("dictation", "file_transcription", "meeting", "correction")
+
+
+def _transcript(reference: str, hypothesis: str, locale: str) -> dict[str, float]:
+    ref_words, hyp_words = word_tokens(reference, locale), word_tokens(hypothesis, locale)
+    ref_chars, hyp_chars = char_tokens(reference, locale), char_tokens(hypothesis, locale)
+    if not ref_words or not ref_chars:
+        raise ValueError("the reference is empty after rig-v1 normalisation")
+    words = edit_distance(ref_words, hyp_words)
+    chars = edit_distance(ref_chars, hyp_chars)
+    return {
+        "wer": words / len(ref_words), "cer": chars / len(ref_chars),
+        "word_edits": float(words), "reference_words": float(len(ref_words)),
+        "char_edits": float(chars), "reference_chars": float(len(ref_chars)),
+        "strict_edit_distance": float(edit_distance(reference, hypothesis)),
+    }
+
+
+def run_metrics(fixture: Mapping[str, Any], row: Mapping[str, Any]) -> dict[str, float]:
+    """The figures of one complete run.
+
+    :param fixture: the fixture's data (``workflow``, ``locale``, ``reference`` text and,
+        for a correction, ``seed`` text).
+    :param row: the run's parsed values: ``raw_transcript``/``final_transcript`` texts
+        (or None) and the numbers ``elapsed_seconds``, ``correction_seconds``,
+        ``edit_actions``, ``capture_complete`` (bool), ``speaker_turns_correct``,
+        ``speaker_turns_total`` (each None when blank).
+    """
+    workflow, reference = fixture["workflow"], fixture["reference"]
+    metrics: dict[str, float] = {}
+    if workflow == "correction":
+        final = row.get("final_transcript") or ""
+        start = row.get("raw_transcript")
+        initial = start if start is not None else fixture.get("seed", "")
+        remaining = edit_distance(reference, final)
+        metrics.update({
+            "correction_exact": 1.0 if final == reference else 0.0,
+            "initial_strict_edit_distance": float(edit_distance(reference, initial)),
+            "final_strict_edit_distance": float(remaining),
+        })
+        for name in ("correction_seconds", "edit_actions"):
+            if row.get(name) is not None:
+                metrics[name] = float(row[name])
+        return metrics
+    metrics.update(_transcript(reference, row.get("raw_transcript") or "", fixture["locale"]))
+    if row.get("elapsed_seconds") is not None:
+        metrics["elapsed_seconds"] = float(row["elapsed_seconds"])
+    if workflow == "meeting":
+        if row.get("capture_complete") is not None:
+            metrics["capture_complete"] = 1.0 if row["capture_complete"] else 0.0
+        correct, total = row.get("speaker_turns_correct"), row.get("speaker_turns_total")
+        if correct is not None and total:
+            metrics["speaker_turn_accuracy"] = correct / total
+    return metrics

@@ -1,0 +1,229 @@
+"""Per-metric tables of a rig suite: median of repetitions, mean of fixture medians,
+rank eligibility, environment cohorts and competition ranks. Pure: no pytest, no I/O.
+
+A table is one metric of one scope: a workflow (all its fixtures) or a workflow x
+locale, within one test profile. A product's value is the unweighted mean over the
+scope's fixtures of the median over that fixture's complete repetitions, rounded to 6
+places (halves away from zero) after the mean. A product is ranked only when the
+execution gate is open, it has every required complete repetition of every fixture, its
+corrections are exact, its meeting captures complete, every run shares one environment,
+and at least ``minimum_apps`` eligible products share that environment (its cohort).
+Ties are competition ranks on the rounded value. There is never an overall ranking.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ...stats import competition_ranks, round_half_away
+from .scoring import WORKFLOWS
+
+__all__ = ["DECIMALS", "NO_OVERALL", "WORKFLOW_METRICS", "RigRules", "rig_tables"]
+
+#: Places every published figure is rounded to.
+DECIMALS = 6
+#: Why a rig suite never has an overall ranking.
+NO_OVERALL = ("no overall ranking: the methodology publishes one table per metric and "
+              "forbids a weighted overall score, because readers weigh accuracy, speed, "
+              "privacy and price differently")
+#: Ranked metrics per workflow: (metric, higher is better).
+WORKFLOW_METRICS: Mapping[str, tuple[tuple[str, bool], ...]] = {
+    "dictation": (("wer", False), ("cer", False), ("strict_edit_distance", False),
+                  ("elapsed_seconds", False)),
+    "file_transcription": (("wer", False), ("cer", False), ("strict_edit_distance", False),
+                           ("elapsed_seconds", False)),
+    "meeting": (("capture_complete", True), ("speaker_turn_accuracy", True), ("wer", False),
+                ("cer", False), ("elapsed_seconds", False)),
+    "correction": (("correction_seconds", False), ("edit_actions", False)),
+}
+#: Metrics of the workflow x locale tables.
+LOCALE_METRICS = (("wer", False), ("cer", False))
+#: Descriptive fields listed per product beside the tables (never scored).
+OBSERVED = (("tested_locales", "locale"), ("app_versions", "app_version"),
+            ("plans", "plan"), ("processing_paths", "processing_path"),
+            ("privacy_modes", "privacy_mode"), ("app_language_settings", "app_language_setting"),
+            ("price_snapshots", "price_snapshot"), ("pricing_source_urls", "pricing_source_url"))
+
+
+class RigRules:
+    """What the package says about eligibility (see ``rig.package``)."""
+
+    def __init__(self, package: Mapping[str, Any]) -> None:
+        protocol = package.get("protocol", {})
+        gate = package.get("execution_gate", {})
+        self.products: tuple[str, ...] = tuple(package.get("products", ()))
+        self.fixtures: tuple[Mapping[str, Any], ...] = tuple(package.get("fixtures", ()))
+        self.same_environment: tuple[str, ...] = tuple(protocol.get(
+            "same_environment_fields", ("hardware", "macos_version", "test_profile")))
+        self.minimum_apps = int(package.get("ranking", {}).get("minimum_apps", 2))
+        self.default_profile = str(protocol.get("default_profile", "default"))
+        self.gate_ready = bool(gate.get("ready", False))
+        self.blocking = tuple(gate.get("blocking_items", ()))
+        self.repetitions = int(protocol.get("required_repetitions", 3))
+
+    def required(self, fixture: Mapping[str, Any]) -> int:
+        return int(fixture.get("required_repetitions", self.repetitions))
+
+
+def _scopes(rules: RigRules, profiles: Iterable[str]) -> list[dict[str, Any]]:
+    scopes = []
+    for profile in profiles:
+        for workflow in WORKFLOWS:
+            fixtures = [f for f in rules.fixtures if f["workflow"] == workflow]
+            if not fixtures:
+                continue
+            scopes.append({"workflow": workflow, "locale": None, "test_profile": profile,
+                           "fixtures": fixtures, "metrics": WORKFLOW_METRICS[workflow]})
+            locales = sorted({f["locale"] for f in fixtures})
+            if len(locales) > 1:
+                for locale in locales:
+                    scopes.append({
+                        "workflow": workflow, "locale": locale, "test_profile": profile,
+                        "fixtures": [f for f in fixtures if f["locale"] == locale],
+                        "metrics": LOCALE_METRICS})
+    return scopes
+
+
+def _signature(run: Mapping[str, Any], fields: Sequence[str]) -> tuple[str, ...]:
+    return tuple(str(run["rig"].get(f, "")) for f in fields)
+
+
+def _coverage(app: str, scope: Mapping[str, Any], metric: str, rules: RigRules,
+              runs: Mapping[tuple[str, str, str], list[Mapping[str, Any]]],
+              others: Mapping[tuple[str, str, str], list[str]]) -> dict[str, Any]:
+    """Fixture medians, value, environment and every reason against ranking."""
+    reasons: list[str] = []
+    medians: list[dict[str, Any]] = []
+    signatures: set[tuple[str, ...]] = set()
+    for fixture in scope["fixtures"]:
+        fid, need = fixture["id"], rules.required(fixture)
+        cell = runs.get((app, scope["test_profile"], fid), [])
+        reps = {r["repetition"] for r in cell}
+        if len(cell) != need or len(reps) != need:
+            lacking = others.get((app, scope["test_profile"], fid), [])
+            detail = f" ({', '.join(lacking)})" if lacking else ""
+            reasons.append(f"{fid}: needs {need} complete repetitions; found "
+                           f"{len(cell)}{detail}")
+        for run in cell:
+            m, rep = run["metrics"], run["repetition"]
+            if fixture["workflow"] == "correction" and m.get("correction_exact") != 1.0:
+                reasons.append(f"{fid}: final correction not exact in repetition {rep} "
+                               f"(remaining edit distance "
+                               f"{int(m.get('final_strict_edit_distance', 0))})")
+            if fixture["workflow"] == "meeting" and m.get("capture_complete") != 1.0:
+                reasons.append(f"{fid}: meeting capture incomplete in repetition {rep}")
+            signatures.add(_signature(run, rules.same_environment))
+        values = [run["metrics"].get(metric) for run in cell]
+        if cell and any(v is None for v in values):
+            reasons.append(f"{fid}: {metric} missing in a complete repetition")
+        elif cell:
+            medians.append({"fixture_id": fid, "median": statistics.median(values)})
+    if len(signatures) > 1:
+        shown = "; ".join(" | ".join(s) for s in sorted(signatures))
+        reasons.append(f"runs do not share one frozen environment "
+                       f"({', '.join(rules.same_environment)}): {shown}")
+    value = (statistics.fmean(m["median"] for m in medians)
+             if medians and len(medians) == len(scope["fixtures"]) else None)
+    return {"reasons": reasons, "value": value, "signature": next(iter(signatures), None)
+            if len(signatures) == 1 else None,
+            "fixture_medians": [{"fixture_id": m["fixture_id"],
+                                 "median": round_half_away(m["median"], DECIMALS)}
+                                for m in medians]}
+
+
+def _table(scope: Mapping[str, Any], metric: str, higher: bool, apps: Sequence[str],
+           rules: RigRules, runs: Any, others: Any) -> dict[str, Any]:
+    coverage = {app: _coverage(app, scope, metric, rules, runs, others) for app in apps}
+    if not rules.gate_ready:
+        blocking = "; ".join(rules.blocking) or "none listed"
+        for cov in coverage.values():
+            cov["reasons"].insert(0, f"execution gate closed: no ranks are published "
+                                     f"(blocking: {blocking})")
+    cohorts: dict[tuple[str, ...], list[str]] = defaultdict(list)
+    for app, cov in coverage.items():
+        if not cov["reasons"] and cov["value"] is not None:
+            cohorts[cov["signature"]].append(app)
+    published = []
+    for signature, members in sorted(cohorts.items()):
+        environment = dict(zip(rules.same_environment, signature, strict=True))
+        if len(members) < rules.minimum_apps:
+            for app in members:
+                coverage[app]["reasons"].append(
+                    f"only {len(members)} eligible product(s) in its environment cohort "
+                    f"({', '.join(f'{k}={v}' for k, v in environment.items())}); at least "
+                    f"{rules.minimum_apps} needed")
+            continue
+        values = {app: round_half_away(coverage[app]["value"], DECIMALS) for app in members}
+        ranks = competition_ranks(values, higher, DECIMALS)
+        published.append({"environment": environment, "entries": [
+            {"rank": rank, "app_id": app, "value": values[app],
+             "fixture_medians": coverage[app]["fixture_medians"]}
+            for app, rank in ranks.items()]})
+    return {
+        "workflow": scope["workflow"], "locale": scope["locale"],
+        "test_profile": scope["test_profile"], "metric": metric,
+        "direction": "higher is better" if higher else "lower is better",
+        "fixtures": [f["id"] for f in scope["fixtures"]],
+        "cohorts": published,
+        "not_ranked": [
+            {"app_id": app, "reasons": cov["reasons"],
+             "value": None if cov["value"] is None else round_half_away(cov["value"], DECIMALS)}
+            for app, cov in coverage.items() if cov["reasons"]],
+    }
+
+
+def _observations(apps: Sequence[str], complete: Sequence[Mapping[str, Any]]
+                  ) -> list[dict[str, Any]]:
+    rows = []
+    for app in apps:
+        mine = [r["rig"] for r in complete if r["product"] == app]
+        entry: dict[str, Any] = {"app_id": app, "complete_runs": len(mine)}
+        for key, field in OBSERVED:
+            entry[key] = sorted({str(r.get(field, "")) for r in mine} - {""})
+        rows.append(entry)
+    return rows
+
+
+def rig_tables(records: Sequence[Mapping[str, Any]], package: Mapping[str, Any]
+               ) -> dict[str, Any]:
+    """The ``rig`` section of a suite in ``dictbench.json``.
+
+    :param records: every item record of the suite (all products, all statuses); each
+        has ``product``, ``case_id``, ``repetition``, ``metrics`` and a ``rig`` dict with
+        the run's ``status``, ``test_profile``, environment and descriptive fields.
+    :param package: the methodology manifest.
+    """
+    rules = RigRules(package)
+    rig_records = [r for r in records if "rig" in r]
+    complete = [r for r in rig_records if r["rig"]["status"] == "complete"
+                and r["status"] in ("passed", "failed")]
+    scored = {id(r) for r in complete}
+    apps = sorted(set(rules.products) | {r["product"] for r in rig_records})
+    runs: dict[tuple[str, str, str], list[Mapping[str, Any]]] = defaultdict(list)
+    for r in complete:
+        runs[(r["product"], r["rig"]["test_profile"], r["case_id"])].append(r)
+    others: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    statuses: dict[str, dict[str, int]] = {
+        app: dict.fromkeys(("complete", "not_tested", "unsupported", "failed", "invalid",
+                            "blank"), 0) for app in apps}
+    for r in rig_records:
+        status = r["rig"]["status"]
+        statuses[r["product"]][status] += 1
+        if id(r) not in scored:
+            others[(r["product"], r["rig"]["test_profile"], r["case_id"])].append(
+                f"r{r['repetition']} {status}")
+    profiles = sorted({r["rig"]["test_profile"] for r in complete}) or [rules.default_profile]
+    tables = [_table(scope, metric, higher, apps, rules, runs, others)
+              for scope in _scopes(rules, profiles) for metric, higher in scope["metrics"]]
+    return {
+        "normalization": "rig-v1",
+        "execution_gate": {"ready": rules.gate_ready, "blocking_items": list(rules.blocking)},
+        "overall_ranking": None,
+        "overall_ranking_reason": NO_OVERALL,
+        "statuses": statuses,
+        "tables": tables,
+        "observations": _observations(apps, complete),
+    }

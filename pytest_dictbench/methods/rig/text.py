@@ -1,0 +1,91 @@
+"""Normalisation ``rig-v1`` and the per-run error figures of the rig methodology. Pure.
+
+``rig-v1`` is the methodology's own normalisation for WER and CER: NFKC, lower case by
+the fixture's locale (ICU), curly apostrophes and backticks made ASCII, then every
+apostrophe deleted (``don't`` -> ``dont``: what the public reference scorer does, so a
+team's existing numbers agree with ours), punctuation and symbols (Unicode categories
+P* and S*) replaced by a space, whitespace collapsed. Words are the word-like segments
+of ICU's word break iterator for the locale; CER counts code points without whitespace.
+Strict edit distance is counted on the text as given (line endings normalised and one
+terminal newline removed when the text was read).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import lru_cache
+
+import icu
+import regex
+from rapidfuzz.distance import Levenshtein
+
+__all__ = ["NORMALIZATION", "char_tokens", "edit_distance", "file_text", "normalize",
+           "word_tokens"]
+
+#: Name of this normalisation in suites and reports.
+NORMALIZATION = "rig-v1"
+
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
+_PUNCT_SYMBOL = regex.compile(r"[\p{P}\p{S}]+")
+_SPACE = regex.compile(r"\s+")
+#: Latin-script letters, ASCII digits and spaces only: ICU's word rules
+#: never break inside such a run and always break at a space, so ``split`` is exact.
+_SIMPLE = regex.compile(r"[\p{Latin}0-9 ]*")
+#: ICU rule status below this marks a segment that is not word-like (UBRK_WORD_NONE).
+_WORD_NONE_LIMIT = 100
+
+
+def file_text(text: str) -> str:
+    """Text of a transcript file or cell: line endings made LF, one final LF removed."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text[:-1] if text.endswith("\n") else text
+
+
+@lru_cache(maxsize=64)
+def _locale(tag: str) -> icu.Locale:
+    return icu.Locale(tag.replace("-", "_"))
+
+
+def _lower(text: str, locale: str) -> str:
+    if text.isascii():
+        return text.lower()
+    return str(icu.UnicodeString(text).toLower(_locale(locale)))
+
+
+def normalize(text: str, locale: str) -> str:
+    """``text`` normalised by ``rig-v1`` for the given BCP 47 locale."""
+    text = _lower(unicodedata.normalize("NFKC", text), locale)
+    text = text.translate(_APOSTROPHES).replace("'", "")
+    text = _PUNCT_SYMBOL.sub(" ", text)
+    return _SPACE.sub(" ", text).strip()
+
+
+def _segment(text: str, locale: str) -> list[str]:
+    iterator = icu.BreakIterator.createWordInstance(_locale(locale))
+    iterator.setText(text)
+    words, start = [], 0
+    for end in iterator:
+        if iterator.getRuleStatus() >= _WORD_NONE_LIMIT:
+            words.append(text[start:end])
+        start = end
+    return words
+
+
+def word_tokens(text: str, locale: str) -> list[str]:
+    """Word-like ICU segments of the normalised text."""
+    normalized = normalize(text, locale)
+    if not normalized:
+        return []
+    if _SIMPLE.fullmatch(normalized):
+        return normalized.split(" ")
+    return _segment(normalized, locale)
+
+
+def char_tokens(text: str, locale: str) -> str:
+    """The normalised text without whitespace (one token per code point)."""
+    return normalize(text, locale).replace(" ", "")
+
+
+def edit_distance(reference: str | list[str], hypothesis: str | list[str]) -> int:
+    """Levenshtein distance (insertions, deletions, substitutions all cost 1)."""
+    return int(Levenshtein.distance(reference, hypothesis))

@@ -1,0 +1,177 @@
+"""A rig methodology package (``benchmark-manifest-*.json`` and its files) read as a suite.
+
+The manifest's fixtures become the suite's cases (reference, seed and meeting turns read
+from their files), ``integrity.files`` its listed files (checked by
+``--dictbench-verify``), and the whole manifest is kept as ``suite.manifest["package"]``
+for the ``rig`` method. Structural problems are :class:`SuiteError`\\ s naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..errors import SuiteError
+from ..jsonl import read_text
+from ..methods.rig.scoring import WORKFLOWS
+from ..methods.rig.text import file_text
+from ..model import Case, Suite, SuiteFile
+from ..suites import inside
+
+__all__ = ["PACKAGE_GLOB", "is_package", "load_package"]
+
+#: File names collected as rig packages.
+PACKAGE_GLOB = "benchmark-manifest-*.json"
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def is_package(path: Path) -> bool:
+    """Whether ``path`` names a rig package manifest."""
+    return path.match(PACKAGE_GLOB)
+
+
+def _fail(message: str, path: Path) -> SuiteError:
+    return SuiteError(message, path=path)
+
+
+def _integrity(manifest: Mapping[str, Any], root: Path, path: Path) -> dict[str, str]:
+    integrity = manifest.get("integrity")
+    if not isinstance(integrity, dict) or integrity.get("algorithm") != "sha256":
+        raise _fail("integrity.algorithm must be 'sha256'", path)
+    files = integrity.get("files")
+    if not isinstance(files, list):
+        raise _fail("integrity.files must be a list", path)
+    declared: dict[str, str] = {}
+    for number, entry in enumerate(files, 1):
+        rel, digest = entry.get("path"), entry.get("sha256")
+        if not isinstance(rel, str) or not rel:
+            raise _fail(f"integrity.files[{number}] has no path", path)
+        if not isinstance(digest, str) or not _SHA256.fullmatch(digest):
+            raise _fail(f"integrity file {rel!r}: sha256 must be 64 lower-case hex digits",
+                        path)
+        if rel in declared:
+            raise _fail(f"integrity file {rel!r} is listed twice", path)
+        inside(root, rel, what="integrity file", where=path)
+        declared[rel] = digest
+    return declared
+
+
+def _check_protocol(manifest: Mapping[str, Any], path: Path) -> None:
+    gate = manifest.get("execution_gate")
+    if not isinstance(gate, dict) or not isinstance(gate.get("ready"), bool):
+        raise _fail("execution_gate.ready must be true or false", path)
+    products = manifest.get("products")
+    if not isinstance(products, list) or not products or \
+            len(set(products)) != len(products) or not all(isinstance(p, str) for p in products):
+        raise _fail("products must be a non-empty list of unique product ids", path)
+    if manifest.get("ranking", {}).get("overall_score") is not False:
+        raise _fail("ranking.overall_score must be false: the methodology has no overall "
+                    "score", path)
+    protocol = manifest.get("protocol", {})
+    if protocol.get("eligible_status") != "complete":
+        raise _fail("protocol.eligible_status must be 'complete'", path)
+    repetitions = protocol.get("required_repetitions")
+    if not isinstance(repetitions, int) or isinstance(repetitions, bool) or repetitions < 1:
+        raise _fail("protocol.required_repetitions must be a positive integer", path)
+    for block in range(1, repetitions + 1):
+        order = protocol.get("run_order", {}).get(f"block_{block}")
+        if not isinstance(order, list) or sorted(order) != sorted(products):
+            raise _fail(f"protocol.run_order.block_{block} must list every product exactly "
+                        "once", path)
+    if not isinstance(protocol.get("profiles", {}), dict):
+        raise _fail("protocol.profiles must be a table of profile names", path)
+
+
+def _fixture_case(number: int, fixture: Mapping[str, Any], declared: Mapping[str, str],
+                  gate_ready: bool, root: Path, path: Path) -> Case:
+    fid = fixture.get("id")
+    where = f"fixture {fid!r}"
+    if fixture.get("workflow") not in WORKFLOWS:
+        raise _fail(f"{where}: workflow must be one of {', '.join(WORKFLOWS)}", path)
+    if not isinstance(fixture.get("locale"), str) or not fixture["locale"]:
+        raise _fail(f"{where}: locale is missing", path)
+    reps = fixture.get("required_repetitions")
+    if not isinstance(reps, int) or isinstance(reps, bool) or reps < 1:
+        raise _fail(f"{where}: required_repetitions must be a positive integer", path)
+    if not isinstance(fixture.get("required_fields"), list):
+        raise _fail(f"{where}: required_fields must be a list", path)
+    data: dict[str, Any] = dict(fixture)
+    for key, target in (("reference_path", "reference"), ("seed_path", "seed"),
+                        ("segments_path", "segments")):
+        rel = fixture.get(key)
+        if key == "reference_path" and not rel:
+            raise _fail(f"{where}: reference_path is missing", path)
+        if not rel:
+            continue
+        if rel not in declared:
+            raise _fail(f"{where}: {key} {rel!r} is not in integrity.files", path)
+        file = inside(root, rel, what=f"{where} {key}", where=path)
+        text = file_text(read_text(file, SuiteError))
+        data[target] = text if target != "segments" else _turns(text, file)
+    audio = fixture.get("audio_path")
+    if audio:
+        if audio not in declared:
+            raise _fail(f"{where}: audio_path {audio!r} is not in integrity.files", path)
+        if fixture.get("audio_sha256") != declared[audio]:
+            raise _fail(f"{where}: audio_sha256 differs from its integrity entry", path)
+        data["audio"] = audio
+    elif gate_ready and fixture["workflow"] != "correction":
+        raise _fail(f"execution_gate.ready is true but {where} has no hashed audio", path)
+    if fixture["workflow"] == "correction" and "seed" not in data:
+        raise _fail(f"{where}: a correction fixture needs seed_path", path)
+    return Case(id=fid, data=data, line=number)
+
+
+def _turns(text: str, path: Path) -> list[dict[str, Any]]:
+    try:
+        turns = json.loads(text).get("turns")
+    except (ValueError, AttributeError) as exc:
+        raise SuiteError(f"meeting segments are not a JSON object: {exc}", path=path) \
+            from None
+    if not isinstance(turns, list) or not turns:
+        raise SuiteError("meeting segments need a non-empty 'turns' list", path=path)
+    return turns
+
+
+def load_package(path: Path) -> Suite:
+    """The suite of the package whose manifest is ``path``."""
+    root = path.parent
+    try:
+        manifest = json.loads(read_text(path, SuiteError))
+    except json.JSONDecodeError as exc:
+        raise SuiteError(f"malformed JSON: {exc.msg}", path=path, line=exc.lineno) from None
+    if not isinstance(manifest, dict):
+        raise _fail("the manifest must be a JSON object", path)
+    for key in ("benchmark_id", "schema_version"):
+        if not isinstance(manifest.get(key), str) or not manifest[key]:
+            raise _fail(f"{key} must be a non-empty string", path)
+    _check_protocol(manifest, path)
+    declared = _integrity(manifest, root, path)
+    for key in ("methodology_path", "results_template_path"):
+        if manifest.get(key) is not None and manifest[key] not in declared:
+            raise _fail(f"{key} {manifest[key]!r} is not in integrity.files", path)
+    fixtures = manifest.get("fixtures")
+    if not isinstance(fixtures, list) or not fixtures:
+        raise _fail("fixtures must be a non-empty list", path)
+    cases, seen = [], set()
+    for number, fixture in enumerate(fixtures, 1):
+        if not isinstance(fixture, dict) or not isinstance(fixture.get("id"), str) \
+                or not fixture["id"] or fixture["id"] in seen:
+            raise _fail(f"fixture {number}: ids must be non-empty and unique", path)
+        seen.add(fixture["id"])
+        cases.append(_fixture_case(number, fixture, declared,
+                                   manifest["execution_gate"]["ready"], root, path))
+    gate = manifest["execution_gate"]
+    return Suite(
+        id=manifest["benchmark_id"], version=manifest["schema_version"],
+        title=str(manifest.get("title", manifest["benchmark_id"])), method="rig",
+        locale=cases[0].data["locale"], canary=str(manifest.get("canary", "")), root=root,
+        cases=tuple(cases), files=tuple(SuiteFile(p, d) for p, d in declared.items()),
+        repetitions=manifest["protocol"]["required_repetitions"],
+        manifest={"cases": path.name, "package": manifest, "normalization": "rig-v1",
+                  "execution_gate": {"ready": gate["ready"],
+                                     "blocking_items": list(gate.get("blocking_items", ()))}},
+    )

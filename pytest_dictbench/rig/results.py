@@ -1,0 +1,264 @@
+"""The rig results CSV: 28 columns, one row per repetition. Reader and writer.
+
+The reader refuses, naming the CSV row (the header is row 1) and column: a missing,
+extra or reordered header; a row with the wrong number of cells; an unknown status,
+app, fixture or test profile; a duplicate ``run_id`` or repetition cell; a repetition
+outside 1..required; an inline transcript *and* a path; a path leaving the CSV's folder;
+missing required metadata or fields on a complete row; malformed numbers, booleans,
+dates and URLs. A BOM and CRLF line endings are accepted; transcript files and cells are
+UTF-8 with line endings normalised and one terminal newline removed. Rows whose every
+cell is empty are ignored.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..errors import DictbenchError
+from ..methods.rig.text import file_text
+from ..model import Suite
+
+__all__ = ["COLUMNS", "STATUSES", "ResultsError", "RigRow", "read_results", "render_results"]
+
+#: The columns of a results CSV, in order.
+COLUMNS = (
+    "benchmark_version", "status", "app_id", "run_id", "fixture_id", "repetition",
+    "app_version", "plan", "test_profile", "raw_transcript_path", "raw_transcript",
+    "final_transcript_path", "final_transcript", "elapsed_seconds", "correction_seconds",
+    "edit_actions", "capture_complete", "speaker_turns_correct", "speaker_turns_total",
+    "processing_path", "privacy_mode", "app_language_setting", "tested_at", "hardware",
+    "macos_version", "price_snapshot", "pricing_source_url", "notes",
+)
+#: Row statuses; a blank status cell is ``blank``.
+STATUSES = ("complete", "not_tested", "unsupported", "failed", "invalid", "blank")
+PROCESSING_PATHS = ("on_device", "vendor_cloud", "third_party_cloud", "hybrid", "unknown")
+_TEXTS = (("raw_transcript", "raw_transcript_path"),
+          ("final_transcript", "final_transcript_path"))
+_FLOATS = ("elapsed_seconds", "correction_seconds")
+_INTEGERS = ("edit_actions", "speaker_turns_correct", "speaker_turns_total")
+
+
+class ResultsError(DictbenchError):
+    """A results CSV is malformed or does not fit its package."""
+
+
+@dataclass(frozen=True)
+class RigRow:
+    """One row of a results CSV, checked against the package."""
+
+    #: Row number in the CSV (the header is row 1).
+    number: int
+    status: str
+    app_id: str
+    fixture_id: str
+    repetition: int
+    test_profile: str
+    #: The 28 cells as written, transcripts inline (read from their files) and paths blank.
+    cells: Mapping[str, str]
+    #: Parsed values for scoring: transcripts (or None) and numbers (or None when blank).
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _refuse(path: Path, number: int, column: str | None, message: str) -> ResultsError:
+    where = f"row {number}" + (f", column {column}" if column else "")
+    return ResultsError(f"{where}: {message}", path=path)
+
+
+def _records(path: Path) -> list[list[str]]:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ResultsError(f"cannot read the results CSV: {exc.strerror or exc}",
+                           path=path) from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        row = data[: exc.start].count(b"\n") + 1
+        raise ResultsError(f"not valid UTF-8 (byte 0x{data[exc.start]:02x}) near line {row}",
+                           path=path) from None
+    try:
+        return list(csv.reader(io.StringIO(text, newline=""), strict=True))
+    except csv.Error as exc:
+        raise ResultsError(f"malformed CSV: {exc}", path=path) from None
+
+
+def _check_header(header: Sequence[str], path: Path) -> None:
+    if tuple(header) == COLUMNS:
+        return
+    for index, expected in enumerate(COLUMNS):
+        found = header[index] if index < len(header) else None
+        if found != expected:
+            if found is None:
+                problem = f"missing column {expected!r}"
+            elif found in COLUMNS:
+                problem = f"found {found!r} where {expected!r} belongs (columns reordered)"
+            else:
+                problem = f"found {found!r}, expected {expected!r}"
+            raise _refuse(path, 1, f"{index + 1}", f"header: {problem}; the header must be "
+                          f"exactly the {len(COLUMNS)} columns {','.join(COLUMNS)}")
+    raise _refuse(path, 1, f"{len(COLUMNS) + 1}", f"header: extra column "
+                  f"{header[len(COLUMNS)]!r}")
+
+
+def _number(cells: Mapping[str, str], column: str, integer: bool, ref: Any) -> Any:
+    text = cells[column].strip()
+    if not text:
+        return None
+    try:
+        value = int(text) if integer else float(text)
+    except ValueError:
+        kind = "a whole number" if integer else "a number"
+        raise ref(column, f"{text!r} is not {kind} >= 0") from None
+    if not math.isfinite(value) or value < 0:
+        raise ref(column, f"{text!r} is not a finite number >= 0")
+    return value
+
+
+def _transcript(cells: dict[str, str], inline: str, column: str, folder: Path,
+                ref: Any) -> str | None:
+    rel = cells[column].strip()
+    if cells[inline] and rel:
+        raise ref(f"{inline}+{column}", "give the transcript inline or as a path, not both")
+    if cells[inline]:
+        return file_text(cells[inline])
+    if not rel:
+        return None
+    target = (folder / rel).resolve()
+    if Path(rel).is_absolute() or not target.is_relative_to(folder.resolve()):
+        raise ref(column, f"path {rel!r} leaves the folder of the results CSV")
+    try:
+        text = target.read_bytes().decode("utf-8-sig")
+    except OSError as exc:
+        raise ref(column, f"cannot read {rel!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ref(column, f"{rel!r} is not valid UTF-8 (offset {exc.start})") from None
+    return file_text(text)
+
+
+def _check_complete(cells: Mapping[str, str], fixture: Mapping[str, Any],
+                    package: Mapping[str, Any], values: Mapping[str, Any], ref: Any) -> None:
+    if cells["benchmark_version"] != package["schema_version"]:
+        raise ref("benchmark_version", f"must be {package['schema_version']!r} on a complete "
+                  f"row, not {cells['benchmark_version']!r}")
+    for column in package.get("protocol", {}).get("required_metadata_fields", ()):
+        if not cells.get(column, "").strip():
+            raise ref(column, "required metadata is blank on a complete row")
+    if cells["processing_path"] not in PROCESSING_PATHS:
+        raise ref("processing_path", f"{cells['processing_path']!r} is not one of "
+                  f"{', '.join(PROCESSING_PATHS)}")
+    try:
+        datetime.fromisoformat(cells["tested_at"].strip())
+    except ValueError:
+        raise ref("tested_at", f"{cells['tested_at']!r} is not an ISO-8601 date or "
+                  "timestamp") from None
+    url = urlsplit(cells["pricing_source_url"].strip())
+    if url.scheme not in ("http", "https") or not url.netloc:
+        raise ref("pricing_source_url", f"{cells['pricing_source_url']!r} is not an "
+                  "http(s) URL")
+    for name in fixture.get("required_fields", ()):
+        if values.get(name) is None and not cells.get(name, "").strip():
+            raise ref(name, f"required by fixture {fixture['id']!r} but missing on a "
+                      "complete row")
+    if fixture["workflow"] == "meeting" and "turns" in fixture:
+        total, correct = values.get("speaker_turns_total"), values.get("speaker_turns_correct")
+        if total is not None and total != len(fixture["turns"]):
+            raise ref("speaker_turns_total", f"must equal the {len(fixture['turns'])} "
+                      "reference turns")
+        if correct is not None and total is not None and correct > total:
+            raise ref("speaker_turns_correct", "exceeds speaker_turns_total")
+
+
+def _row(number: int, record: list[str], suite: Suite, folder: Path, path: Path) -> RigRow:
+    package = suite.manifest["package"]
+
+    def ref(column: str, message: str) -> ResultsError:
+        return _refuse(path, number, column, message)
+
+    if len(record) != len(COLUMNS):
+        raise _refuse(path, number, None, f"{len(record)} cells, expected {len(COLUMNS)}")
+    cells = dict(zip(COLUMNS, record, strict=True))
+    status = cells["status"].strip() or "blank"
+    if status not in STATUSES or cells["status"].strip() == "blank":
+        raise ref("status", f"unknown status {cells['status']!r} (allowed: "
+                  f"{', '.join(STATUSES[:-1])} or blank)")
+    if cells["app_id"] not in package["products"]:
+        raise ref("app_id", f"unknown app {cells['app_id']!r} (the package's products: "
+                  f"{', '.join(package['products'])})")
+    try:
+        fixture = suite.case(cells["fixture_id"]).data
+    except KeyError:
+        raise ref("fixture_id", f"unknown fixture {cells['fixture_id']!r}") from None
+    need = int(fixture.get("required_repetitions", suite.repetitions))
+    repetition = _number(cells, "repetition", True, ref)
+    if repetition is None or not 1 <= repetition <= need:
+        raise ref("repetition", f"{cells['repetition']!r} is outside 1..{need}")
+    profiles = package.get("protocol", {}).get("profiles", {})
+    profile = cells["test_profile"].strip() or str(
+        package.get("protocol", {}).get("default_profile", "default"))
+    if profiles and profile not in profiles:
+        raise ref("test_profile", f"unknown test profile {profile!r} (the package's: "
+                  f"{', '.join(profiles)})")
+    if status != "blank" and not cells["run_id"].strip():
+        raise ref("run_id", "a row with a status needs a run_id")
+    values: dict[str, Any] = {}
+    for inline, column in _TEXTS:
+        values[inline] = _transcript(cells, inline, column, folder, ref)
+        cells[inline], cells[column] = values[inline] or "", ""
+    for column in _FLOATS + _INTEGERS:
+        values[column] = _number(cells, column, column in _INTEGERS, ref)
+    flag = cells["capture_complete"].strip()
+    if flag not in ("", "true", "false"):
+        raise ref("capture_complete", f"{flag!r} must be true, false or blank")
+    values["capture_complete"] = None if not flag else flag == "true"
+    if status == "complete":
+        _check_complete(cells, fixture, package, values, ref)
+    return RigRow(number=number, status=status, app_id=cells["app_id"],
+                  fixture_id=cells["fixture_id"], repetition=repetition,
+                  test_profile=profile, cells=cells, values=values)
+
+
+def read_results(path: Path, suite: Suite) -> list[RigRow]:
+    """Every non-empty row of the results CSV at ``path``, checked against ``suite``."""
+    records = _records(path)
+    if not records:
+        raise ResultsError("the results CSV is empty (it needs at least the header)",
+                           path=path)
+    _check_header(records[0], path)
+    rows: list[RigRow] = []
+    run_ids: dict[str, int] = {}
+    cells_seen: dict[tuple[str, str, str, int], int] = {}
+    for number, record in enumerate(records[1:], 2):
+        if not any(cell.strip() for cell in record):
+            continue
+        row = _row(number, record, suite, path.parent, path)
+        run_id = row.cells["run_id"].strip()
+        if run_id and run_id in run_ids:
+            raise _refuse(path, number, "run_id", f"duplicate run_id {run_id!r} (first in "
+                          f"row {run_ids[run_id]})")
+        run_ids[run_id] = number
+        key = (row.app_id, row.test_profile, row.fixture_id, row.repetition)
+        if key in cells_seen:
+            raise _refuse(path, number, "repetition", f"second row for app {row.app_id!r}, "
+                          f"profile {row.test_profile!r}, fixture {row.fixture_id!r}, "
+                          f"repetition {row.repetition} (first in row {cells_seen[key]})")
+        cells_seen[key] = number
+        rows.append(row)
+    return rows
+
+
+def render_results(rows: Iterable[Mapping[str, str]]) -> str:
+    """A results CSV (header and one line per row of cells), LF line endings."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for cells in rows:
+        writer.writerow([cells.get(column, "") for column in COLUMNS])
+    return out.getvalue()
