@@ -47,6 +47,9 @@ def item_name(case: Case, product: Product, repetition: int, repetitions: int) -
 class SuiteCollector(pytest.File):
     """Collects the items of one suite for every product of the run."""
 
+    #: The class of the items made for each case x product x repetition.
+    item_class: type[CaseItem]
+
     def collect(self) -> Iterator[CaseItem]:
         session = self.config.stash[SESSION_KEY]
         suite = session.load_suite(self.path)
@@ -57,7 +60,7 @@ class SuiteCollector(pytest.File):
             for case in suite.cases:
                 markers = _case_markers(self.config, case, suite)
                 for repetition in range(1, repetitions + 1):
-                    item = CaseItem.from_parent(
+                    item = getattr(self, "item_class", CaseItem).from_parent(
                         self, name=item_name(case, product, repetition, repetitions),
                         suite=suite, case=case, product=product, repetition=repetition,
                         adapter=adapter,

@@ -36,6 +36,7 @@ from .report.markdown import render_markdown
 from .report.sections import expected_texts
 from .report.terminal import baseline_line, summary_lines
 from .rig.package import is_package, load_package
+from .rig.results import export_csv
 from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .suites import MANIFEST, canary_status, load_suite, read_toml
 
@@ -172,6 +173,8 @@ class DictbenchSession:
             "rtf": output.meta.get("rtf") if output else None,
             "flags": {k: v for k, v in output.meta.items() if isinstance(v, bool)}
             if output else {},
+            **({"environment": output.meta["environment"]}
+               if output and isinstance(output.meta.get("environment"), dict) else {}),
             **(extra or {}),
         }
 
@@ -234,6 +237,11 @@ class DictbenchSession:
         self._write("dictbench.md", render_markdown(report, records, expected))
         self._write("dictbench.html", render_html(report, records, expected))
         self._write("run-info.json", dumps(self._run_info()) + "\n")
+        results_out = self.config.getoption("dictbench_results_out", None)
+        if results_out:  # rig items as the methodology's 28-column results CSV
+            path = (self.config.invocation_params.dir / results_out).resolve()
+            atomic_write(path, export_csv(records))
+            self.written.append(path)
         self.records.clear()
 
     def _apply_gate(self, session: pytest.Session, records: Sequence[Mapping[str, Any]],

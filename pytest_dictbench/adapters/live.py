@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from ..audio.io import AudioError, audio_info, read_audio, sha256_file
+from ..environment import detect_environment
 from ..errors import CaptureError, DictbenchError
 from ..model import Case, Output, Product, Suite
 from ..products import output_from_line
@@ -125,7 +126,8 @@ class LiveAdapter:
 
     def _capture(self, transcriber: Transcriber, case_id: str, repetition: int,
                  audio: _Audio) -> Output:
-        request = CaptureRequest(case_id, audio.path, self.suite.locale)
+        locale = self.suite.case(case_id).data.get("locale", self.suite.locale)
+        request = CaptureRequest(case_id, audio.path, locale)
         started = _utc_now()
         start = time.perf_counter()
         text: str | None = None
@@ -158,6 +160,7 @@ class LiveAdapter:
             "audio_sha256": audio.sha256,
             "audio_duration_s": round(audio.duration_s, 6),
             "warmup": self._warmup_state,
+            "environment": detect_environment(),
         }
         self.cache.put(line)
         return output_from_line(line, f"{self.cache.path} (captured now)")

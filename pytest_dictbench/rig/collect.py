@@ -27,6 +27,7 @@ from ..collect import CaseItem, SuiteCollector
 from ..errors import DictbenchError
 from ..model import Output, Product, Suite
 from ..session import SESSION_KEY
+from .live import RigLiveItem, check_live
 from .results import COLUMNS, RigRow, read_results
 
 __all__ = ["RigCollector", "RigItem", "RunFailed"]
@@ -66,12 +67,13 @@ def _product(app: str, rows: list[RigRow], path: Path) -> Product:
 class RigCollector(SuiteCollector):
     """A rig package: rows of the results CSV, or the fixtures for live products."""
 
+    item_class = RigLiveItem
+
     def collect(self) -> Iterator[Any]:
         session = self.config.stash[SESSION_KEY]
         suite = session.load_suite(self.path)
         results = self.config.getoption("dictbench_results", None)
         if not results:
-            from .export import check_live
             check_live(suite, session.products)
             yield from super().collect()
             return
@@ -114,11 +116,12 @@ class RigItem(CaseItem):
         status, row = self.row.status, self.row
         detail = f"{self.case.id} from {row.app_id} ({self._where()})"
         if status in ("not_tested", "unsupported", "blank"):
-            self._record("not_tested", message=f"{status} ({self._where()})")
+            # row numbers stay out of records: a re-exported CSV orders rows differently
+            self._record("not_tested", message=status)
             pytest.skip(f"{status}: {detail}")
         if status == "invalid":
             note = row.cells["notes"] or "no reason given"
-            self._record("error", message=f"invalid: {note} ({self._where()})")
+            self._record("error", message=f"invalid: {note}")
             pytest.fail(f"invalid run: {detail}: {note}", pytrace=False)
         if status == "failed":
             return
@@ -131,7 +134,7 @@ class RigItem(CaseItem):
     def runtest(self) -> None:
         if self.row.status == "failed":
             note = self.row.cells["notes"] or "no detail given"
-            self._record("error", message=f"failed: {note} ({self._where()})")
+            self._record("error", message=f"failed: {note}")
             raise RunFailed(f"run failed: {self.case.id} from {self.row.app_id} "
                             f"({self._where()}): {note}")
         super().runtest()

@@ -1,5 +1,8 @@
 """The rig results CSV: 28 columns, one row per repetition. Reader and writer.
 
+``--dictbench-results-out FILE`` writes every rig item of a run (imported or live) as
+one row, transcripts inline, so importing that file gives the same item records.
+
 The reader refuses, naming the CSV row (the header is row 1) and column: a missing,
 extra or reordered header; a row with the wrong number of cells; an unknown status,
 app, fixture or test profile; a duplicate ``run_id`` or repetition cell; a repetition
@@ -26,7 +29,8 @@ from ..errors import DictbenchError
 from ..methods.rig.text import file_text
 from ..model import Suite
 
-__all__ = ["COLUMNS", "STATUSES", "ResultsError", "RigRow", "read_results", "render_results"]
+__all__ = ["COLUMNS", "STATUSES", "ResultsError", "RigRow", "export_csv", "read_results",
+           "render_results"]
 
 #: The columns of a results CSV, in order.
 COLUMNS = (
@@ -262,3 +266,16 @@ def render_results(rows: Iterable[Mapping[str, str]]) -> str:
     for cells in rows:
         writer.writerow([cells.get(column, "") for column in COLUMNS])
     return out.getvalue()
+
+
+def export_csv(records: Iterable[Mapping[str, Any]]) -> str:
+    """The results CSV of every record that carries rig row fields, in record order."""
+    rows = []
+    for record in records:
+        rig = record.get("rig")
+        if rig is None:
+            continue
+        cells = {c: str(rig.get(c, "")) for c in COLUMNS}
+        cells["status"] = "" if rig["status"] == "blank" else rig["status"]
+        rows.append(cells)
+    return render_results(rows)
