@@ -23,6 +23,7 @@ from .html_parts import (
     table,
 )
 from .html_style import CSS
+from .rig import rig_notes, rig_tables_text
 from .sections import (
     error_items,
     failing_items,
@@ -220,6 +221,16 @@ def _errors(records: Sequence[ItemRecord]) -> str:
                                      full=True)
 
 
+def _rig(rig: Mapping[str, Any]) -> str:
+    parts = ["<h3>Rig methodology tables</h3>",
+             "<ul>" + "".join(f"<li>{esc(n)}</li>" for n in rig_notes(rig)) + "</ul>"]
+    for t in rig_tables_text(rig):
+        parts += [f"<h4>{esc(t.title)}</h4>",
+                  table([esc(h) for h in t.head], ([esc(c) for c in row] for row in t.rows),
+                        numeric=t.numeric)]
+    return "\n".join(parts)
+
+
 def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
            expected: Mapping[str, Sequence[str]], colors: Mapping[str, str],
            use_figures: bool) -> str:
@@ -244,6 +255,8 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
     for group in group_tables(suite, records):
         parts += [f"<h3>Scores {esc(group.title)}</h3>",
                   group_table(group, group.title.removeprefix("by "))]
+    if "rig" in suite:
+        parts.append(_rig(suite["rig"]))
     parts.append(_rule_tables(suite))
     comparisons = suite.get("comparisons", [])
     parts.append("<h3>Paired comparisons</h3>")

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..methods.base import ItemRecord
+from .rig import rig_notes, rig_tables_text
 from .sections import (
     GroupTable,
     error_items,
@@ -251,6 +252,15 @@ def _notes(suite: Mapping[str, Any], records: Sequence[ItemRecord]) -> list[str]
     return [*notes, ""] if notes else []
 
 
+def _rig(rig: Mapping[str, Any]) -> list[str]:
+    lines = [*(f"- {md(note)}" for note in rig_notes(rig)), ""]
+    for table in rig_tables_text(rig):
+        lines += [f"**{md(table.title)}**", "",
+                  *_table(table.head, ([md(c) for c in row] for row in table.rows),
+                          numeric=table.numeric)]
+    return lines
+
+
 def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
            expected: Mapping[str, Sequence[str]]) -> list[str]:
     r = suite.get("ranking", {})
@@ -266,6 +276,8 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
     lines += _leaderboard(suite) + _metric_groups(suite)
     for group in group_tables(suite, records):
         lines += _group(group)
+    if "rig" in suite:
+        lines += _rig(suite["rig"])
     lines += _rule_failures(suite) + _rule_sources(suite) + _comparisons(suite)
     lines += _judging(suite)
     lines += _failing(suite, records, expected) + _notes(suite, records)

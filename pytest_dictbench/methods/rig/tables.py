@@ -226,4 +226,9 @@ def rig_tables(records: Sequence[Mapping[str, Any]], package: Mapping[str, Any]
         "statuses": statuses,
         "tables": tables,
         "observations": _observations(apps, complete),
+        "environment_disagreements": [
+            dict(zip(("app_id", "field", "declared", "detected"), key, strict=True))
+            for key in sorted({(r["product"], d["field"], d["declared"], d["detected"])
+                               for r in rig_records
+                               for d in r["rig"].get("environment_disagreements", ())})],
     }
