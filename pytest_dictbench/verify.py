@@ -124,5 +124,6 @@ def _check_gate(suite: Suite) -> None:
     gate = suite.manifest.get("execution_gate", {})
     if not gate.get("ready", True):
         blocking = ", ".join(gate.get("blocking_items", ())) or "none listed"
-        raise IntegrityFailure(f"{suite.root / 'suite.toml'}: execution gate is closed; "
+        where = suite.root / suite.manifest.get("manifest_file", "suite.toml")
+        raise IntegrityFailure(f"{where}: execution gate is closed; "
                                f"blocking items: {blocking}; ranking is suppressed")

@@ -8,6 +8,8 @@ for the ``rig`` method. Structural problems are :class:`SuiteError`\\ s naming t
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 from collections.abc import Mapping
@@ -20,6 +22,7 @@ from ..methods.rig.scoring import WORKFLOWS
 from ..methods.rig.text import file_text
 from ..model import Case, Suite, SuiteFile
 from ..suites import inside
+from .results import COLUMNS
 
 __all__ = ["PACKAGE_GLOB", "is_package", "load_package"]
 
@@ -125,6 +128,19 @@ def _fixture_case(number: int, fixture: Mapping[str, Any], declared: Mapping[str
     return Case(id=fid, data=data, line=number)
 
 
+def _check_template(path: Path) -> None:
+    """The blank results template: exactly the 28 columns, and no complete row."""
+    records = list(csv.reader(io.StringIO(read_text(path, SuiteError), newline="")))
+    if not records or tuple(records[0]) != COLUMNS:
+        raise SuiteError(f"the results template's header is not the {len(COLUMNS)} "
+                         "results columns", path=path)
+    status = COLUMNS.index("status")
+    for number, record in enumerate(records[1:], 2):
+        if len(record) > status and record[status].strip() == "complete":
+            raise SuiteError(f"row {number}, column status: the blank results template "
+                             "holds a complete row", path=path)
+
+
 def _turns(text: str, path: Path) -> list[dict[str, Any]]:
     try:
         turns = json.loads(text).get("turns")
@@ -153,6 +169,9 @@ def load_package(path: Path) -> Suite:
     for key in ("methodology_path", "results_template_path"):
         if manifest.get(key) is not None and manifest[key] not in declared:
             raise _fail(f"{key} {manifest[key]!r} is not in integrity.files", path)
+    if manifest.get("results_template_path"):
+        _check_template(inside(root, manifest["results_template_path"],
+                               what="results template", where=path))
     fixtures = manifest.get("fixtures")
     if not isinstance(fixtures, list) or not fixtures:
         raise _fail("fixtures must be a non-empty list", path)
@@ -165,13 +184,40 @@ def load_package(path: Path) -> Suite:
         cases.append(_fixture_case(number, fixture, declared,
                                    manifest["execution_gate"]["ready"], root, path))
     gate = manifest["execution_gate"]
+    extra = {}
+    spec = manifest["protocol"].get("audio_specification")
+    if isinstance(spec, dict):
+        extra["audio"] = _audio_table(spec)
     return Suite(
         id=manifest["benchmark_id"], version=manifest["schema_version"],
         title=str(manifest.get("title", manifest["benchmark_id"])), method="rig",
         locale=cases[0].data["locale"], canary=str(manifest.get("canary", "")), root=root,
         cases=tuple(cases), files=tuple(SuiteFile(p, d) for p, d in declared.items()),
         repetitions=manifest["protocol"]["required_repetitions"],
-        manifest={"cases": path.name, "package": manifest, "normalization": "rig-v1",
+        manifest={"cases": path.name, "manifest_file": path.name, "package": manifest, "normalization": "rig-v1",
                   "execution_gate": {"ready": gate["ready"],
-                                     "blocking_items": list(gate.get("blocking_items", ()))}},
+                                     "blocking_items": list(gate.get("blocking_items", ()))},
+                  **extra},
     )
+
+
+#: Tolerances the methodology leaves open; ours, documented in docs/rig.md.
+LOUDNESS_TOLERANCE_LU = 0.5
+SILENCE_TOLERANCE_MS = 100
+
+
+def _audio_table(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The package's audio specification as our ``[audio]`` checks."""
+    pairs = (("container", "format"), ("sample_rate", "sample_rate_hz"),
+             ("channels", "channels"), ("bit_depth", "bit_depth"),
+             ("loudness_lufs", "integrated_loudness_lufs"),
+             ("true_peak_max_dbtp", "true_peak_max_dbtp"), ("silence_ms", "leading_silence_ms"))
+    table: dict[str, Any] = {ours: spec[theirs] for ours, theirs in pairs if theirs in spec}
+    if "loudness_lufs" in table:
+        table["loudness_lufs"] = float(table["loudness_lufs"])
+        table["loudness_tolerance"] = LOUDNESS_TOLERANCE_LU
+    if "true_peak_max_dbtp" in table:
+        table["true_peak_max_dbtp"] = float(table["true_peak_max_dbtp"])
+    if "silence_ms" in table:
+        table["silence_tolerance_ms"] = SILENCE_TOLERANCE_MS
+    return table
