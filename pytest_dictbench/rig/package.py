@@ -103,7 +103,7 @@ def _fixture_case(number: int, fixture: Mapping[str, Any], declared: Mapping[str
         raise _fail(f"{where}: required_fields must be a list", path)
     data: dict[str, Any] = dict(fixture)
     for key, target in (("reference_path", "reference"), ("seed_path", "seed"),
-                        ("segments_path", "segments")):
+                        ("segments_path", "turns")):
         rel = fixture.get(key)
         if key == "reference_path" and not rel:
             raise _fail(f"{where}: reference_path is missing", path)
@@ -113,7 +113,7 @@ def _fixture_case(number: int, fixture: Mapping[str, Any], declared: Mapping[str
             raise _fail(f"{where}: {key} {rel!r} is not in integrity.files", path)
         file = inside(root, rel, what=f"{where} {key}", where=path)
         text = file_text(read_text(file, SuiteError))
-        data[target] = text if target != "segments" else _turns(text, file)
+        data[target] = text if target != "turns" else _turns(text, file)
     audio = fixture.get("audio_path")
     if audio:
         if audio not in declared:
