@@ -23,9 +23,9 @@ TURNS = [{"turn": 1, "speaker": "speaker_a", "text": "Shall we start?"},
 
 
 def write_package(root: Path, *, ready: bool = True, products: Iterable[str] = ("app1", "app2"),
-                  template: str | None = None) -> Path:
+                  template: str | None = None, audio: bytes = b"not really audio") -> Path:
     """The package in ``root``; returns the manifest path. With ``ready`` the audio
-    fixtures name (fake) hashed WAV files, as an open gate requires."""
+    fixtures name hashed WAV files (``audio`` bytes), as an open gate requires."""
     products = list(products)
     files: dict[str, bytes] = {
         "methodology.md": b"Our test methodology.\n",
@@ -37,8 +37,8 @@ def write_package(root: Path, *, ready: bool = True, products: Iterable[str] = (
     for fid, text in REFERENCES.items():
         files[f"fixtures/references/{fid}.txt"] = text.encode()
     if ready:
-        files["fixtures/audio/dict-en.wav"] = b"not really audio"
-        files["fixtures/audio/meet.wav"] = b"not really audio either"
+        files["fixtures/audio/dict-en.wav"] = audio
+        files["fixtures/audio/meet.wav"] = audio
     for rel, data in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_bytes(data)

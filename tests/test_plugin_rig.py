@@ -1,0 +1,184 @@
+"""Rig packages through real pytest runs: import, statuses, reports, export, live gate."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+from rig_support import csv_text, row, write_package
+
+from pytest_dictbench.environment import detect_environment
+
+REPO = Path(__file__).resolve().parent.parent
+BUNDLED = REPO / "cases" / "mac-rig"
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest(*args, "-p", "no:cacheprovider")
+
+
+def reports(folder: Path) -> dict[str, bytes]:
+    return {n: (folder / n).read_bytes()
+            for n in ("dictbench.json", "items.jsonl", "dictbench.md", "dictbench.html")}
+
+
+@pytest.fixture
+def bundled(pytester: pytest.Pytester) -> Path:
+    target = pytester.path / "cases" / "mac-rig"
+    shutil.copytree(BUNDLED, target)
+    return target
+
+
+def test_bundled_example_imports_scores_and_reports(pytester: pytest.Pytester,
+                                                    bundled: Path) -> None:
+    result = run(pytester, "cases/mac-rig", "--dictbench-results",
+                 "cases/mac-rig/example-results.csv", "--junitxml=j.xml",
+                 "--dictbench-results-out", "export.csv")
+    # 105 rows + 3 cells without a row: failed -> failure, near-miss correction -> failure,
+    # invalid -> error, not_tested / unsupported / blank -> skipped
+    result.assert_outcomes(passed=95, failed=2, errors=1, skipped=10)
+    result.stdout.fnmatch_lines([
+        "invalid run: dictation-en-us-general from echoline (row 83): EXAMPLE DATA*",
+        "score 0.00: final transcript is not the exact target (remaining edit distance 1)",
+        "run failed: file-en-us-interview from parlo (row 54): EXAMPLE DATA*"])
+    folder = pytester.path / "reports"
+    items = [json.loads(line) for line in (folder / "items.jsonl").read_text().splitlines()]
+    assert {i["output_status"] for i in items} == {"complete", "not_tested", "unsupported",
+                                                   "failed", "invalid", "blank"}
+    report = json.loads((folder / "dictbench.json").read_text())
+    [suite] = report["suites"]
+    assert suite["leaderboard"] == [] and all(p["rank"] is None for p in suite["products"])
+    wer = next(t for t in suite["rig"]["tables"] if t["metric"] == "wer"
+               and t["workflow"] == "dictation" and t["locale"] is None)
+    assert [(e["rank"], e["app_id"]) for c in wer["cohorts"] for e in c["entries"]] == [
+        (1, "murmurdesk"), (1, "quillnote")]
+    assert {p["product"]: p["output_statuses"] for p in suite["products"]}["parlo"] == {
+        "complete": 19, "failed": 1, "not_tested": 1}
+    junit = (pytester.path / "j.xml").read_text()
+    for status in ("complete", "not_tested", "unsupported", "failed", "invalid", "blank"):
+        assert f'name="dictbench.output_status" value="{status}"' in junit
+    for name in ("dictbench.md", "dictbench.html"):
+        text = (folder / name).read_text()
+        assert "dictation, profile default: wer (lower is better)" in text
+        assert "not ranked" in text and "no overall ranking" in text
+        assert "Descriptive metadata of complete rows (never part of a score)" in text
+    # the exported CSV re-imports to byte-identical reports
+    first = reports(folder)
+    again = run(pytester, "cases/mac-rig", "--dictbench-results", "export.csv",
+                "--dictbench-results-out", "export2.csv")
+    again.assert_outcomes(passed=95, failed=2, errors=1, skipped=10)
+    assert reports(folder) == first
+    assert (pytester.path / "export.csv").read_bytes() == (
+        pytester.path / "export2.csv").read_bytes()
+
+
+def test_k_selects_an_app(pytester: pytest.Pytester, bundled: Path) -> None:
+    result = run(pytester, "cases/mac-rig", "--dictbench-results",
+                 "cases/mac-rig/example-results.csv", "-k", "quillnote", "--co", "-q")
+    assert result.ret == 0
+    ids = [line for line in result.outlines if "::" in line]
+    assert len(ids) == 21 and all("[quillnote-r" in line for line in ids)
+
+
+def test_statuses_map_to_pytest_outcomes(pytester: pytest.Pytester) -> None:
+    write_package(pytester.path / "pkg")
+    rows = [row(), row(rep=2, status="failed", notes="app hung"),
+            row(rep=3, status="invalid", notes="invalid_rig"),
+            row("app2", status="unsupported"), row("app2", rep=2, status="not_tested")]
+    (pytester.path / "r.csv").write_text(csv_text(rows))
+    result = run(pytester, "pkg", "--dictbench-results", "r.csv", "-rA")
+    # app1: 1 passed, 1 failed, 1 error, + 6 blank cells; app2: 2 skipped + 7 blank cells
+    result.assert_outcomes(passed=1, failed=1, errors=1, skipped=15)
+    result.stdout.fnmatch_lines([
+        "invalid run: dict-en from app1 (row 4): invalid_rig",
+        "run failed: dict-en from app1 (row 3): app hung",
+        "*unsupported: dict-en from app2 (row 5)*",
+        "*not_tested: dict-en from app2 (row 6)*",
+        "*blank: fix from app2 (no row in the results CSV)*"])
+
+
+def test_a_refusal_names_the_row_and_column(pytester: pytest.Pytester) -> None:
+    write_package(pytester.path / "pkg")
+    (pytester.path / "r.csv").write_text(csv_text([row(), row(rep=5)]))
+    result = run(pytester, "pkg", "--dictbench-results", "r.csv")
+    assert result.ret != 0
+    result.stdout.fnmatch_lines(["*r.csv: row 3, column repetition: '5' is outside 1..3*"])
+    assert not (pytester.path / "reports" / "dictbench.json").exists()
+
+
+def test_blank_template_with_closed_gate_gives_no_ranks(pytester: pytest.Pytester) -> None:
+    """A faithful miniature of the public package as published: gate closed, header-only
+    template, references only."""
+    write_package(pytester.path / "pkg", ready=False)
+    result = run(pytester, "pkg", "--dictbench-results", "pkg/results-template.csv")
+    result.assert_outcomes(skipped=18)
+    rig = json.loads((pytester.path / "reports" / "dictbench.json").read_text())[
+        "suites"][0]["rig"]
+    assert all(t["cohorts"] == [] for t in rig["tables"])
+    first = rig["tables"][0]
+    assert [n["app_id"] for n in first["not_ranked"]] == ["app1", "app2"]
+    assert first["not_ranked"][0]["reasons"] == [
+        "execution gate closed: no ranks are published (blocking: Record the audio.; Hash it.)",
+        "dict-en: needs 3 complete repetitions; found 0 (r1 blank, r2 blank, r3 blank)"]
+    verify = run(pytester, "pkg", "--dictbench-verify")
+    verify.stdout.fnmatch_lines(["*benchmark-manifest-v1.json: execution gate is closed; "
+                                 "blocking items: Record the audio., Hash it.*"])
+
+
+def _wav() -> bytes:
+    out = io.BytesIO()
+    t = np.arange(8000) / 16000
+    sf.write(out, 0.2 * np.sin(2 * np.pi * 440 * t), 16000, format="WAV", subtype="PCM_16")
+    return out.getvalue()
+
+
+def _live_product(pytester: pytest.Pytester, name: str = "app1", hardware: str = "") -> None:
+    script = pytester.path / "asr.py"
+    script.write_text("print('Send the draft to Ana before noon.')\n")
+    extra = f'hardware = "{hardware}"\n' if hardware else ""
+    (pytester.path / "products").mkdir(exist_ok=True)
+    (pytester.path / "products" / f"{name}.toml").write_text(
+        f'name = "{name}"\nversion = "2.0"\nadapter = "command"\n'
+        f'[settings]\ncommand = ["{sys.executable}", "{script}", "{{audio}}"]\n'
+        '[environment]\nplan = "free"\ntest_profile = "default"\n'
+        'processing_path = "on_device"\nprivacy_mode = "local"\n'
+        'app_language_setting = "English"\nprice_snapshot = "USD 0"\n'
+        f'pricing_source_url = "https://example.com/p"\n{extra}', encoding="utf-8")
+
+
+def test_closed_gate_blocks_live_capture(pytester: pytest.Pytester) -> None:
+    write_package(pytester.path / "pkg", ready=False)
+    _live_product(pytester)
+    result = run(pytester, "pkg", "--product", "app1")
+    assert result.ret != 0
+    result.stdout.fnmatch_lines(["*execution gate of rig package 'tiny-rig' is closed: live "
+                                 "capture by app1 is blocked until these items are done: "
+                                 "Record the audio.; Hash it.*"])
+
+
+def test_live_capture_records_the_detected_environment_and_exports(
+        pytester: pytest.Pytester) -> None:
+    write_package(pytester.path / "pkg", audio=_wav())
+    _live_product(pytester, hardware="Declared Mac")
+    result = run(pytester, "pkg", "--product", "app1", "--dictbench-results-out", "live.csv",
+                 "--dictbench-no-warmup")
+    # dictation captured 3 times; meeting not_tested and correction unsupported live
+    result.assert_outcomes(passed=3, skipped=6)
+    detected = detect_environment()
+    rig = json.loads((pytester.path / "reports" / "dictbench.json").read_text())[
+        "suites"][0]["rig"]
+    assert rig["environment_disagreements"] == [
+        {"app_id": "app1", "field": "hardware", "declared": "Declared Mac",
+         "detected": detected["hardware"]}]
+    assert rig["statuses"]["app1"] == {"complete": 3, "not_tested": 3, "unsupported": 3,
+                                       "failed": 0, "invalid": 0, "blank": 0}
+    text = (pytester.path / "live.csv").read_text()
+    assert detected["hardware"] in text and "Declared Mac" not in text
+    again = run(pytester, "pkg", "--dictbench-results", "live.csv")
+    again.assert_outcomes(passed=3, skipped=15)
