@@ -195,3 +195,13 @@ def test_values_are_rounded_half_away_from_zero_after_the_mean(metric: str) -> N
                for r in cell(app, f, [0.1234565 * (2 if metric == "cer" else 1)] * 3)]
     t = table(rig_tables(records, package()), metric)
     assert [e["value"] for c in t["cohorts"] for e in c["entries"]] == [0.123457, 0.123457]
+
+
+def test_local_competition_ranks_agree_with_the_stats_module() -> None:
+    from pytest_dictbench.methods.rig.tables import _competition
+    from pytest_dictbench.stats import competition_ranks
+
+    values = {"a": 0.5, "b": 0.25, "c": 0.5, "d": 0.125, "e": 0.25}
+    for higher in (True, False):
+        assert list(_competition(values, higher).items()) == list(
+            competition_ranks(values, higher, 6).items())

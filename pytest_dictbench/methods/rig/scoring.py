@@ -11,9 +11,10 @@ here: rounding happens once, after the mean of fixture medians.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
-from .text import char_tokens, edit_distance, word_tokens
+from .text import edit_distance, normalize, words_of
 
 __all__ = ["TRANSCRIPT_WORKFLOWS", "WORKFLOWS", "run_metrics"]
 
@@ -23,9 +24,19 @@ TRANSCRIPT_WORKFLOWS = ("dictation", "file_transcription", "meeting")
 WORKFLOWS = ("dictation", "file_transcription", "meeting", "correction")
 
 
+def _tokens(text: str, locale: str) -> tuple[list[str], str]:
+    """Words and characters (no whitespace) of ``text`` after rig-v1."""
+    normalized = normalize(text, locale)
+    return words_of(normalized, locale), normalized.replace(" ", "")
+
+
+#: References repeat over every run of a fixture: tokenised once.
+_reference_tokens = lru_cache(maxsize=256)(_tokens)
+
+
 def _transcript(reference: str, hypothesis: str, locale: str) -> dict[str, float]:
-    ref_words, hyp_words = word_tokens(reference, locale), word_tokens(hypothesis, locale)
-    ref_chars, hyp_chars = char_tokens(reference, locale), char_tokens(hypothesis, locale)
+    ref_words, ref_chars = _reference_tokens(reference, locale)
+    hyp_words, hyp_chars = _tokens(hypothesis, locale)
     if not ref_words or not ref_chars:
         raise ValueError("the reference is empty after rig-v1 normalisation")
     words = edit_distance(ref_words, hyp_words)

@@ -18,7 +18,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ...stats import competition_ranks, round_half_away
+from ...stats import round_half_away
 from .scoring import WORKFLOWS
 
 __all__ = ["DECIMALS", "NO_OVERALL", "WORKFLOW_METRICS", "RigRules", "rig_tables"]
@@ -134,6 +134,17 @@ def _coverage(app: str, scope: Mapping[str, Any], metric: str, rules: RigRules,
                                 for m in medians]}
 
 
+def _competition(values: Mapping[str, float], higher: bool) -> dict[str, int]:
+    """Competition ranks (1, 1, 3) of already rounded values, ordered by rank then name
+    (code points); the same ranks as ``stats.competition_ranks`` in n log n."""
+    order = sorted(values, key=lambda app: (-values[app] if higher else values[app], app))
+    ranks: dict[str, int] = {}
+    for index, app in enumerate(order):
+        same = index and values[order[index - 1]] == values[app]
+        ranks[app] = ranks[order[index - 1]] if same else index + 1
+    return ranks
+
+
 def _table(scope: Mapping[str, Any], metric: str, higher: bool, apps: Sequence[str],
            rules: RigRules, runs: Any, others: Any) -> dict[str, Any]:
     coverage = {app: _coverage(app, scope, metric, rules, runs, others) for app in apps}
@@ -157,7 +168,7 @@ def _table(scope: Mapping[str, Any], metric: str, higher: bool, apps: Sequence[s
                     f"{rules.minimum_apps} needed")
             continue
         values = {app: round_half_away(coverage[app]["value"], DECIMALS) for app in members}
-        ranks = competition_ranks(values, higher, DECIMALS)
+        ranks = _competition(values, higher)
         published.append({"environment": environment, "entries": [
             {"rank": rank, "app_id": app, "value": values[app],
              "fixture_medians": coverage[app]["fixture_medians"]}
@@ -177,9 +188,12 @@ def _table(scope: Mapping[str, Any], metric: str, higher: bool, apps: Sequence[s
 
 def _observations(apps: Sequence[str], complete: Sequence[Mapping[str, Any]]
                   ) -> list[dict[str, Any]]:
+    by_app: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for r in complete:
+        by_app[r["product"]].append(r["rig"])
     rows = []
     for app in apps:
-        mine = [r["rig"] for r in complete if r["product"] == app]
+        mine = by_app.get(app, [])
         entry: dict[str, Any] = {"app_id": app, "complete_runs": len(mine)}
         for key, field in OBSERVED:
             entry[key] = sorted({str(r.get(field, "")) for r in mine} - {""})

@@ -20,14 +20,26 @@ import regex
 from rapidfuzz.distance import Levenshtein
 
 __all__ = ["NORMALIZATION", "char_tokens", "edit_distance", "file_text", "normalize",
-           "word_tokens"]
+           "word_tokens", "words_of"]
 
 #: Name of this normalisation in suites and reports.
 NORMALIZATION = "rig-v1"
 
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
-_PUNCT_SYMBOL = regex.compile(r"[\p{P}\p{S}]+")
-_SPACE = regex.compile(r"\s+")
+
+
+class _Fold(dict[int, "int | str"]):
+    """``str.translate`` table, filled on first sight of each code point: apostrophes
+    (ASCII, curly, backtick) deleted, punctuation and symbols (P*, S*) made a space."""
+
+    def __missing__(self, code: int) -> int | str:
+        char = chr(code)
+        value: int | str = "" if char in "'\u2019\u2018`" else (
+            " " if unicodedata.category(char)[0] in "PS" else code)
+        self[code] = value
+        return value
+
+
+_FOLD = _Fold()
 #: Latin-script letters, ASCII digits and spaces only: ICU's word rules
 #: never break inside such a run and always break at a space, so ``split`` is exact.
 _SIMPLE = regex.compile(r"[\p{Latin}0-9 ]*")
@@ -54,10 +66,8 @@ def _lower(text: str, locale: str) -> str:
 
 def normalize(text: str, locale: str) -> str:
     """``text`` normalised by ``rig-v1`` for the given BCP 47 locale."""
-    text = _lower(unicodedata.normalize("NFKC", text), locale)
-    text = text.translate(_APOSTROPHES).replace("'", "")
-    text = _PUNCT_SYMBOL.sub(" ", text)
-    return _SPACE.sub(" ", text).strip()
+    text = _lower(unicodedata.normalize("NFKC", text), locale).translate(_FOLD)
+    return " ".join(text.split())
 
 
 def _segment(text: str, locale: str) -> list[str]:
@@ -71,14 +81,18 @@ def _segment(text: str, locale: str) -> list[str]:
     return words
 
 
-def word_tokens(text: str, locale: str) -> list[str]:
-    """Word-like ICU segments of the normalised text."""
-    normalized = normalize(text, locale)
+def words_of(normalized: str, locale: str) -> list[str]:
+    """Word-like ICU segments of an already normalised text."""
     if not normalized:
         return []
     if _SIMPLE.fullmatch(normalized):
         return normalized.split(" ")
     return _segment(normalized, locale)
+
+
+def word_tokens(text: str, locale: str) -> list[str]:
+    """Word-like ICU segments of the normalised text."""
+    return words_of(normalize(text, locale), locale)
 
 
 def char_tokens(text: str, locale: str) -> str:

@@ -1,0 +1,147 @@
+"""Scoring a large rig results CSV against computing the same WER and CER with jiwer.
+
+Writes a seeded results CSV of ``--rows`` complete rows (default 30,000) for a copy of
+the bundled ``cases/mac-rig`` package that lists 400 apps and 5 test profiles (a
+package of five apps holds only 75 cells per profile); rows cover its dictation and
+file-transcription fixtures, each hypothesis its reference with seeded word
+substitutions, deletions and insertions.
+
+- **ours**: read and check the CSV (``read_results``), score every row
+  (``run_metrics``: rig-v1 normalisation, ICU words, WER, CER, strict edit distance)
+  and build every per-metric table (``rig_tables``);
+- **baseline**: ``jiwer.wer`` and ``jiwer.cer`` of every (reference, hypothesis) pair,
+  jiwer's default transforms, texts already in memory.
+
+Times are CPU seconds of this process (``time.process_time``), each side timed
+``--rounds`` times, interleaved, fastest round kept. Prints both and the ratio
+ours / baseline (target: <= 2).
+
+Run: ``python benchmarks/bench_rig.py [--rows N] [--seed S] [--rounds R]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import jiwer
+
+from pytest_dictbench.methods.rig.scoring import run_metrics
+from pytest_dictbench.methods.rig.tables import rig_tables
+from pytest_dictbench.rig.package import load_package
+from pytest_dictbench.rig.results import COLUMNS, read_results, render_results
+
+BUNDLED = Path(__file__).resolve().parent.parent / "cases" / "mac-rig"
+APPS, PROFILES = 400, 5
+FILLERS = ("uh", "the", "and", "so", "well", "okay")
+
+
+def _hypothesis(reference: str, rng: random.Random) -> str:
+    words = []
+    for word in reference.split():
+        roll = rng.random()
+        if roll < 0.04:
+            continue
+        words.append(rng.choice(FILLERS) if roll < 0.08 else word)
+        if rng.random() < 0.03:
+            words.append(rng.choice(FILLERS))
+    return " ".join(words)
+
+
+def make_package(folder: Path) -> Path:
+    """A copy of the bundled package (no audio) with more apps and profiles."""
+    root = folder / "package"
+    shutil.copytree(BUNDLED, root, ignore=shutil.ignore_patterns("*.wav", "*.csv.*"))
+    path = root / "benchmark-manifest-v1.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    manifest["products"] = [f"app{i:03d}" for i in range(APPS)]
+    manifest["protocol"]["run_order"] = dict.fromkeys(("block_1", "block_2", "block_3"),
+                                                      manifest["products"])
+    manifest["protocol"]["profiles"] = {f"p{i}": "profile" for i in range(PROFILES)}
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    return path
+
+
+def make_csv(rows: int, seed: int, package_path: Path) -> tuple[Path, list[tuple[str, str]]]:
+    """The CSV path and the (reference, hypothesis) pairs it holds."""
+    suite = load_package(package_path)
+    package = suite.manifest["package"]
+    fixtures = [c for c in suite.cases if c.data["workflow"] in ("dictation",
+                                                                  "file_transcription")]
+    rng = random.Random(seed)
+    cells, pairs = [], []
+    for number in range(rows):
+        fixture = fixtures[(number // 3) % len(fixtures)]
+        cell, rep = divmod(number, 3)
+        app = package["products"][(cell // len(fixtures)) % APPS]
+        profile = f"p{cell // (len(fixtures) * APPS) % PROFILES}"
+        reference = fixture.data["reference"]
+        hypothesis = _hypothesis(reference, rng)
+        row = dict.fromkeys(COLUMNS, "")
+        row.update(benchmark_version=package["schema_version"], status="complete", app_id=app,
+                   run_id=f"run-{number}", fixture_id=fixture.id,
+                   repetition=str(rep + 1), app_version="1.0", plan="free",
+                   test_profile=profile,
+                   raw_transcript=hypothesis, elapsed_seconds=f"{rng.uniform(2, 9):.3f}",
+                   processing_path="on_device", privacy_mode="local",
+                   app_language_setting="auto", tested_at="2026-11-20T10:00:00Z",
+                   hardware="Mac14,7", macos_version="15.1 (24B83)",
+                   price_snapshot="USD 0", pricing_source_url="https://example.com/p")
+        cells.append(row)
+        pairs.append((reference, hypothesis))
+    path = package_path.parent / "results.csv"
+    path.write_text(render_results(cells), encoding="utf-8")
+    return path, pairs
+
+
+def ours(path: Path, package_path: Path) -> int:
+    suite = load_package(package_path)
+    records: list[dict[str, Any]] = []
+    for row in read_results(path, suite):
+        fixture = suite.case(row.fixture_id).data
+        records.append({"product": row.app_id, "case_id": row.fixture_id,
+                        "repetition": row.repetition, "status": "passed",
+                        "metrics": run_metrics(fixture, row.values),
+                        "rig": {**row.cells, "status": row.status,
+                                "locale": fixture["locale"]}})
+    return len(rig_tables(records, suite.manifest["package"])["tables"])
+
+
+def baseline(pairs: list[tuple[str, str]]) -> float:
+    total = 0.0
+    for reference, hypothesis in pairs:
+        total += jiwer.wer(reference, hypothesis) + jiwer.cer(reference, hypothesis)
+    return total
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=30_000)
+    parser.add_argument("--seed", type=int, default=20261201)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-rig-") as tmp:
+        package_path = make_package(Path(tmp))
+        path, pairs = make_csv(args.rows, args.seed, package_path)
+        best = {"ours": float("inf"), "jiwer": float("inf")}
+        for _ in range(args.rounds):
+            jobs = (("ours", lambda: ours(path, package_path)),
+                    ("jiwer", lambda: baseline(pairs)))
+            for name, job in jobs:
+                start = time.process_time()
+                job()
+                best[name] = min(best[name], time.process_time() - start)
+    print(f"rows: {args.rows}  rounds: {args.rounds}  (CPU seconds, fastest round)")
+    print(f"ours  (read + check + score + tables): {best['ours']:.2f} s")
+    print(f"jiwer (wer + cer of the same pairs):   {best['jiwer']:.2f} s")
+    print(f"ratio ours / jiwer: {best['ours'] / best['jiwer']:.2f}  (target <= 2)")
+
+
+if __name__ == "__main__":
+    main()
