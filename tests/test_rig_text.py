@@ -121,3 +121,23 @@ def test_correction_exact_and_near_miss() -> None:
     assert near["final_strict_edit_distance"] == 2.0
     assert run_metrics(fixture, {"final_transcript": "meet at 10:30."})[
         "correction_exact"] == 0.0
+
+
+def test_error_rate_offers_rig_v1_as_a_named_normalisation(tmp_path) -> None:
+    from pytest_dictbench.methods.error_rate import ErrorRate
+    from pytest_dictbench.model import Case, Output, ScoreContext, Suite
+
+    def wer(params: dict[str, object]) -> float:
+        suite = Suite(id="s", version="1", title="t", method="error_rate", locale="en-US",
+                      canary="c", root=tmp_path, cases=(), params=params)
+        ErrorRate().check_params(suite)
+        case = Case("c1", {"id": "c1", "reference": "It’s Anna’s book."})
+        result = ErrorRate().score(case, Output("c1", "its annas book"), ScoreContext(suite))
+        return result.metrics["word_sub"] / result.metrics["word_ref"]
+
+    # default keeps apostrophes inside words: it's != its, anna's != annas (2 of 3 words)
+    assert wer({}) == pytest.approx(2 / 3)
+    assert wer({"normalization": "rig-v1"}) == 0.0
+    from pytest_dictbench.errors import SuiteError
+    with pytest.raises(SuiteError, match=r"params\.normalization must be one of default, rig-v1"):
+        wer({"normalization": "rig-v2"})

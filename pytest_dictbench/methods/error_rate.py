@@ -11,7 +11,10 @@ Parameters (``[params]`` in ``suite.toml``):
 
 - ``threshold`` (default 0.15): an item passes when its error rate is at or below it;
 - ``unit``: ``"word"`` (WER, default) or ``"char"`` (CER, for languages written
-  without spaces; the default for ``ja``, ``zh``, ``th`` locales).
+  without spaces; the default for ``ja``, ``zh``, ``th`` locales);
+- ``normalization``: ``"default"`` (above) or ``"rig-v1"``, the rig methodology's
+  (:mod:`~pytest_dictbench.methods.rig.text`: every apostrophe deleted, words from ICU's
+  word segmenter with the suite's locale).
 
 Item score = 100 x (1 - rate), floored at 0. An empty reference has no errors when the
 output is empty too, otherwise every output token is an insertion (rate 1 per token is
@@ -20,7 +23,7 @@ not defined, so the rate is reported as the insertion count, like jiwer).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +34,7 @@ from ..errors import SuiteError
 from ..model import Case, ItemResult, Output, RuleScore, ScoreContext, Suite
 from ..text.normalize import normalize_for_wer, strict_text
 from .base import ItemRecord
+from .rig.text import word_tokens
 
 __all__ = ["EditCounts", "ErrorRate", "char_counts", "word_counts"]
 
@@ -96,6 +100,16 @@ def _unit(suite: Suite) -> str:
     return str(suite.params.get("unit", default))
 
 
+#: Named normalisations a suite may choose with ``params.normalization``.
+NORMALIZATIONS = ("default", "rig-v1")
+
+
+def _normalizer(suite: Suite) -> Callable[[str], str]:
+    if suite.params.get("normalization", "default") == "rig-v1":
+        return lambda text: " ".join(word_tokens(text, suite.locale))
+    return normalize_for_wer
+
+
 def _references(case: Case) -> list[str]:
     refs = case.get("references")
     return list(refs) if refs else [case.get("reference", "")]
@@ -127,17 +141,22 @@ class ErrorRate:
         if suite.params.get("unit", "word") not in ("word", "char"):
             raise SuiteError(f"params.unit must be 'word' or 'char', got "
                              f"{suite.params['unit']!r}", path=where)
-        unknown = sorted(set(suite.params) - {"threshold", "unit"})
+        if suite.params.get("normalization", "default") not in NORMALIZATIONS:
+            raise SuiteError(f"params.normalization must be one of "
+                             f"{', '.join(NORMALIZATIONS)}, got "
+                             f"{suite.params['normalization']!r}", path=where)
+        unknown = sorted(set(suite.params) - {"threshold", "unit", "normalization"})
         if unknown:
             raise SuiteError(f"unknown params: {', '.join(unknown)}", path=where)
 
     def score(self, case: Case, output: Output, ctx: ScoreContext) -> ItemResult:
         unit = _unit(ctx.suite)
         threshold = float(ctx.params.get("threshold", 0.15))
-        hyp = normalize_for_wer(output.text)
+        norm = _normalizer(ctx.suite)
+        hyp = norm(output.text)
         pairs = []
         for ref in _references(case):
-            norm_ref = normalize_for_wer(ref)
+            norm_ref = norm(ref)
             pairs.append((ref, _counts(norm_ref, hyp, False), _counts(norm_ref, hyp, True)))
         key = 1 if unit == "word" else 2
         ref, w, c = min(pairs, key=lambda p: (p[key].rate, p[0]))
@@ -185,6 +204,9 @@ class ErrorRate:
             },
             "words": totals("word"),
             "chars": totals("char"),
-            "normalization": "NFKC, lower case, punctuation and symbols removed "
+            "normalization": "rig-v1: NFKC, locale lower case, apostrophes deleted, "
+            "punctuation and symbols removed, ICU words; CER without whitespace"
+            if suite.params.get("normalization") == "rig-v1" else
+            "NFKC, lower case, punctuation and symbols removed "
             "(apostrophes inside words kept), whitespace collapsed; CER without whitespace",
         }

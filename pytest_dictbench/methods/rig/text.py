@@ -19,6 +19,8 @@ import icu
 import regex
 from rapidfuzz.distance import Levenshtein
 
+from ...text.normalize import strict_text as file_text
+
 __all__ = ["NORMALIZATION", "char_tokens", "edit_distance", "file_text", "normalize",
            "word_tokens", "words_of"]
 
@@ -45,12 +47,6 @@ _FOLD = _Fold()
 _SIMPLE = regex.compile(r"[\p{Latin}0-9 ]*")
 #: ICU rule status below this marks a segment that is not word-like (UBRK_WORD_NONE).
 _WORD_NONE_LIMIT = 100
-
-
-def file_text(text: str) -> str:
-    """Text of a transcript file or cell: line endings made LF, one final LF removed."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text[:-1] if text.endswith("\n") else text
 
 
 @lru_cache(maxsize=64)
