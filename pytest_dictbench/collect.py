@@ -16,7 +16,7 @@ from .session import RECORD_PROPERTY, SESSION_KEY, DictbenchSession, record_line
 if TYPE_CHECKING:
     from .adapters.base import Adapter
 
-__all__ = ["CaseItem", "ItemFailed", "SuiteCollector"]
+__all__ = ["CaseItem", "ItemFailed", "RunFailed", "SuiteCollector"]
 
 #: Marker names a case may not take, because pytest gives them a meaning.
 RESERVED_MARKERS = frozenset({
@@ -28,6 +28,10 @@ RESERVED_MARKERS = frozenset({
 #: Marker names already registered, per config (registering one twice is harmless but
 #: grows the ini list that pytest re-reads on every unknown marker).
 _REGISTERED: WeakKeyDictionary[pytest.Config, set[str]] = WeakKeyDictionary()
+
+
+class RunFailed(Exception):
+    """The product attempted the item and did not finish (output status ``failed``)."""
 
 
 class ItemFailed(Exception):
@@ -108,6 +112,8 @@ class CaseItem(pytest.Item):
         self.repetition, self.adapter = repetition, adapter
         self.output: Output | None = None
         self.judgement = Judgement()
+        #: Set when the output says the run failed: ``runtest`` then fails the test.
+        self.failed_run: str | None = None
 
     @property
     def session_state(self) -> DictbenchSession:
@@ -150,8 +156,12 @@ class CaseItem(pytest.Item):
         if output.is_error:
             message = f"{output.status}: {output.error or 'no detail'} ({output.origin})"
             self._record("error", message=message, output=output)
-            pytest.fail(f"output error: product {self.product.name!r} case {self.case.id!r}: "
-                        f"{message}", pytrace=False)
+            text = f"output error: product {self.product.name!r} case {self.case.id!r}: " \
+                f"{message}"
+            if output.status == "failed":  # attempted, did not finish: a test failure
+                self.failed_run = text
+                return
+            pytest.fail(text, pytrace=False)
         self.output = output
         self.judgement = self.session_state.judging.for_item(self, output)
         if self.judgement.error:
@@ -160,6 +170,8 @@ class CaseItem(pytest.Item):
             pytest.fail(f"judge error: {self.judgement.error}", pytrace=False)
 
     def runtest(self) -> None:
+        if self.failed_run is not None:
+            raise RunFailed(self.failed_run)
         assert self.output is not None
         session = self.session_state
         judgement = self.judgement
@@ -179,7 +191,7 @@ class CaseItem(pytest.Item):
                      ) -> Any:
         if isinstance(excinfo.value, ItemFailed):
             return _failure_text(excinfo.value.result)
-        if isinstance(excinfo.value, DictbenchError):
+        if isinstance(excinfo.value, (RunFailed, DictbenchError)):
             return str(excinfo.value)
         return super().repr_failure(excinfo)
 

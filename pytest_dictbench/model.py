@@ -21,11 +21,12 @@ RuleSource = Literal["auto", "judge", "human", "unjudged"]
 SCORED_STATUSES = frozenset({"passed", "failed"})
 
 #: Output statuses a product file may carry (``complete`` is the default).
-OUTPUT_STATUSES = ("complete", "not_tested", "unsupported", "failed", "invalid", "error")
+OUTPUT_STATUSES = ("complete", "not_tested", "unsupported", "failed", "invalid", "blank",
+                   "error")
 #: Output statuses that make the item a test error rather than a score.
 ERROR_STATUSES = frozenset({"failed", "invalid", "error"})
 #: Output statuses that mean the item was not measured (reported as skipped).
-SKIP_STATUSES = frozenset({"not_tested", "unsupported"})
+SKIP_STATUSES = frozenset({"not_tested", "unsupported", "blank"})
 
 
 @dataclass(frozen=True)

@@ -182,3 +182,28 @@ def test_live_capture_records_the_detected_environment_and_exports(
     assert detected["hardware"] in text and "Declared Mac" not in text
     again = run(pytester, "pkg", "--dictbench-results", "live.csv")
     again.assert_outcomes(passed=3, skipped=15)
+
+
+def test_every_adapter_output_keeps_the_six_statuses(mini: pytest.Pytester,
+                                                     write_product) -> None:
+    write_product(outputs=[
+        {"case_id": "c1", "text": "Hello Maria, see you at noon."},
+        {"case_id": "c2", "status": "failed", "error": "timed out"},
+        {"case_id": "c3", "status": "invalid", "error": "wrong audio route"},
+        {"case_id": "c4", "status": "blank"},
+    ])
+    write_product("p2", outputs=[{"case_id": "c1", "status": "unsupported"},
+                                 {"case_id": "c2", "status": "not_tested"}])
+    result = mini.runpytest("--product=p1", "--product=p2", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1, errors=1, skipped=5)
+    result.stdout.fnmatch_lines(["*output error: product 'p1' case 'c2': failed: timed out*"])
+    items = [json.loads(line) for line in
+             (mini.path / "reports" / "items.jsonl").read_text().splitlines()]
+    assert [(i["product"], i["case_id"], i["status"], i["output_status"]) for i in items] == [
+        ("p1", "c1", "passed", "complete"), ("p1", "c2", "error", "failed"),
+        ("p1", "c3", "error", "invalid"), ("p1", "c4", "not_tested", "blank"),
+        ("p2", "c1", "not_tested", "unsupported"), ("p2", "c2", "not_tested", "not_tested"),
+        ("p2", "c3", "not_tested", "not_tested"), ("p2", "c4", "not_tested", "not_tested")]
+    report = json.loads((mini.path / "reports" / "dictbench.json").read_text())
+    assert report["suites"][0]["products"][0]["output_statuses"] == {
+        "blank": 1, "complete": 1, "failed": 1, "invalid": 1}

@@ -24,17 +24,12 @@ from typing import Any
 import pytest
 
 from ..collect import CaseItem, SuiteCollector
-from ..errors import DictbenchError
 from ..model import Output, Product, Suite
 from ..session import SESSION_KEY
 from .live import RigLiveItem, check_live
 from .results import COLUMNS, RigRow, read_results
 
-__all__ = ["RigCollector", "RigItem", "RunFailed"]
-
-
-class RunFailed(Exception):
-    """The results row says the run was attempted and did not finish."""
+__all__ = ["RigCollector", "RigItem"]
 
 
 def _blank_rows(suite: Suite, rows: list[RigRow]) -> list[RigRow]:
@@ -124,23 +119,12 @@ class RigItem(CaseItem):
             self._record("error", message=f"invalid: {note}")
             pytest.fail(f"invalid run: {detail}: {note}", pytrace=False)
         if status == "failed":
+            note = row.cells["notes"] or "no detail given"
+            self._record("error", message=f"failed: {note}")
+            self.failed_run = f"run failed: {detail}: {note}"
             return
         text = row.values.get("final_transcript" if self.case.data["workflow"] == "correction"
                               else "raw_transcript")
         self.output = Output(case_id=self.case.id, text=text or "",
                              repetition=row.repetition, meta={"rig_values": dict(row.values)},
                              origin=f"{self.product.path}:{self._where()}")
-
-    def runtest(self) -> None:
-        if self.row.status == "failed":
-            note = self.row.cells["notes"] or "no detail given"
-            self._record("error", message=f"failed: {note}")
-            raise RunFailed(f"run failed: {self.case.id} from {self.row.app_id} "
-                            f"({self._where()}): {note}")
-        super().runtest()
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
-                     ) -> Any:
-        if isinstance(excinfo.value, (RunFailed, DictbenchError)):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo, style)
