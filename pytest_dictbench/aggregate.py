@@ -66,7 +66,7 @@ def _product_entry(records: Sequence[ItemRecord], suite: Suite, product: Product
         "product": records[0]["product"],
         "version": product.version if product else None,
         "adapter": product.adapter if product else None,
-        "environment": dict(product.environment) if product else {},
+        **_environment(dict(product.environment) if product else {}, records),
         "items": len(records),
         "passed": statuses.count("passed"),
         "failed": statuses.count("failed"),
@@ -88,6 +88,23 @@ def _product_entry(records: Sequence[ItemRecord], suite: Suite, product: Product
                                     if r.get("latency_ms") is not None]),
         "speed": _speed(scored),
     }
+
+
+def _environment(declared: dict[str, Any], records: Sequence[ItemRecord]) -> dict[str, Any]:
+    """The product's environment for cohorts: what its captures recorded (detected on the
+    machine) over what its product file declares; disagreements are listed. A field
+    recorded with several values keeps them all (`` | ``-joined), so it shares no cohort."""
+    seen: dict[str, set[str]] = defaultdict(set)
+    for record in records:
+        for key, value in (record.get("environment") or {}).items():
+            seen[key].add(str(value))
+    recorded = {k: " | ".join(sorted(v)) for k, v in sorted(seen.items())}
+    entry: dict[str, Any] = {"environment": {**declared, **recorded}}
+    if recorded:
+        entry["environment_disagreements"] = [
+            {"field": k, "declared": str(declared[k]), "recorded": recorded[k]}
+            for k in sorted(declared) if k in recorded and str(declared[k]) != recorded[k]]
+    return entry
 
 
 def _speed(scored: Sequence[ItemRecord]) -> dict[str, Any] | None:

@@ -243,6 +243,10 @@ def _notes(suite: Mapping[str, Any], records: Sequence[ItemRecord]) -> list[str]
     if suite["canary"]["status"] != "ok":
         notes.append(f"- Canary **missing** in {md(', '.join(suite['canary']['missing_in']))}")
     for e in suite["products"]:
+        for d in e.get("environment_disagreements", ()):
+            notes.append(f"- **{md(e['product'])}** declares {md(d['field'])} "
+                         f"{md(d['declared'])} but its captures recorded {md(d['recorded'])}; "
+                         "cohorts use the recorded value")
         if e.get("canary_leaks"):
             notes.append(f"- **{md(e['product'])}** output contains the canary: "
                          f"{md(', '.join(e['canary_leaks']))}")
