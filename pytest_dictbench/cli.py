@@ -3,6 +3,9 @@
     dictbench hash SUITE            refresh the sha256 of every [[files]] entry
     dictbench synth SUITE           render each case's script to FLAC audio (extra: synth)
 
+SUITE may also be a rig package manifest (``benchmark-manifest-*.json``): ``hash``
+refreshes its ``integrity.files``, ``synth`` renders its audio fixtures to WAV.
+
 Benchmark runs themselves are ``pytest --product=NAME``.
 """
 
@@ -21,6 +24,7 @@ import tomli_w
 from .errors import DictbenchError
 from .files import atomic_write
 from .jsonl import read_jsonl
+from .rig.package import is_package, load_package
 from .suites import MANIFEST, data_files, inside, load_suite, read_toml
 
 __all__ = ["main", "spoken_form"]
@@ -71,6 +75,12 @@ def write_files_table(suite_dir: Path, entries: Sequence[dict[str, Any]]) -> Non
 def cmd_hash(args: argparse.Namespace) -> int:
     from .audio.io import sha256_file
 
+    if is_package(Path(args.suite)):
+        from .rig.synth import hash_package
+
+        count = hash_package(Path(args.suite))
+        print(f"{args.suite}: {count} integrity file(s) hashed")
+        return 0
     suite = load_suite(Path(args.suite))
     listed = {f.path: f for f in suite.files}
     raw = {e["path"]: e for e in read_toml(suite.root / MANIFEST).get("files", [])}
@@ -88,6 +98,14 @@ def cmd_hash(args: argparse.Namespace) -> int:
 def cmd_synth(args: argparse.Namespace) -> int:
     from .audio.synth import synth_suite_cases
 
+    if is_package(Path(args.suite)):
+        from .rig.synth import synth_package
+
+        path = Path(args.suite)
+        count = synth_package(path, {c.id: c.data for c in load_package(path).cases})
+        print(f"{path}: {count} WAV file(s) written as the package's audio specification "
+              "says (--out, --rate, --lufs and --silence-ms do not apply)")
+        return 0
     suite = load_suite(Path(args.suite))
     cases_path = suite.root / suite.manifest.get("cases", "cases.jsonl")
     out = inside(suite.root, args.out, what="--out folder", where=suite.root / MANIFEST)

@@ -22,8 +22,9 @@ import soundfile as sf
 from ..audio.io import resample, sha256_file
 from ..audio.synth import Voice, _normalise, _trim, render_speech
 from ..files import atomic_replace, atomic_write
+from ..suites import inside
 
-__all__ = ["LOCALE_VOICES", "synth_package"]
+__all__ = ["LOCALE_VOICES", "hash_package", "synth_package"]
 
 #: espeak-ng voices per locale; a meeting's speakers take them in turn.
 LOCALE_VOICES: Mapping[str, tuple[str, ...]] = {
@@ -85,3 +86,20 @@ def synth_package(manifest_path: Path, fixtures: Mapping[str, Mapping[str, Any]]
     manifest["integrity"]["files"] = sorted(digests.values(), key=lambda e: e["path"])
     atomic_write(manifest_path, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
     return written
+
+
+def hash_package(manifest_path: Path) -> int:
+    """Refresh the sha256 of every ``integrity.files`` entry (and each fixture's
+    ``audio_sha256``); returns the number of files."""
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    entries = manifest["integrity"]["files"]
+    for entry in entries:
+        rel = inside(manifest_path.parent, entry["path"], what="integrity file",
+                     where=manifest_path)
+        entry["sha256"] = sha256_file(rel)
+    digests = {e["path"]: e["sha256"] for e in entries}
+    for fixture in manifest["fixtures"]:
+        if fixture.get("audio_path") in digests:
+            fixture["audio_sha256"] = digests[fixture["audio_path"]]
+    atomic_write(manifest_path, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+    return len(entries)

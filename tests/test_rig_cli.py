@@ -1,0 +1,45 @@
+"""``dictbench hash`` and ``dictbench synth`` on a rig package manifest."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import soundfile as sf
+from rig_support import write_package
+
+from pytest_dictbench.cli import main
+from pytest_dictbench.rig.package import load_package
+
+
+def test_hash_refreshes_the_integrity_list(tmp_path: Path, capsys) -> None:
+    path = write_package(tmp_path)
+    reference = tmp_path / "fixtures" / "references" / "dict-en.txt"
+    reference.write_text("Send the final draft to Ana before noon.\n", encoding="utf-8")
+    assert main(["hash", str(path)]) == 0
+    entries = {e["path"]: e["sha256"] for e in json.loads(path.read_text())["integrity"]["files"]}
+    assert entries["fixtures/references/dict-en.txt"] == hashlib.sha256(
+        reference.read_bytes()).hexdigest()
+    assert "integrity file(s) hashed" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="needs espeak-ng")
+def test_synth_writes_the_package_audio(tmp_path: Path) -> None:
+    path = write_package(tmp_path, ready=False)
+    manifest = json.loads(path.read_text())
+    manifest["protocol"]["audio_specification"] = {
+        "format": "WAV", "sample_rate_hz": 48000, "channels": 1, "bit_depth": 24,
+        "integrated_loudness_lufs": -23, "true_peak_max_dbtp": -1, "leading_silence_ms": 500}
+    path.write_text(json.dumps(manifest))
+    assert main(["synth", str(path)]) == 0
+    suite = load_package(path)
+    meeting = suite.case("meet").data
+    info = sf.info(str(tmp_path / meeting["audio"]))
+    assert (info.samplerate, info.channels, info.subtype) == (48000, 1, "PCM_24")
+    fixture = next(f for f in json.loads(path.read_text())["fixtures"] if f["id"] == "meet")
+    assert fixture["audio_sha256"] == hashlib.sha256(
+        (tmp_path / fixture["audio_path"]).read_bytes()).hexdigest()
+    assert fixture["duration_seconds"] > 1.0
