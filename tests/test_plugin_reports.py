@@ -64,9 +64,11 @@ def test_junit_properties(mini: pytest.Pytester) -> None:
     result.stdout.no_fnmatch_line("*record_property*")
     props = junit_props(mini)
     assert props["c3[p1]"] == {"dictbench.status": "failed", "dictbench.verdict": "fail",
+                               "dictbench.output_status": "complete",
                                "dictbench.score": "66.6667", "dictbench.rule.WER": "0"}
     assert props["c4[p1]"] == {"dictbench.status": "not_tested",
-                               "dictbench.verdict": "not_tested"}
+                               "dictbench.verdict": "not_tested",
+                               "dictbench.output_status": "not_tested"}
     assert "dictbench.record" not in (mini.path / "junit.xml").read_text()
 
 

@@ -252,7 +252,7 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
     groups = metric_groups(suite)
     if groups:
         parts += [f"<h3>{esc(groups.title)}</h3>", metric_groups_table(groups)]
-    for group in group_tables(suite, records):
+    for group in ([] if "rig" in suite else group_tables(suite, records)):
         parts += [f"<h3>Scores {esc(group.title)}</h3>",
                   group_table(group, group.title.removeprefix("by "))]
     if "rig" in suite:

@@ -272,13 +272,15 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
     canary = "ok" if suite["canary"]["status"] == "ok" else "**missing**"
     lines = [f"## {md(suite['title'])} ({code(suite['id'])} {md(suite['version'])})", "",
              f"Method **{md(suite['method'])}**, locale {md(suite['locale'])}, "
-             f"{suite.get('repetitions', 1)} repetition(s); ranked by "
-             f"**{md(r.get('metric'))}** ({direction} is better). Canary: {canary}.", ""]
+             f"{suite.get('repetitions', 1)} repetition(s); "
+             + ("ranked per metric table, never overall" if "rig" in suite else
+                f"ranked by **{md(r.get('metric'))}** ({direction} is better)")
+             + f". Canary: {canary}.", ""]
     gate = r.get("execution_gate", {})
     if gate and not gate.get("ready", True):
         lines += [f"Execution gate closed: {md(', '.join(gate.get('blocking_items', [])))}", ""]
-    lines += _leaderboard(suite) + _metric_groups(suite)
-    for group in group_tables(suite, records):
+    lines += ([] if "rig" in suite else _leaderboard(suite)) + _metric_groups(suite)
+    for group in ([] if "rig" in suite else group_tables(suite, records)):
         lines += _group(group)
     if "rig" in suite:
         lines += _rig(suite["rig"])
