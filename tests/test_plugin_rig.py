@@ -207,3 +207,16 @@ def test_every_adapter_output_keeps_the_six_statuses(mini: pytest.Pytester,
     report = json.loads((mini.path / "reports" / "dictbench.json").read_text())
     assert report["suites"][0]["products"][0]["output_statuses"] == {
         "blank": 1, "complete": 1, "failed": 1, "invalid": 1}
+
+
+def test_rig_report_fits_the_report_schema(pytester: pytest.Pytester) -> None:
+    from pytest_dictbench.schemas import validation_error
+
+    write_package(pytester.path / "pkg")
+    (pytester.path / "r.csv").write_text(csv_text([row(), row("app2")]))
+    run(pytester, "pkg", "--dictbench-results", "r.csv")
+    folder = pytester.path / "reports"
+    assert validation_error(json.loads((folder / "dictbench.json").read_text()),
+                            "report.schema.json") is None
+    for line in (folder / "items.jsonl").read_text().splitlines():
+        assert validation_error(json.loads(line), "item-record.schema.json") is None
