@@ -205,3 +205,14 @@ def test_local_competition_ranks_agree_with_the_stats_module() -> None:
     for higher in (True, False):
         assert list(_competition(values, higher).items()) == list(
             competition_ranks(values, higher, 6).items())
+
+
+def test_a_metric_missing_from_a_complete_run_blocks_its_table_only() -> None:
+    records = [r for app in "ab" for f in ("f1", "f2") for r in cell(app, f, [0.1] * 3)]
+    for r in records:
+        r["metrics"]["elapsed_seconds"] = 2.0
+    del records[0]["metrics"]["elapsed_seconds"]  # a: f1 repetition 1
+    report = rig_tables(records, package())
+    assert reasons(table(report, "elapsed_seconds"), "a") == [
+        "f1: elapsed_seconds missing in a complete repetition"]
+    assert ranks(table(report, "wer")) == [(1, "a", 0.1), (1, "b", 0.1)]
