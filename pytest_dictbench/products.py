@@ -11,7 +11,7 @@ from .model import Output, Product, Suite
 from .schemas import validate
 from .suites import read_toml
 
-__all__ = ["load_product", "output_from_line", "read_outputs"]
+__all__ = ["load_product", "output_from_line", "outputs_file", "read_outputs"]
 
 
 def load_product(name: str, folder: Path) -> Product:
@@ -40,6 +40,16 @@ def load_product(name: str, folder: Path) -> Product:
     )
 
 
+def outputs_file(product: Product, suite: Suite) -> Path:
+    """``<outputs folder>/<suite id>.jsonl``, refused when it (or a symlink on the way)
+    leads out of the products folder, as an outputs folder that leaves it is."""
+    path = product.outputs_dir / f"{suite.id}.jsonl"
+    if not path.resolve().is_relative_to(product.path.parent.resolve()):
+        raise OutputError(f"the outputs file leads out of the products folder (to "
+                          f"{path.resolve()})", path=path)
+    return path
+
+
 def output_from_line(obj: dict[str, Any], origin: str) -> Output:
     """An :class:`Output` from one validated output line (``id`` is an alias of ``case_id``)."""
     fields = dict(obj)
@@ -54,12 +64,13 @@ def output_from_line(obj: dict[str, Any], origin: str) -> Output:
     )
 
 
-def read_outputs(path: Path, suite: Suite, *, tolerate_torn_tail: bool = False
-                 ) -> dict[tuple[str, int], Output]:
+def read_outputs(path: Path, suite: Suite, *, tolerate_torn_tail: bool = False,
+                 repetitions: int | None = None) -> dict[tuple[str, int], Output]:
     """Read a product's outputs for ``suite``, keyed by (case id, repetition).
 
     Raises :class:`OutputError` naming ``file:line`` for malformed lines, schema
-    violations, unknown case ids, a complete output without text, and two outputs for
+    violations, unknown case ids, a repetition beyond ``repetitions`` (when given: the
+    repetitions the run scores), a complete output without text, and two outputs for
     the same case and repetition.
     """
     known = {case.id for case in suite.cases}
@@ -70,6 +81,11 @@ def read_outputs(path: Path, suite: Suite, *, tolerate_torn_tail: bool = False
         if output.case_id not in known:
             raise OutputError(f"unknown case id {output.case_id!r} for suite {suite.id!r}",
                               path=path, line=number)
+        if repetitions is not None and output.repetition > repetitions:
+            raise OutputError(
+                f"case {output.case_id!r}: repetition {output.repetition}, but suite "
+                f"{suite.id!r} is run with {repetitions} (see --repetitions)",
+                path=path, line=number)
         if output.status == "complete" and obj.get("text") is None and not output.error:
             raise OutputError(f"case {output.case_id!r}: a complete output needs 'text'",
                               path=path, line=number)

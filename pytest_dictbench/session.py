@@ -83,7 +83,7 @@ class DictbenchSession:
         self.worker = is_worker(config)
         self.options = AdapterOptions(recapture=config.getoption("dictbench_recapture"),
                                       warmup=config.getoption("dictbench_warmup"),
-                                      hook=config.hook)
+                                      hook=config.hook, repetitions=self.repetitions)
         self.judging = Judging(config.getoption("dictbench_judge"),
                                ini_folder(config, config.getini("dictbench_judge_dir")),
                                config.getoption("dictbench_judge_audit"))

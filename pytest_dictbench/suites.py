@@ -25,6 +25,8 @@ def read_toml(path: Path, error: type[SuiteError] | Any = SuiteError) -> dict[st
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise error(f"malformed TOML: {exc}", path=path) from None
+    except RecursionError:
+        raise error("TOML nested too deeply to read", path=path) from None
 
 
 def inside(root: Path, relative: str, *, what: str, where: Path) -> Path:

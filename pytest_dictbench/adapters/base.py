@@ -20,6 +20,8 @@ class AdapterOptions:
     #: pytest's hook relay (``config.hook``); the ``python`` adapter asks it for the
     #: product's transcriber (``pytest_dictbench_transcriber``). ``None`` outside pytest.
     hook: Any = None
+    #: Repetitions the run measures (``--repetitions``); ``None``: each suite's own.
+    repetitions: int | None = None
 
 
 @runtime_checkable

@@ -26,7 +26,7 @@ from typing import Any, Protocol, runtime_checkable
 from ..audio.io import AudioError, audio_info, read_audio, sha256_file
 from ..errors import CaptureError, DictbenchError
 from ..model import Case, Output, Product, Suite
-from ..products import output_from_line
+from ..products import output_from_line, outputs_file
 from ..suites import MANIFEST, inside
 from .base import AdapterOptions
 from .capture_cache import CaptureCache
@@ -88,7 +88,7 @@ class LiveAdapter:
     def __init__(self, product: Product, suite: Suite, options: AdapterOptions,
                  make_transcriber: Callable[[], Transcriber]) -> None:
         self.product, self.suite, self.options = product, suite, options
-        self.cache = CaptureCache(product.outputs_dir / f"{suite.id}.jsonl", suite)
+        self.cache = CaptureCache(outputs_file(product, suite), suite)
         self._cached = self.cache.read()
         self._captured: dict[tuple[str, int], Output] = {}
         self._make_transcriber = make_transcriber
