@@ -180,9 +180,17 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         del config.stash[SESSION_KEY]
 
 
+#: Real paths of the suite manifests collected so far in this process.
+_COLLECTED = pytest.StashKey[set[Path]]()
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.File | None:
     if file_path.name != MANIFEST or not is_active(parent.config):
         return None
+    seen = parent.config.stash.setdefault(_COLLECTED, set())
+    if file_path.resolve() in seen:  # the same suite reached again through a symlink
+        return None
+    seen.add(file_path.resolve())
     if is_verify(parent.config):
         return VerifyCollector.from_parent(parent, path=file_path)
     return SuiteCollector.from_parent(parent, path=file_path)
