@@ -103,6 +103,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--dictbench-min-score", dest="dictbench_min_score", metavar="S", type=float,
         default=None, help="Fail the run when a product's suite score is below S.")
+    group.addoption(
+        "--dictbench-max-text-chars", dest="dictbench_max_text_chars", metavar="N",
+        type=_at_least(1), default=None,
+        help="Longest reference or output text, in characters; longer ones are refused "
+        "naming file:line. Default: ini dictbench_max_text_chars, else 200000.")
     parser.addini("dictbench_judge_config", "A TOML file whose [judge] table configures the "
                   "judges of suites that declare none (relative to the ini file).",
                   default="")
@@ -112,6 +117,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                   type="paths", default=[])
     parser.addini("dictbench_products", "Folder of product files (relative to the ini file).",
                   default="products")
+    parser.addini("dictbench_max_text_chars", "Longest reference or output text, in "
+                  "characters (--dictbench-max-text-chars).", default="")
     parser.addini("dictbench_junit_properties", "Write dictbench.* testcase properties "
                   "into JUnit XML.", type="bool", default=True)
 

@@ -9,7 +9,7 @@ from .errors import OutputError, ProductError
 from .jsonl import read_jsonl
 from .model import Output, Product, Suite
 from .schemas import validate
-from .suites import read_toml
+from .suites import DEFAULT_MAX_TEXT_CHARS, check_text_sizes, read_toml
 
 __all__ = ["load_product", "output_from_line", "outputs_file", "read_outputs"]
 
@@ -65,18 +65,21 @@ def output_from_line(obj: dict[str, Any], origin: str) -> Output:
 
 
 def read_outputs(path: Path, suite: Suite, *, tolerate_torn_tail: bool = False,
-                 repetitions: int | None = None) -> dict[tuple[str, int], Output]:
+                 repetitions: int | None = None,
+                 max_text_chars: int = DEFAULT_MAX_TEXT_CHARS) -> dict[tuple[str, int], Output]:
     """Read a product's outputs for ``suite``, keyed by (case id, repetition).
 
     Raises :class:`OutputError` naming ``file:line`` for malformed lines, schema
     violations, unknown case ids, a repetition beyond ``repetitions`` (when given: the
     repetitions the run scores), a complete output without text, and two outputs for
-    the same case and repetition.
+    the same case and repetition, and a text longer than ``max_text_chars``.
     """
     known = {case.id for case in suite.cases}
     outputs: dict[tuple[str, int], Output] = {}
     for number, obj in read_jsonl(path, OutputError, tolerate_torn_tail=tolerate_torn_tail):
         validate(obj, "output.schema.json", OutputError, path=path, line=number)
+        check_text_sizes(obj.get("text"), max_text_chars, OutputError, path=path,
+                         line=number, what=f"case {obj.get('case_id') or obj.get('id')!r}: ")
         output = output_from_line(obj, f"{path}:{number}")
         if output.case_id not in known:
             raise OutputError(f"unknown case id {output.case_id!r} for suite {suite.id!r}",

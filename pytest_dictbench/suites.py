@@ -12,10 +12,32 @@ from .jsonl import read_jsonl, read_text
 from .model import Case, Suite, SuiteFile
 from .schemas import validate
 
-__all__ = ["MANIFEST", "canary_status", "data_files", "inside", "load_suite", "read_toml"]
+__all__ = ["DEFAULT_MAX_TEXT_CHARS", "MANIFEST", "canary_status", "check_text_sizes",
+           "data_files", "inside", "load_suite", "read_toml"]
 
 #: File name of a suite manifest.
 MANIFEST = "suite.toml"
+#: Longest text (a reference, an expected output, a product's output) in characters,
+#: unless ``--dictbench-max-text-chars`` or ini ``dictbench_max_text_chars`` says
+#: otherwise: about 30,000 words, several hours of speech.
+DEFAULT_MAX_TEXT_CHARS = 200_000
+
+
+def check_text_sizes(obj: Any, limit: int, error: type[SuiteError] | Any, *, path: Path,
+                     line: int | None, what: str) -> None:
+    """Raise ``error`` naming ``path:line`` when a string anywhere in ``obj`` is longer
+    than ``limit`` characters."""
+    pending: list[tuple[str, Any]] = [("", obj)]
+    while pending:
+        where, value = pending.pop()
+        if isinstance(value, str) and len(value) > limit:
+            raise error(f"{what}{where or 'text'} has {len(value):,} characters, more than "
+                        f"the limit of {limit:,} (--dictbench-max-text-chars)",
+                        path=path, line=line)
+        if isinstance(value, dict):
+            pending.extend((f"{where}/{k}" if where else str(k), v) for k, v in value.items())
+        elif isinstance(value, list):
+            pending.extend((f"{where}/{i}", v) for i, v in enumerate(value))
 
 
 def read_toml(path: Path, error: type[SuiteError] | Any = SuiteError) -> dict[str, Any]:
@@ -38,10 +60,12 @@ def inside(root: Path, relative: str, *, what: str, where: Path) -> Path:
     return root / candidate
 
 
-def load_suite(path: Path, case_schema: Callable[[str], str | None] = lambda m: None) -> Suite:
+def load_suite(path: Path, case_schema: Callable[[str], str | None] = lambda m: None, *,
+               max_text_chars: int = DEFAULT_MAX_TEXT_CHARS) -> Suite:
     """Load the suite at ``path`` (its folder or its ``suite.toml``).
 
-    ``case_schema`` maps the suite's method name to the method's case schema file name.
+    ``case_schema`` maps the suite's method name to the method's case schema file name;
+    a case holding a text longer than ``max_text_chars`` characters is refused.
     """
     manifest_path = path / MANIFEST if path.is_dir() else path
     if not manifest_path.is_file():
@@ -54,7 +78,7 @@ def load_suite(path: Path, case_schema: Callable[[str], str | None] = lambda m: 
     if not cases_path.is_file():
         raise SuiteError(f"cases file {cases_path.name!r} not found", path=manifest_path)
     method_schema = case_schema(manifest["method"])
-    cases = _load_cases(cases_path, method_schema)
+    cases = _load_cases(cases_path, method_schema, max_text_chars)
     for case in cases:
         if "audio" in case.data:
             inside(root, case.data["audio"], what=f"audio of case {case.id!r}",
@@ -73,11 +97,14 @@ def load_suite(path: Path, case_schema: Callable[[str], str | None] = lambda m: 
     )
 
 
-def _load_cases(path: Path, method_schema: str | None) -> tuple[Case, ...]:
+def _load_cases(path: Path, method_schema: str | None, max_text_chars: int
+                ) -> tuple[Case, ...]:
     cases: list[Case] = []
     first_line: dict[str, int] = {}
     for number, obj in read_jsonl(path, SuiteError):
         validate(obj, "case.schema.json", SuiteError, path=path, line=number)
+        check_text_sizes(obj, max_text_chars, SuiteError, path=path, line=number,
+                         what=f"case {obj['id']!r}: ")
         if method_schema:
             validate(obj, method_schema, SuiteError, path=path, line=number,
                      prefix=f"case {obj['id']!r}: ")

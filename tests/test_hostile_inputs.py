@@ -93,3 +93,32 @@ def test_a_suite_reached_twice_through_a_symlink_is_collected_once(
     result.assert_outcomes(passed=2, failed=1, skipped=1)
     report = json.loads((mini.path / "reports/dictbench.json").read_text())
     assert len(report["suites"]) == 1
+
+
+def test_a_text_over_the_size_limit_is_refused_naming_file_and_line(
+        mini: pytest.Pytester, write_product, write_suite) -> None:
+    write_product(outputs=[{"case_id": "c1", "text": "x"},
+                           {"case_id": "c2", "text": "word " * 50_000}])
+    result = mini.runpytest("--product=p1")
+    assert result.ret == INTERRUPTED
+    result.stdout.fnmatch_lines(["*products/p1/mini.jsonl:2: case 'c2': text has 250,000 "
+                                 "characters, more than the limit of 200,000 "
+                                 "(--dictbench-max-text-chars)*"])
+    # the limit is configurable, on the command line or in the ini file
+    result = mini.runpytest("--product=p1", "--dictbench-max-text-chars=300000")
+    result.assert_outcomes(failed=2, skipped=2)
+    write_suite(cases=[*MINI_CASES[:2], dict(MINI_CASES[2], reference="long " * 20)])
+    mini.makeini("[pytest]\ndictbench_suites = cases/mini\ndictbench_max_text_chars = 80\n")
+    result = mini.runpytest("--product=p1", "--dictbench-max-text-chars=300000")
+    result.assert_outcomes(failed=2, skipped=1)
+    result = mini.runpytest("--product=p1")
+    assert result.ret == INTERRUPTED
+    result.stdout.fnmatch_lines(["*cases/mini/cases.jsonl:3: case 'c3': reference has 100 "
+                                 "characters, more than the limit of 80*"])
+
+
+def test_a_bad_size_limit_in_the_ini_file_is_a_usage_error(mini: pytest.Pytester) -> None:
+    mini.makeini("[pytest]\ndictbench_suites = cases/mini\ndictbench_max_text_chars = lots\n")
+    result = mini.runpytest("--product=p1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*dictbench_max_text_chars must be an integer >= 1*"])

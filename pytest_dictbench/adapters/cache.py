@@ -17,7 +17,8 @@ class CacheAdapter:
     def __init__(self, product: Product, suite: Suite, options: AdapterOptions) -> None:
         self.path = outputs_file(product, suite)
         self.outputs = read_outputs(
-            self.path, suite, repetitions=options.repetitions or suite.repetitions) \
+            self.path, suite, repetitions=options.repetitions or suite.repetitions,
+            max_text_chars=options.max_text_chars) \
             if self.path.is_file() else {}
 
     def get(self, case: Case, repetition: int) -> Output | None:

@@ -30,6 +30,7 @@ from ..files import append_line, atomic_write, file_lock
 from ..jsonl import canonical_line
 from ..model import Output, Suite
 from ..products import read_outputs
+from ..suites import DEFAULT_MAX_TEXT_CHARS
 
 __all__ = ["CaptureCache", "dump_line", "line_key"]
 
@@ -54,9 +55,11 @@ def dump_line(obj: Mapping[str, Any]) -> str:
 class CaptureCache:
     """One product's output file for one suite."""
 
-    def __init__(self, path: Path, suite: Suite) -> None:
+    def __init__(self, path: Path, suite: Suite, *,
+                 max_text_chars: int = DEFAULT_MAX_TEXT_CHARS) -> None:
         self.path = path
         self.suite = suite
+        self.max_text_chars = max_text_chars
         self.lock_path = path.with_name(f".{path.name}.lock")
         #: Keys of the complete lines up to ``_indexed[1]`` bytes of the file whose
         #: (device, inode) is ``_indexed[0]``: appends only read what others added since.
@@ -71,7 +74,8 @@ class CaptureCache:
         """
         if not self.path.is_file():
             return {}
-        return read_outputs(self.path, self.suite, tolerate_torn_tail=True)
+        return read_outputs(self.path, self.suite, tolerate_torn_tail=True,
+                            max_text_chars=self.max_text_chars)
 
     def put(self, obj: Mapping[str, Any]) -> None:
         """Store one output line, replacing any line with the same case and repetition."""

@@ -88,7 +88,8 @@ class LiveAdapter:
     def __init__(self, product: Product, suite: Suite, options: AdapterOptions,
                  make_transcriber: Callable[[], Transcriber]) -> None:
         self.product, self.suite, self.options = product, suite, options
-        self.cache = CaptureCache(outputs_file(product, suite), suite)
+        self.cache = CaptureCache(outputs_file(product, suite), suite,
+                                  max_text_chars=options.max_text_chars)
         self._cached = self.cache.read()
         self._captured: dict[tuple[str, int], Output] = {}
         self._make_transcriber = make_transcriber
@@ -142,6 +143,9 @@ class LiveAdapter:
         self.captures += 1
         if error is None and not isinstance(text, str):
             error = f"transcriber returned {type(text).__name__}, not text"
+        elif error is None and len(text) > self.options.max_text_chars:
+            error = (f"transcript has {len(text):,} characters, more than the limit of "
+                     f"{self.options.max_text_chars:,} (--dictbench-max-text-chars)")
         ok = error is None
         line: dict[str, Any] = {
             **self._engine,  # first, so that it cannot override the fields below

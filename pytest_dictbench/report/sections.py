@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..methods.base import ItemRecord
-from ..model import SCORED_STATUSES, Suite
 from ..methods.error_rate import NO_SPACE_LANGUAGES
+from ..model import SCORED_STATUSES, Suite
 from ..text.diff import UNITS, diff_against_closest
 
 __all__ = [
