@@ -12,8 +12,8 @@ from .jsonl import read_jsonl, read_text
 from .model import Case, Suite, SuiteFile
 from .schemas import validate
 
-__all__ = ["DEFAULT_MAX_TEXT_CHARS", "MANIFEST", "canary_status", "check_text_sizes",
-           "data_files", "inside", "load_suite", "read_toml"]
+__all__ = ["DEFAULT_MAX_TEXT_CHARS", "MANIFEST", "canary_status", "check_cases_digest",
+           "check_text_sizes", "data_files", "inside", "load_suite", "read_toml"]
 
 #: File name of a suite manifest.
 MANIFEST = "suite.toml"
@@ -117,6 +117,40 @@ def _load_cases(path: Path, method_schema: str | None, max_text_chars: int
     if not cases:
         raise SuiteError("the cases file holds no cases", path=path)
     return tuple(cases)
+
+
+#: SHA-256 of files already hashed in this process, by (real path, size, mtime).
+_DIGESTS: dict[tuple[Path, int, int], str] = {}
+
+
+def _sha256(path: Path) -> str:
+    stat = path.stat()
+    key = (path.resolve(), stat.st_size, stat.st_mtime_ns)
+    if key not in _DIGESTS:
+        from .audio.io import sha256_file
+
+        _DIGESTS[key] = sha256_file(path)
+    return _DIGESTS[key]
+
+
+def check_cases_digest(suite: Suite) -> None:
+    """Refuse a cases file whose SHA-256 differs from the one ``suite.toml`` lists.
+
+    A benchmark run reads the cases file (live products also read the audio, whose
+    digests they check as they capture); a suite changed after it was hashed must not
+    give a normal report. Each file is hashed once per process.
+    """
+    cases = suite.manifest.get("cases", "cases.jsonl")
+    listed = {Path(f.path).as_posix().removeprefix("./"): f.sha256 for f in suite.files}
+    expected = listed.get(Path(cases).as_posix().removeprefix("./"))
+    if not expected:
+        return
+    path = suite.root / cases
+    actual = _sha256(path)
+    if actual != expected:
+        raise SuiteError(f"sha256 is {actual}, but {MANIFEST} lists {expected}: the suite was "
+                         "changed after it was hashed (run 'dictbench hash' if the change "
+                         "is intended)", path=path)
 
 
 def data_files(suite: Suite) -> list[Path]:

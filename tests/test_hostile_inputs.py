@@ -122,3 +122,20 @@ def test_a_bad_size_limit_in_the_ini_file_is_a_usage_error(mini: pytest.Pytester
     result = mini.runpytest("--product=p1")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*dictbench_max_text_chars must be an integer >= 1*"])
+
+
+def test_a_cases_file_that_no_longer_matches_its_listed_digest_stops_the_run(
+        mini: pytest.Pytester) -> None:
+    from pytest_dictbench.cli import main
+
+    assert main(["hash", str(mini.path / "cases/mini")]) == 0
+    mini.runpytest("--product=p1").assert_outcomes(passed=2, failed=1, skipped=1)
+    cases = mini.path / "cases/mini/cases.jsonl"
+    cases.write_text(cases.read_text().replace("room four", "room five"))
+    result = mini.runpytest("--product=p1")
+    assert result.ret == INTERRUPTED
+    result.stdout.fnmatch_lines(["*cases/mini/cases.jsonl: sha256 is *, but suite.toml lists "
+                                 "*: the suite was changed after it was hashed (run "
+                                 "'dictbench hash' if the change is intended)*"])
+    assert main(["hash", str(mini.path / "cases/mini")]) == 0
+    mini.runpytest("--product=p1").assert_outcomes(passed=2, failed=1, skipped=1)
