@@ -9,6 +9,8 @@ import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from .redact import scrub
+
 __all__ = ["append_line", "atomic_replace", "atomic_write", "file_lock"]
 
 
@@ -47,15 +49,18 @@ def atomic_replace(path: Path, write: Callable[[Path], None]) -> None:
 
 
 def atomic_write(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` (UTF-8, ``\\n`` line ends), atomically."""
+    """Replace ``path`` with ``text`` (UTF-8, ``\\n`` line ends, secrets scrubbed),
+    atomically."""
+    text = scrub(text)
     atomic_replace(path, lambda tmp: tmp.write_text(text, encoding="utf-8", newline="\n"))
 
 
 def append_line(path: Path, line: str) -> int:
-    """Append ``line`` and a newline to ``path`` (created if needed) in one ``write``,
+    """Append ``line`` (secrets scrubbed) and a newline to ``path`` (created if needed)
+    in one ``write``,
     flushed to disk; returns the file's new size. Callers that may race hold a lock."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = (line + "\n").encode("utf-8")
+    payload = (scrub(line) + "\n").encode("utf-8")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, _mode())
     try:
         created = os.fstat(fd).st_size == 0

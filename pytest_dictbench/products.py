@@ -8,6 +8,7 @@ from typing import Any
 from .errors import OutputError, ProductError
 from .jsonl import read_jsonl
 from .model import Output, Product, Suite
+from .redact import register_settings_secrets
 from .schemas import validate
 from .suites import DEFAULT_MAX_TEXT_CHARS, check_text_sizes, read_toml
 
@@ -28,6 +29,7 @@ def load_product(name: str, folder: Path) -> Product:
     validate(data, "product.schema.json", ProductError, path=path)
     if data["name"] != name:
         raise ProductError(f"name {data['name']!r} does not match the file name", path=path)
+    register_settings_secrets(data.get("settings", {}))
     outputs = str(data.get("settings", {}).get("outputs", name))
     if Path(outputs).is_absolute() or not (folder / outputs).resolve().is_relative_to(
             folder.resolve()):

@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 
 from ..errors import CaptureError, ProductError
 from ..model import Product, Suite
+from ..redact import REDACTED, scrub
 from .base import AdapterOptions
 from .live import CaptureRequest, LiveAdapter
 from .settings import Settings
@@ -186,7 +187,7 @@ class HttpTranscriber:
                                            f"{_snippet(raw)}")) from None
 
     def _scrub(self, message: str) -> str:
-        return message.replace(self._key, "<redacted>") if self._key else message
+        return scrub(message.replace(self._key, REDACTED) if self._key else message)
 
 
 def http_adapter(product: Product, suite: Suite, options: AdapterOptions) -> LiveAdapter:

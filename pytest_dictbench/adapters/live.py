@@ -27,6 +27,7 @@ from ..audio.io import AudioError, audio_info, read_audio, sha256_file
 from ..errors import CaptureError, DictbenchError
 from ..model import Case, Output, Product, Suite
 from ..products import output_from_line, outputs_file
+from ..redact import register_settings_secrets, scrub
 from ..suites import MANIFEST, inside
 from .base import AdapterOptions
 from .capture_cache import CaptureCache
@@ -141,6 +142,9 @@ class LiveAdapter:
             error = f"{type(exc).__name__}: {exc}"
         seconds = time.perf_counter() - start
         self.captures += 1
+        register_settings_secrets(self.product.settings)
+        text = scrub(text) if isinstance(text, str) else text
+        error = scrub(error) if error is not None else None
         if error is None and not isinstance(text, str):
             error = f"transcriber returned {type(text).__name__}, not text"
         elif error is None and len(text) > self.options.max_text_chars:

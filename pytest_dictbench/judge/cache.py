@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ..errors import JudgeError
 from ..jsonl import read_jsonl
+from ..redact import scrub
 from .records import Verdict, canonical_json
 
 __all__ = ["DEFAULT_CACHE_FILE", "JudgeCacheWarning", "VerdictCache"]
@@ -82,7 +83,7 @@ class VerdictCache:
         self._verdicts[verdict.content_hash] = verdict
         if self.path is None:
             return
-        line = canonical_json(verdict.to_json()) + "\n"
+        line = scrub(canonical_json(verdict.to_json())) + "\n"
         if self._needs_newline:  # never glue a record onto a torn line
             line = "\n" + line
             self._needs_newline = False
