@@ -138,7 +138,7 @@ def test_timeout_is_a_deadline_for_the_whole_capture_not_per_read(
         start = time.monotonic()
         output = capture(adapter(tmp_path, suite, openai(server, timeout_s=0.5)), suite)
         elapsed = time.monotonic() - start
-    assert elapsed < 2.0, elapsed
+    assert elapsed < 3.0, elapsed  # the whole answer would take over 4 s
     assert output.status == "error"
     assert output.error == f"no response from {server.url}/v1/audio/transcriptions within 0.5 s"
 
