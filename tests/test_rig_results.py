@@ -172,3 +172,11 @@ def test_a_template_with_a_complete_row_is_refused(tmp_path: Path) -> None:
     path = write_package(tmp_path, template=csv_text([row()]))
     with pytest.raises(SuiteError, match="row 2, column status: the blank results template"):
         load_package(path)
+
+
+def test_a_transcript_over_the_size_limit_is_refused(tmp_path: Path, suite: Suite) -> None:
+    path = tmp_path / "r.csv"
+    path.write_text(csv_text([row(raw_transcript="x" * 41)]))
+    with pytest.raises(ResultsError, match=r"row 2, column raw_transcript: the transcript has "
+                                           r"41 characters, more than the limit of 40"):
+        read_results(path, suite, max_text_chars=40)

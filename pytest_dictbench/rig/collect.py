@@ -73,7 +73,7 @@ class RigCollector(SuiteCollector):
             yield from super().collect()
             return
         path = (self.config.invocation_params.dir / results).resolve()
-        rows = read_results(path, suite)
+        rows = read_results(path, suite, max_text_chars=session.max_text_chars)
         rows = sorted(rows + _blank_rows(suite, rows),
                       key=lambda r: (r.app_id, r.test_profile, r.fixture_id, r.repetition))
         products = {app: _product(app, rows, path) for app in sorted({r.app_id for r in rows})}

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 from ..errors import DictbenchError
 from ..methods.rig.text import file_text
 from ..model import Suite
+from ..suites import DEFAULT_MAX_TEXT_CHARS
 
 __all__ = ["COLUMNS", "STATUSES", "ResultsError", "RigRow", "export_csv", "read_results",
            "render_results"]
@@ -127,12 +128,12 @@ def _number(cells: Mapping[str, str], column: str, integer: bool, ref: Any) -> A
 
 
 def _transcript(cells: dict[str, str], inline: str, column: str, folder: Path,
-                ref: Any) -> str | None:
+                ref: Any, limit: int) -> str | None:
     rel = cells[column].strip()
     if cells[inline] and rel:
         raise ref(f"{inline}+{column}", "give the transcript inline or as a path, not both")
     if cells[inline]:
-        return file_text(cells[inline])
+        return _sized(file_text(cells[inline]), inline, ref, limit)
     if not rel:
         return None
     target = (folder / rel).resolve()
@@ -144,7 +145,14 @@ def _transcript(cells: dict[str, str], inline: str, column: str, folder: Path,
         raise ref(column, f"cannot read {rel!r}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         raise ref(column, f"{rel!r} is not valid UTF-8 (offset {exc.start})") from None
-    return file_text(text)
+    return _sized(file_text(text), column, ref, limit)
+
+
+def _sized(text: str, column: str, ref: Any, limit: int) -> str:
+    if len(text) > limit:
+        raise ref(column, f"the transcript has {len(text)} characters, more than the limit "
+                  f"of {limit} (--dictbench-max-text-chars)")
+    return text
 
 
 def _check_complete(cells: Mapping[str, str], fixture: Mapping[str, Any],
@@ -180,7 +188,8 @@ def _check_complete(cells: Mapping[str, str], fixture: Mapping[str, Any],
             raise ref("speaker_turns_correct", "exceeds speaker_turns_total")
 
 
-def _row(number: int, record: list[str], suite: Suite, folder: Path, path: Path) -> RigRow:
+def _row(number: int, record: list[str], suite: Suite, folder: Path, path: Path,
+         limit: int) -> RigRow:
     package = suite.manifest["package"]
 
     def ref(column: str, message: str) -> ResultsError:
@@ -214,7 +223,7 @@ def _row(number: int, record: list[str], suite: Suite, folder: Path, path: Path)
         raise ref("run_id", "a row with a status needs a run_id")
     values: dict[str, Any] = {}
     for inline, column in _TEXTS:
-        values[inline] = _transcript(cells, inline, column, folder, ref)
+        values[inline] = _transcript(cells, inline, column, folder, ref, limit)
         cells[inline], cells[column] = values[inline] or "", ""
     for column in _FLOATS + _INTEGERS:
         values[column] = _number(cells, column, column in _INTEGERS, ref)
@@ -229,8 +238,10 @@ def _row(number: int, record: list[str], suite: Suite, folder: Path, path: Path)
                   test_profile=profile, cells=cells, values=values)
 
 
-def read_results(path: Path, suite: Suite) -> list[RigRow]:
-    """Every non-empty row of the results CSV at ``path``, checked against ``suite``."""
+def read_results(path: Path, suite: Suite, *,
+                 max_text_chars: int = DEFAULT_MAX_TEXT_CHARS) -> list[RigRow]:
+    """Every non-empty row of the results CSV at ``path``, checked against ``suite``;
+    a transcript longer than ``max_text_chars`` is refused."""
     records = _records(path)
     if not records:
         raise ResultsError("the results CSV is empty (it needs at least the header)",
@@ -242,7 +253,7 @@ def read_results(path: Path, suite: Suite) -> list[RigRow]:
     for number, record in enumerate(records[1:], 2):
         if not any(cell.strip() for cell in record):
             continue
-        row = _row(number, record, suite, path.parent, path)
+        row = _row(number, record, suite, path.parent, path, max_text_chars)
         run_id = row.cells["run_id"].strip()
         if run_id and run_id in run_ids:
             raise _refuse(path, number, "run_id", f"duplicate run_id {run_id!r} (first in "
