@@ -39,7 +39,12 @@ class ItemFailed(Exception):
 
 
 def item_name(case: Case, product: Product, repetition: int, repetitions: int) -> str:
-    """``<case id>[<product>]``, with ``-r<n>`` when the suite repeats items."""
+    """``<case id>[<product>]``, with ``-r<n>`` when the suite repeats items.
+
+    The bracket is the item's parameter id, as in a parametrized test: items are given
+    their node id as text, so every pytest parses it the way it parses the ids it stores
+    for ``--lf``, ``--ff`` and ``--sw`` (pytest 9 keeps the bracket apart from the name).
+    """
     suffix = f"-r{repetition}" if repetitions > 1 else ""
     return f"{case.id}[{product.name}{suffix}]"
 
@@ -57,8 +62,9 @@ class SuiteCollector(pytest.File):
             for case in suite.cases:
                 markers = _case_markers(self.config, case, suite)
                 for repetition in range(1, repetitions + 1):
+                    name = item_name(case, product, repetition, repetitions)
                     item = CaseItem.from_parent(
-                        self, name=item_name(case, product, repetition, repetitions),
+                        self, name=name, nodeid=f"{self.nodeid}::{name}",
                         suite=suite, case=case, product=product, repetition=repetition,
                         adapter=adapter,
                     )

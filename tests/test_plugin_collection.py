@@ -71,6 +71,22 @@ def test_last_failed_and_exitfirst(mini: pytest.Pytester) -> None:
     result.assert_outcomes(passed=2, failed=1)
 
 
+def test_failed_first_stepwise_and_keyword_on_item_ids(mini: pytest.Pytester) -> None:
+    """``--ff`` and ``--sw`` find stored ids again (pytest 9 stores ``c3[p1]`` as name
+    ``c3`` with parameter id ``p1``); ``-k`` matches the product inside the bracket."""
+    mini.runpytest("--product=p1")
+    result = mini.runpytest("--product=p1", "--ff", "-v")
+    result.stdout.fnmatch_lines(["*rerun previous 1 failure first*",
+                                 "*suite.toml::c3?p1? FAILED*", "*::c1?p1? PASSED*"])
+    result = mini.runpytest("--product=p1", "--sw", "-q")
+    result.assert_outcomes(passed=2, failed=1)
+    result = mini.runpytest("--product=p1", "--sw", "-v")
+    result.stdout.fnmatch_lines(["*stepwise: skipping 2 already passed items*"])
+    result.assert_outcomes(failed=1, deselected=2)
+    result = mini.runpytest("--product=p1", "-k", "p1 and not c3", "-q")
+    result.assert_outcomes(passed=2, skipped=1)
+
+
 def test_item_failures_report_mode(mini: pytest.Pytester) -> None:
     result = mini.runpytest("--product=p1", "--dictbench-item-failures=report")
     result.assert_outcomes(passed=3, skipped=1)
