@@ -81,8 +81,9 @@ class SuiteCollector(pytest.File):
 
 
 def capture_group(product: Product) -> str | None:
-    """The xdist group of a live product's items: its ``capture_group`` setting (items
-    sharing a device or rig) or, by default, the product itself. Cached products: none."""
+    """The capture group of a live product's items: its ``capture_group`` setting (items
+    sharing a device or rig) or, by default, the product itself. Cached products: none.
+    Under xdist, ``scheduling.CaptureGroupScheduling`` runs each group on one worker."""
     if product.adapter == "cache":
         return None
     return f"dictbench:{product.settings.get('capture_group', product.name)}"

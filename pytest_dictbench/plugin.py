@@ -149,14 +149,11 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.pluginmanager.hasplugin("xdist"):
         config.addinivalue_line("markers", "xdist_group(name): capture group of a live "
                                 "product (scheduling needs pytest-xdist)")
-    if any(p.adapter != "cache" for p in products):
-        # Live products keep each capture group on one worker, in order: the controller
-        # schedules by group, and workers (which re-parse the command line, where the
-        # mode is "load") are told to tag their items' node ids with the group.
-        if getattr(config.option, "dist", "no") == "load":
-            config.option.dist = "loadgroup"
-        if getattr(config, "workerinput", {}).get("dictbench_loadgroup"):
-            config.option.loadgroup = True
+    if config.pluginmanager.hasplugin("xdist"):
+        # capture groups on one worker each, in order; a crashed worker's item an error
+        from . import scheduling
+
+        config.pluginmanager.register(scheduling.XdistHooks(config), "dictbench-scheduling")
 
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         suites = config.getini("dictbench_suites")
@@ -166,17 +163,12 @@ def pytest_configure(config: pytest.Config) -> None:
         config.args = [str(p) for p in suites]
 
 
-@pytest.hookimpl(optionalhook=True)
-def pytest_configure_node(node: Any) -> None:
-    """xdist: tell each worker whether the controller schedules by capture group."""
-    node.workerinput["dictbench_loadgroup"] = (
-        getattr(node.config.option, "dist", "no") == "loadgroup")
-
-
 def pytest_unconfigure(config: pytest.Config) -> None:
     session = config.stash.get(SESSION_KEY, None)
     if session is not None:
         config.pluginmanager.unregister(session)
+        if config.pluginmanager.has_plugin("dictbench-scheduling"):
+            config.pluginmanager.unregister(name="dictbench-scheduling")
         del config.stash[SESSION_KEY]
 
 
