@@ -27,7 +27,7 @@ from .products import load_product
 from .registry import Registry
 from .session import SESSION_KEY, DictbenchSession, ini_folder
 from .stats import DEFAULT_RESAMPLES
-from .suites import MANIFEST
+from .suites import MANIFEST, read_toml
 from .verify import VerifyCollector
 
 
@@ -172,12 +172,53 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         del config.stash[SESSION_KEY]
 
 
+#: Suites named on the command line of a run that is not active (see below).
+_IDLE_SUITES = pytest.StashKey[list[Path]]()
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.File | None:
-    if file_path.name != MANIFEST or not is_active(parent.config):
+    if file_path.name != MANIFEST:
+        return None
+    if not is_active(parent.config):
+        if _named_suite(parent.config, file_path):
+            parent.config.stash.setdefault(_IDLE_SUITES, []).append(file_path)
         return None
     if is_verify(parent.config):
         return VerifyCollector.from_parent(parent, path=file_path)
     return SuiteCollector.from_parent(parent, path=file_path)
+
+
+def _named_suite(config: pytest.Config, manifest: Path) -> bool:
+    """Whether ``manifest`` is a dictbench suite named on the command line (its folder
+    or the file itself), so that a run without ``--product`` can say what is missing."""
+    if config.args_source != pytest.Config.ArgsSource.ARGS:
+        return False
+    named = {(config.invocation_params.dir / arg.split("::")[0]).resolve()
+             for arg in config.args}
+    if manifest.resolve() not in named and manifest.parent.resolve() not in named:
+        return False
+    try:
+        data = read_toml(manifest)
+    except DictbenchError:
+        return False
+    return {"id", "method", "canary"} <= data.keys()
+
+
+def pytest_report_collectionfinish(config: pytest.Config) -> str | None:
+    suites = config.stash.get(_IDLE_SUITES, None)
+    if not suites or is_active(config):
+        return None
+    first = _relative_to(suites[0], config.invocation_params.dir)
+    more = f" and {len(suites) - 1} more" if len(suites) > 1 else ""
+    return (f"dictbench: {first}{more} is a benchmark suite, collected only with "
+            "--product=NAME (or checked with --dictbench-verify)")
+
+
+def _relative_to(path: Path, folder: Path) -> str:
+    try:
+        return path.relative_to(folder).as_posix()
+    except ValueError:
+        return str(path)
 
 
 @pytest.hookimpl(wrapper=True)

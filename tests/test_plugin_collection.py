@@ -19,6 +19,20 @@ def test_inert_without_product(mini: pytest.Pytester) -> None:
 def test_inert_run_collects_no_suite_even_when_named(mini: pytest.Pytester) -> None:
     result = mini.runpytest("cases/mini")
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result.stdout.fnmatch_lines([
+        "collected 0 items",
+        "dictbench: cases/mini/suite.toml is a benchmark suite, collected only with "
+        "--product=NAME (or checked with --dictbench-verify)"])
+    result = mini.runpytest("cases/mini/suite.toml", "-q")
+    result.stdout.fnmatch_lines(["dictbench: cases/mini/suite.toml is a benchmark suite*"])
+
+
+def test_other_suite_toml_files_and_unnamed_suites_stay_silent(mini: pytest.Pytester) -> None:
+    other = mini.mkdir("other")
+    (other / "suite.toml").write_text('name = "not ours"\n', encoding="utf-8")
+    for args in (["other"], [], ["."]):
+        result = mini.runpytest(*args)
+        result.stdout.no_fnmatch_line("dictbench: *")
 
 
 def test_node_ids_and_outcomes(mini: pytest.Pytester) -> None:
