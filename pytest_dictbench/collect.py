@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 import pytest
 
 from .errors import DictbenchError
-from .judging import Judgement
+from .judging import NO_JUDGEMENT
 from .model import SKIP_STATUSES, Case, ItemResult, Output, Product, ScoreContext, Suite
 from .session import RECORD_PROPERTY, SESSION_KEY, DictbenchSession, record_line
+from .suites import MANIFEST
 
 if TYPE_CHECKING:
     from .adapters.base import Adapter
 
-__all__ = ["CaseItem", "ItemFailed", "SuiteCollector"]
+__all__ = ["CaseItem", "ItemFailed", "SuiteCollector", "capture_group", "split_item_id"]
 
 #: Marker names a case may not take, because pytest gives them a meaning.
 RESERVED_MARKERS = frozenset({
@@ -24,6 +26,9 @@ RESERVED_MARKERS = frozenset({
     "trylast",
 })
 
+
+#: ``<product>-r<n>``, the bracket of a repeated item.
+_REPETITION = re.compile(r"(.+)-r([0-9]+)")
 
 #: Marker names already registered, per config (registering one twice is harmless but
 #: grows the ini list that pytest re-reads on every unknown marker).
@@ -47,6 +52,21 @@ def item_name(case: Case, product: Product, repetition: int, repetitions: int) -
     """
     suffix = f"-r{repetition}" if repetitions > 1 else ""
     return f"{case.id}[{product.name}{suffix}]"
+
+
+def split_item_id(nodeid: str, products: Sequence[str]) -> tuple[str, str, str, int] | None:
+    """``(suite path, case id, product, repetition)`` of a dictbench item's node id
+    (``<path>/suite.toml::<case>[<product>]`` or ``...[<product>-r<n>]``), else None."""
+    path, sep, name = nodeid.partition("::")
+    if not sep or not path.endswith(MANIFEST) or not name.endswith("]") or "[" not in name:
+        return None
+    case_id, _, bracket = name[:-1].partition("[")
+    if bracket in products:
+        return path, case_id, bracket, 1
+    match = _REPETITION.fullmatch(bracket)
+    if match and match[1] in products:
+        return path, case_id, match[1], int(match[2])
+    return None
 
 
 class SuiteCollector(pytest.File):
@@ -111,7 +131,7 @@ class CaseItem(pytest.Item):
         self.suite, self.case, self.product = suite, case, product
         self.repetition, self.adapter = repetition, adapter
         self.output: Output | None = None
-        self.judgement = Judgement()
+        self.judgement = NO_JUDGEMENT
 
     @property
     def session_state(self) -> DictbenchSession:

@@ -16,7 +16,7 @@ from . import hookspecs
 from .adapters import BUILTIN_ADAPTERS
 from .adapters.base import AdapterFactory
 from .adapters.cache import CacheAdapter
-from .collect import CaseItem, SuiteCollector
+from .collect import CaseItem, SuiteCollector, split_item_id
 from .errors import DictbenchError
 from .judging import JUDGE_MODES
 from .methods.base import Method
@@ -24,6 +24,7 @@ from .methods.error_rate import ErrorRate
 from .methods.rubric import RubricMethod
 from .methods.verbatim import Verbatim
 from .products import load_product
+from .progress import CaptureProgress
 from .registry import Registry
 from .session import SESSION_KEY, DictbenchSession, ini_folder
 from .stats import DEFAULT_RESAMPLES
@@ -42,6 +43,17 @@ def _at_least(minimum: int) -> Any:
 
     parse.__name__ = f"integer >= {minimum}"
     return parse
+
+
+def _non_negative(text: str) -> float:
+    """An argparse type: a finite number >= 0."""
+    value = float(text)
+    if not 0 <= value < float("inf"):
+        raise ValueError(text)
+    return value
+
+
+_non_negative.__name__ = "number >= 0"
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -103,6 +115,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--dictbench-min-score", dest="dictbench_min_score", metavar="S", type=float,
         default=None, help="Fail the run when a product's suite score is below S.")
+    group.addoption(
+        "--dictbench-progress", dest="dictbench_progress", metavar="SECONDS",
+        type=_non_negative, default=30.0,
+        help="Live products: a progress line per product (items, audio seconds, RTF, time "
+        "left) at most every SECONDS and when it is done; 0 turns it off. "
+        "Default: %(default)r.")
     parser.addini("dictbench_judge_config", "A TOML file whose [judge] table configures the "
                   "judges of suites that declare none (relative to the ini file).",
                   default="")
@@ -149,6 +167,12 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.pluginmanager.hasplugin("xdist"):
         config.addinivalue_line("markers", "xdist_group(name): capture group of a live "
                                 "product (scheduling needs pytest-xdist)")
+    live = [p.name for p in products if p.adapter != "cache"]
+    interval = config.getoption("dictbench_progress")
+    if live and interval and not session.worker:
+        config.pluginmanager.register(CaptureProgress(
+            config, live, interval, lambda nodeid: _item_product(nodeid, names)),
+            "dictbench-progress")
     if config.pluginmanager.hasplugin("xdist"):
         # capture groups on one worker each, in order; a crashed worker's item an error
         from . import scheduling
@@ -163,12 +187,18 @@ def pytest_configure(config: pytest.Config) -> None:
         config.args = [str(p) for p in suites]
 
 
+def _item_product(nodeid: str, products: Iterable[str]) -> str | None:
+    parts = split_item_id(nodeid, tuple(products))
+    return parts[2] if parts else None
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     session = config.stash.get(SESSION_KEY, None)
     if session is not None:
         config.pluginmanager.unregister(session)
-        if config.pluginmanager.has_plugin("dictbench-scheduling"):
-            config.pluginmanager.unregister(name="dictbench-scheduling")
+        for name in ("dictbench-scheduling", "dictbench-progress"):
+            if config.pluginmanager.has_plugin(name):
+                config.pluginmanager.unregister(name=name)
         del config.stash[SESSION_KEY]
 
 

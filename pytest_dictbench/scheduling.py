@@ -8,42 +8,22 @@ stopped working with pytest 9, pytest-xdist issue 1386).
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import PurePosixPath
 from typing import Any, NamedTuple
 
 import pytest
 from xdist.scheduler import LoadScopeScheduling
 
-from .collect import capture_group
+from .collect import capture_group, split_item_id
 from .errors import DictbenchError
 from .model import Case, Product, Suite
 from .session import RECORD_PROPERTY, SESSION_KEY, record_line
-from .suites import MANIFEST
 
-__all__ = ["CaptureGroupScheduling", "split_item_id"]
+__all__ = ["CaptureGroupScheduling", "XdistHooks"]
 
 #: ``--dist`` modes dictbench leaves to xdist even when live products run.
 _OWN_MODES = ("no", "each")
-
-_REPETITION = re.compile(r"(.+)-r([0-9]+)")
-
-
-def split_item_id(nodeid: str, products: Sequence[str]) -> tuple[str, str, str, int] | None:
-    """``(suite path, case id, product, repetition)`` of a dictbench item's node id
-    (``<path>/suite.toml::<case>[<product>]`` or ``...[<product>-r<n>]``), else None."""
-    path, sep, name = nodeid.partition("::")
-    if not sep or not path.endswith(MANIFEST) or not name.endswith("]") or "[" not in name:
-        return None
-    case_id, _, bracket = name[:-1].partition("[")
-    if bracket in products:
-        return path, case_id, bracket, 1
-    match = _REPETITION.fullmatch(bracket)
-    if match and match[1] in products:
-        return path, case_id, match[1], int(match[2])
-    return None
-
 
 class CaptureGroupScheduling(LoadScopeScheduling):
     """Load scheduling where all items of one capture group form one work unit: they run

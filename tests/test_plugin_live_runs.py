@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 from adapter_support import write_tone
 
-from pytest_dictbench.scheduling import CaptureGroupScheduling, split_item_id
+from pytest_dictbench.collect import split_item_id
+from pytest_dictbench.progress import ProductProgress, format_seconds
+from pytest_dictbench.scheduling import CaptureGroupScheduling
 
 CASES = [{"id": f"c{i}", "reference": "hello there"} for i in range(1, 9)]
 
@@ -121,3 +123,39 @@ def test_scheduler_scopes(pytester: pytest.Pytester) -> None:
     assert sched._split_scope("cases/x/suite.toml::c1[cached]") == \
         "cases/x/suite.toml::c1[cached]"
     assert sched._split_scope("cases/x/suite.toml::c1[p1]@dictbench:p1") == "dictbench:p1"
+
+
+def test_progress_lines_per_live_product(live: pytest.Pytester) -> None:
+    result = live.runpytest("--product=a", "--product=b", "--dictbench-progress=0.000001",
+                            "-p", "no:cacheprovider", "-q")
+    result.assert_outcomes(passed=16)
+    lines = [line for line in result.outlines if line.startswith("dictbench capture ")]
+    assert [line.split(":")[0] for line in lines] == ["dictbench capture a"] * 8 + \
+        ["dictbench capture b"] * 8
+    result.stdout.fnmatch_lines([
+        "dictbench capture a: 1/8 items, 0.1 s audio, RTF *, about * left",
+        "dictbench capture a: 8/8 items, 0.8 s audio, RTF *, done",
+        "dictbench capture b: 8/8 items, 0.8 s audio, RTF *, done"])
+    assert result.outlines[-1].startswith("16 passed in ")  # -q's summary line intact
+
+
+def test_progress_at_intervals_under_xdist_and_off_when_asked(live: pytest.Pytester) -> None:
+    result = live.runpytest_subprocess("--product=a", "-n", "2", "-p", "no:cacheprovider",
+                                       timeout=300)
+    result.assert_outcomes(passed=8)
+    # the default interval is 30 s: the first item and the last one
+    result.stdout.fnmatch_lines(["dictbench capture a: 1/8 items, *",
+                                 "dictbench capture a: 8/8 items, 0.8 s audio, RTF *, done"])
+    assert len([x for x in result.outlines if x.startswith("dictbench capture")]) == 2
+    result = live.runpytest("--product=a", "--dictbench-progress=0", "-p", "no:cacheprovider")
+    result.stdout.no_fnmatch_line("dictbench capture*")
+
+
+def test_progress_line_figures() -> None:
+    entry = ProductProgress(total=10, done=4, audio_s=20.0, processing_s=5.0, started=100.0)
+    assert entry.line("p", now=180.0) == (
+        "dictbench capture p: 4/10 items, 20.0 s audio, RTF 0.25, about 2 min 0 s left")
+    entry.done = 10
+    assert entry.line("p", now=200.0).endswith("RTF 0.25, done")
+    assert [format_seconds(s) for s in (0.4, 59, 61, 3599, 3720)] == [
+        "0 s", "59 s", "1 min 1 s", "59 min 59 s", "1 h 02 min"]
