@@ -121,6 +121,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Live products: a progress line per product (items, audio seconds, RTF, time "
         "left) at most every SECONDS and when it is done; 0 turns it off. "
         "Default: %(default)r.")
+    group.addoption(
+        "--dictbench-max-text-chars", dest="dictbench_max_text_chars", metavar="N",
+        type=_at_least(1), default=None,
+        help="Longest reference or output text, in characters; longer ones are refused "
+        "naming file:line. Default: ini dictbench_max_text_chars, else 200000.")
     parser.addini("dictbench_judge_config", "A TOML file whose [judge] table configures the "
                   "judges of suites that declare none (relative to the ini file).",
                   default="")
@@ -130,6 +135,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                   type="paths", default=[])
     parser.addini("dictbench_products", "Folder of product files (relative to the ini file).",
                   default="products")
+    parser.addini("dictbench_max_text_chars", "Longest reference or output text, in "
+                  "characters (--dictbench-max-text-chars).", default="")
     parser.addini("dictbench_junit_properties", "Write dictbench.* testcase properties "
                   "into JUnit XML.", type="bool", default=True)
 
@@ -204,6 +211,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 #: Suites named on the command line of a run that is not active (see below).
 _IDLE_SUITES = pytest.StashKey[list[Path]]()
+#: Real paths of the suite manifests collected so far in this process.
+_COLLECTED = pytest.StashKey[set[Path]]()
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.File | None:
@@ -213,6 +222,10 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Fil
         if _named_suite(parent.config, file_path):
             parent.config.stash.setdefault(_IDLE_SUITES, []).append(file_path)
         return None
+    seen = parent.config.stash.setdefault(_COLLECTED, set())
+    if file_path.resolve() in seen:  # the same suite reached again through a symlink
+        return None
+    seen.add(file_path.resolve())
     if is_verify(parent.config):
         return VerifyCollector.from_parent(parent, path=file_path)
     return SuiteCollector.from_parent(parent, path=file_path)
