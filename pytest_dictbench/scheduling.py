@@ -25,6 +25,7 @@ __all__ = ["CaptureGroupScheduling", "XdistHooks"]
 #: ``--dist`` modes dictbench leaves to xdist even when live products run.
 _OWN_MODES = ("no", "each")
 
+
 class CaptureGroupScheduling(LoadScopeScheduling):
     """Load scheduling where all items of one capture group form one work unit: they run
     on one worker, in collection order. Other items are units of their own.
@@ -36,7 +37,8 @@ class CaptureGroupScheduling(LoadScopeScheduling):
         super().__init__(config, log)
         self.groups = dict(groups)
         self._products = tuple(groups)
-        self._positions: dict[int, dict[str, int]] = {}
+        #: per worker: its collection's node ids and their positions
+        self._positions: dict[Any, dict[str, int]] = {}
 
     def _split_scope(self, nodeid: str) -> str:
         if nodeid.rfind("@") > nodeid.rfind("]"):  # a worker still tagged it (--dist loadgroup)
@@ -48,16 +50,15 @@ class CaptureGroupScheduling(LoadScopeScheduling):
         """As in xdist, with the item positions looked up in a table, not by list search."""
         scope, work_unit = self.workqueue.popitem(last=False)
         self.assigned_work.setdefault(node, {})[scope] = work_unit
-        collection = self.registered_collections[node]
-        positions = self._positions.get(id(collection))
+        positions = self._positions.get(node)
         if positions is None:
-            positions = {nodeid: i for i, nodeid in enumerate(collection)}
-            self._positions = {id(collection): positions, **self._positions}
+            collection = self.registered_collections[node]
+            positions = self._positions[node] = {n: i for i, n in enumerate(collection)}
         node.send_runtest_some([positions[n] for n, done in work_unit.items() if not done])
 
     def remove_node(self, node: Any) -> str | None:
         workload = self.assigned_work.pop(node)
-        self._positions.pop(id(self.registered_collections.get(node)), None)
+        self._positions.pop(node, None)
         pending = [(scope, nodeid) for scope, unit in workload.items()
                    for nodeid, done in unit.items() if not done]
         if not pending:
@@ -104,11 +105,11 @@ class XdistHooks:
     def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport) -> None:
         """The item a worker was running when it died becomes an error item: its report
         is a setup error, followed by a teardown report that carries its record."""
-        record = self._crash_record(crashitem, report)
-        if record is None:
+        found = self._crash_record(crashitem, report)
+        if found is None:
             return
+        record, report.location = found
         report.when = "setup"  # type: ignore[assignment]
-        report.location = record.pop("_location")
         report.dictbench_teardown = pytest.TestReport(  # type: ignore[attr-defined]
             nodeid=crashitem, location=report.location, keywords={}, outcome="passed",
             longrepr=None, when="teardown", user_properties=[(RECORD_PROPERTY,
@@ -121,7 +122,8 @@ class XdistHooks:
             self.config.hook.pytest_runtest_logreport(report=teardown)
 
     def _crash_record(self, crashitem: str, report: pytest.TestReport
-                      ) -> dict[str, Any] | None:
+                      ) -> tuple[dict[str, Any], tuple[str, int, str]] | None:
+        """The crashed item's error record and report location (as ``reportinfo``)."""
         session = self.config.stash.get(SESSION_KEY, None)
         if session is None:
             return None
@@ -145,4 +147,4 @@ class XdistHooks:
                                      "error", message=message)
         cases_file = PurePosixPath(path).parent / suite.manifest.get("cases", "cases.jsonl")
         name = crashitem.split("::", 1)[1]
-        return {**record, "_location": (str(cases_file), case.line - 1, f"{suite.id}::{name}")}
+        return record, (str(cases_file), case.line - 1, f"{suite.id}::{name}")
