@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 import pytest
 
 from .errors import DictbenchError
-from .judging import Judgement
+from .judging import NO_JUDGEMENT
 from .model import SKIP_STATUSES, Case, ItemResult, Output, Product, ScoreContext, Suite
 from .session import RECORD_PROPERTY, SESSION_KEY, DictbenchSession, record_line
-from .suites import check_cases_digest
+from .suites import MANIFEST, check_cases_digest
 
 if TYPE_CHECKING:
     from .adapters.base import Adapter
 
-__all__ = ["CaseItem", "ItemFailed", "RunFailed", "SuiteCollector"]
+__all__ = ["CaseItem", "ItemFailed", "RunFailed", "SuiteCollector", "capture_group",
+           "split_item_id"]
 
 #: Marker names a case may not take, because pytest gives them a meaning.
 RESERVED_MARKERS = frozenset({
@@ -25,6 +27,9 @@ RESERVED_MARKERS = frozenset({
     "trylast",
 })
 
+
+#: ``<product>-r<n>``, the bracket of a repeated item.
+_REPETITION = re.compile(r"(.+)-r([0-9]+)")
 
 #: Marker names already registered, per config (registering one twice is harmless but
 #: grows the ini list that pytest re-reads on every unknown marker).
@@ -44,9 +49,29 @@ class ItemFailed(Exception):
 
 
 def item_name(case: Case, product: Product, repetition: int, repetitions: int) -> str:
-    """``<case id>[<product>]``, with ``-r<n>`` when the suite repeats items."""
+    """``<case id>[<product>]``, with ``-r<n>`` when the suite repeats items.
+
+    The bracket is the item's parameter id, as in a parametrized test: items are given
+    their node id as text, so every pytest parses it the way it parses the ids it stores
+    for ``--lf``, ``--ff`` and ``--sw`` (pytest 9 keeps the bracket apart from the name).
+    """
     suffix = f"-r{repetition}" if repetitions > 1 else ""
     return f"{case.id}[{product.name}{suffix}]"
+
+
+def split_item_id(nodeid: str, products: Sequence[str]) -> tuple[str, str, str, int] | None:
+    """``(suite path, case id, product, repetition)`` of a dictbench item's node id
+    (``<path>/suite.toml::<case>[<product>]`` or ``...[<product>-r<n>]``), else None."""
+    path, sep, name = nodeid.partition("::")
+    if not sep or not path.endswith(MANIFEST) or not name.endswith("]") or "[" not in name:
+        return None
+    case_id, _, bracket = name[:-1].partition("[")
+    if bracket in products:
+        return path, case_id, bracket, 1
+    match = _REPETITION.fullmatch(bracket)
+    if match and match[1] in products:
+        return path, case_id, match[1], int(match[2])
+    return None
 
 
 class SuiteCollector(pytest.File):
@@ -66,8 +91,9 @@ class SuiteCollector(pytest.File):
             for case in suite.cases:
                 markers = _case_markers(self.config, case, suite)
                 for repetition in range(1, repetitions + 1):
+                    name = item_name(case, product, repetition, repetitions)
                     item = getattr(self, "item_class", CaseItem).from_parent(
-                        self, name=item_name(case, product, repetition, repetitions),
+                        self, name=name, nodeid=f"{self.nodeid}::{name}",
                         suite=suite, case=case, product=product, repetition=repetition,
                         adapter=adapter,
                     )
@@ -84,8 +110,9 @@ class SuiteCollector(pytest.File):
 
 
 def capture_group(product: Product) -> str | None:
-    """The xdist group of a live product's items: its ``capture_group`` setting (items
-    sharing a device or rig) or, by default, the product itself. Cached products: none."""
+    """The capture group of a live product's items: its ``capture_group`` setting (items
+    sharing a device or rig) or, by default, the product itself. Cached products: none.
+    Under xdist, ``scheduling.CaptureGroupScheduling`` runs each group on one worker."""
     if product.adapter == "cache":
         return None
     return f"dictbench:{product.settings.get('capture_group', product.name)}"
@@ -113,7 +140,7 @@ class CaseItem(pytest.Item):
         self.suite, self.case, self.product = suite, case, product
         self.repetition, self.adapter = repetition, adapter
         self.output: Output | None = None
-        self.judgement = Judgement()
+        self.judgement = NO_JUDGEMENT
         #: Set when the output says the run failed: ``runtest`` then fails the test.
         self.failed_run: str | None = None
 

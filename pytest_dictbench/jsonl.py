@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from .errors import DictbenchError
 
-__all__ = ["canonical_line", "parse_line", "read_jsonl", "read_text"]
+__all__ = ["canonical_line", "parse_line", "parse_lines", "read_jsonl", "read_text"]
 
 
 def canonical_line(value: Any) -> str:
@@ -21,6 +21,17 @@ def canonical_line(value: Any) -> str:
     """
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
                       allow_nan=False)
+
+
+def parse_lines(lines: Sequence[str], block: int = 1024) -> list[Any]:
+    """Parse lines of valid JSON that this process wrote (item records), ``block`` lines
+    per decoder call, so that the many equal keys are one string object each (the
+    decoder shares keys within one call only): a large run's records take less memory.
+    """
+    values: list[Any] = []
+    for start in range(0, len(lines), block):
+        values.extend(json.loads("[" + ",".join(lines[start:start + block]) + "]"))
+    return values
 
 
 def _refuse_constant(name: str) -> Any:

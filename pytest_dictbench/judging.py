@@ -27,7 +27,7 @@ from .model import Output, RuleScore, ScoreContext
 if TYPE_CHECKING:
     from .collect import CaseItem
 
-__all__ = ["JUDGE_MODES", "Judgement", "Judging"]
+__all__ = ["JUDGE_MODES", "NO_JUDGEMENT", "Judgement", "Judging"]
 
 #: Values of ``--judge``.
 JUDGE_MODES = ("off", "replay", "live")
@@ -46,6 +46,10 @@ class Judgement:
     record: Mapping[str, Any] = field(default_factory=dict)
     #: Set when a judge request failed: the item is an error, never a score.
     error: str | None = None
+
+
+#: The judgement of an item nobody judges (shared: a Judgement is immutable).
+NO_JUDGEMENT = Judgement()
 
 
 def _group(item: CaseItem) -> tuple[str, str]:
@@ -68,10 +72,10 @@ class Judging:
         """The judgement of ``item`` (judging its whole group on first use)."""
         method = item.session_state.method(item.suite)
         if self.mode == "off" or not hasattr(method, "rule_meanings"):
-            return Judgement()
+            return NO_JUDGEMENT
         settings = item.session_state.judge_settings.get(item.suite.id)
         if settings is None:
-            return Judgement()
+            return NO_JUDGEMENT
         group = _group(item)
         if group not in self._done:
             try:
@@ -81,7 +85,7 @@ class Judging:
         done = self._done[group]
         if isinstance(done, str):  # the group could not be judged: every item errs
             return Judgement(error=done)
-        return done.get((item.case.id, item.repetition), Judgement())
+        return done.get((item.case.id, item.repetition), NO_JUDGEMENT)
 
     # -- batching ----------------------------------------------------------------------
 

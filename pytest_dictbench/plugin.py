@@ -16,7 +16,7 @@ from . import hookspecs
 from .adapters import BUILTIN_ADAPTERS
 from .adapters.base import AdapterFactory
 from .adapters.cache import CacheAdapter
-from .collect import CaseItem, SuiteCollector
+from .collect import CaseItem, SuiteCollector, split_item_id
 from .errors import DictbenchError
 from .judging import JUDGE_MODES
 from .methods.base import Method
@@ -25,12 +25,13 @@ from .methods.rig import RigMethod
 from .methods.rubric import RubricMethod
 from .methods.verbatim import Verbatim
 from .products import load_product
+from .progress import CaptureProgress
 from .registry import Registry
 from .rig.collect import RigCollector
 from .rig.package import is_package
 from .session import SESSION_KEY, DictbenchSession, ini_folder
 from .stats import DEFAULT_RESAMPLES
-from .suites import MANIFEST
+from .suites import MANIFEST, read_toml
 from .verify import VerifyCollector
 
 
@@ -45,6 +46,17 @@ def _at_least(minimum: int) -> Any:
 
     parse.__name__ = f"integer >= {minimum}"
     return parse
+
+
+def _non_negative(text: str) -> float:
+    """An argparse type: a finite number >= 0."""
+    value = float(text)
+    if not 0 <= value < float("inf"):
+        raise ValueError(text)
+    return value
+
+
+_non_negative.__name__ = "number >= 0"
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -114,6 +126,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--dictbench-min-score", dest="dictbench_min_score", metavar="S", type=float,
         default=None, help="Fail the run when a product's suite score is below S.")
     group.addoption(
+        "--dictbench-progress", dest="dictbench_progress", metavar="SECONDS",
+        type=_non_negative, default=30.0,
+        help="Live products: a progress line per product (items, audio seconds, RTF, time "
+        "left) at most every SECONDS and when it is done; 0 turns it off. "
+        "Default: %(default)r.")
+    group.addoption(
         "--dictbench-max-text-chars", dest="dictbench_max_text_chars", metavar="N",
         type=_at_least(1), default=None,
         help="Longest reference or output text, in characters; longer ones are refused "
@@ -167,14 +185,17 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.pluginmanager.hasplugin("xdist"):
         config.addinivalue_line("markers", "xdist_group(name): capture group of a live "
                                 "product (scheduling needs pytest-xdist)")
-    if any(p.adapter != "cache" for p in products):
-        # Live products keep each capture group on one worker, in order: the controller
-        # schedules by group, and workers (which re-parse the command line, where the
-        # mode is "load") are told to tag their items' node ids with the group.
-        if getattr(config.option, "dist", "no") == "load":
-            config.option.dist = "loadgroup"
-        if getattr(config, "workerinput", {}).get("dictbench_loadgroup"):
-            config.option.loadgroup = True
+    live = [p.name for p in products if p.adapter != "cache"]
+    interval = config.getoption("dictbench_progress")
+    if live and interval and not session.worker:
+        config.pluginmanager.register(CaptureProgress(
+            config, live, interval, lambda nodeid: _item_product(nodeid, names)),
+            "dictbench-progress")
+    if config.pluginmanager.hasplugin("xdist"):
+        # capture groups on one worker each, in order; a crashed worker's item an error
+        from . import scheduling
+
+        config.pluginmanager.register(scheduling.XdistHooks(config), "dictbench-scheduling")
 
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         suites = config.getini("dictbench_suites")
@@ -184,27 +205,34 @@ def pytest_configure(config: pytest.Config) -> None:
         config.args = [str(p) for p in suites]
 
 
-@pytest.hookimpl(optionalhook=True)
-def pytest_configure_node(node: Any) -> None:
-    """xdist: tell each worker whether the controller schedules by capture group."""
-    node.workerinput["dictbench_loadgroup"] = (
-        getattr(node.config.option, "dist", "no") == "loadgroup")
+def _item_product(nodeid: str, products: Iterable[str]) -> str | None:
+    parts = split_item_id(nodeid, tuple(products))
+    return parts[2] if parts else None
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     session = config.stash.get(SESSION_KEY, None)
     if session is not None:
         config.pluginmanager.unregister(session)
+        for name in ("dictbench-scheduling", "dictbench-progress"):
+            if config.pluginmanager.has_plugin(name):
+                config.pluginmanager.unregister(name=name)
         del config.stash[SESSION_KEY]
 
 
+#: Suites named on the command line of a run that is not active (see below).
+_IDLE_SUITES = pytest.StashKey[list[Path]]()
 #: Real paths of the suite manifests collected so far in this process.
 _COLLECTED = pytest.StashKey[set[Path]]()
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.File | None:
     rig = is_package(file_path)
-    if (file_path.name != MANIFEST and not rig) or not is_active(parent.config):
+    if file_path.name != MANIFEST and not rig:
+        return None
+    if not is_active(parent.config):
+        if not rig and _named_suite(parent.config, file_path):
+            parent.config.stash.setdefault(_IDLE_SUITES, []).append(file_path)
         return None
     seen = parent.config.stash.setdefault(_COLLECTED, set())
     if file_path.resolve() in seen:  # the same suite reached again through a symlink
@@ -213,6 +241,39 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Fil
     if is_verify(parent.config):
         return VerifyCollector.from_parent(parent, path=file_path)
     return (RigCollector if rig else SuiteCollector).from_parent(parent, path=file_path)
+
+
+def _named_suite(config: pytest.Config, manifest: Path) -> bool:
+    """Whether ``manifest`` is a dictbench suite named on the command line (its folder
+    or the file itself), so that a run without ``--product`` can say what is missing."""
+    if config.args_source != pytest.Config.ArgsSource.ARGS:
+        return False
+    named = {(config.invocation_params.dir / arg.split("::")[0]).resolve()
+             for arg in config.args}
+    if manifest.resolve() not in named and manifest.parent.resolve() not in named:
+        return False
+    try:
+        data = read_toml(manifest)
+    except DictbenchError:
+        return False
+    return {"id", "method", "canary"} <= data.keys()
+
+
+def pytest_report_collectionfinish(config: pytest.Config) -> str | None:
+    suites = config.stash.get(_IDLE_SUITES, None)
+    if not suites or is_active(config):
+        return None
+    first = _relative_to(suites[0], config.invocation_params.dir)
+    more = f" and {len(suites) - 1} more" if len(suites) > 1 else ""
+    return (f"dictbench: {first}{more} is a benchmark suite, collected only with "
+            "--product=NAME (or checked with --dictbench-verify)")
+
+
+def _relative_to(path: Path, folder: Path) -> str:
+    try:
+        return path.relative_to(folder).as_posix()
+    except ValueError:
+        return str(path)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -22,7 +22,7 @@ from .aggregate import StatsOptions, record_sort_key, summarize
 from .errors import DictbenchError, JudgeError, ProductError, SuiteError
 from .files import atomic_write
 from .gate import baseline_comparisons, gate_failures
-from .jsonl import canonical_line, read_jsonl
+from .jsonl import canonical_line, parse_lines, read_jsonl
 from .judge.records import output_hash
 from .judge.settings import JudgeSettings, parse_judge_settings
 from .judging import Judging
@@ -221,8 +221,10 @@ class DictbenchSession:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if is_worker(self.config) or not self.records or exitstatus in _NO_REPORT:
             return
-        parsed = sorted(((json.loads(line), line) for line in self.records.values()),
+        lines = list(self.records.values())
+        parsed = sorted(zip(_shared_values(parse_lines(lines)), lines, strict=True),
                         key=lambda pair: record_sort_key(pair[0]))
+        del lines
         records = [record for record, _ in parsed]
         hook = self.config.hook
         report = hook.pytest_dictbench_generate_report(config=self.config, records=records)
@@ -309,6 +311,18 @@ class DictbenchSession:
             terminalreporter.write_line(f"dictbench gate FAILED: {failure}", red=True, bold=True)
         for path in self.written:
             terminalreporter.write_line(f"dictbench: wrote {path}")
+
+
+def _shared_values(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records, with the values every record repeats (suite, product, status...)
+    held once: a run of 100,000 items keeps them all until its reports are written."""
+    seen: dict[Any, Any] = {}
+    for record in records:
+        for key in ("suite", "suite_path", "product", "status", "message"):
+            value = record.get(key)
+            if isinstance(value, str):
+                record[key] = seen.setdefault(value, value)
+    return records
 
 
 def _judge_default(config: pytest.Config) -> dict[str, Any] | None:

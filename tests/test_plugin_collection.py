@@ -19,6 +19,20 @@ def test_inert_without_product(mini: pytest.Pytester) -> None:
 def test_inert_run_collects_no_suite_even_when_named(mini: pytest.Pytester) -> None:
     result = mini.runpytest("cases/mini")
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result.stdout.fnmatch_lines([
+        "collected 0 items",
+        "dictbench: cases/mini/suite.toml is a benchmark suite, collected only with "
+        "--product=NAME (or checked with --dictbench-verify)"])
+    result = mini.runpytest("cases/mini/suite.toml", "-q")
+    result.stdout.fnmatch_lines(["dictbench: cases/mini/suite.toml is a benchmark suite*"])
+
+
+def test_other_suite_toml_files_and_unnamed_suites_stay_silent(mini: pytest.Pytester) -> None:
+    other = mini.mkdir("other")
+    (other / "suite.toml").write_text('name = "not ours"\n', encoding="utf-8")
+    for args in (["other"], [], ["."]):
+        result = mini.runpytest(*args)
+        result.stdout.no_fnmatch_line("dictbench: *")
 
 
 def test_node_ids_and_outcomes(mini: pytest.Pytester) -> None:
@@ -69,6 +83,22 @@ def test_last_failed_and_exitfirst(mini: pytest.Pytester) -> None:
     result.assert_outcomes(failed=1)
     result = mini.runpytest("--product=p1", "-x", "-q", "-p", "no:randomly")
     result.assert_outcomes(passed=2, failed=1)
+
+
+def test_failed_first_stepwise_and_keyword_on_item_ids(mini: pytest.Pytester) -> None:
+    """``--ff`` and ``--sw`` find stored ids again (pytest 9 stores ``c3[p1]`` as name
+    ``c3`` with parameter id ``p1``); ``-k`` matches the product inside the bracket."""
+    mini.runpytest("--product=p1")
+    result = mini.runpytest("--product=p1", "--ff", "-v")
+    result.stdout.fnmatch_lines(["*rerun previous 1 failure first*",
+                                 "*suite.toml::c3?p1? FAILED*", "*::c1?p1? PASSED*"])
+    result = mini.runpytest("--product=p1", "--sw", "-q")
+    result.assert_outcomes(passed=2, failed=1)
+    result = mini.runpytest("--product=p1", "--sw", "-v")
+    result.stdout.fnmatch_lines(["*stepwise: skipping 2 already passed items*"])
+    result.assert_outcomes(failed=1, deselected=2)
+    result = mini.runpytest("--product=p1", "-k", "p1 and not c3", "-q")
+    result.assert_outcomes(passed=2, skipped=1)
 
 
 def test_item_failures_report_mode(mini: pytest.Pytester) -> None:

@@ -81,8 +81,9 @@ class RigCollector(SuiteCollector):
             "default_profile", "default"))
         for row in rows:
             profile = "" if row.test_profile == default else f"{row.test_profile}-"
+            name = f"{row.fixture_id}[{row.app_id}-{profile}r{row.repetition}]"
             yield RigItem.from_parent(
-                self, name=f"{row.fixture_id}[{row.app_id}-{profile}r{row.repetition}]",
+                self, name=name, nodeid=f"{self.nodeid}::{name}",
                 suite=suite, case=suite.case(row.fixture_id), product=products[row.app_id],
                 repetition=row.repetition, adapter=None, row=row)
 

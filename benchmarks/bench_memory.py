@@ -1,0 +1,63 @@
+"""Memory at scale: peak RSS and time of a cached suite vs the same number of trivial
+parametrized tests (the project of ``bench_plugin_overhead.py``). Target: memory
+ratio <= 2.
+
+Each pytest runs as its own subprocess; its peak RSS is read from ``wait4``'s resource
+usage for that process alone.
+
+    python benchmarks/bench_memory.py [--items 100000] [--rounds 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_plugin_overhead import make_project
+
+
+def measured(args: list[str], cwd: Path) -> tuple[float, float]:
+    """Seconds and peak RSS (MB) of one pytest run."""
+    start = time.perf_counter()
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                 *args], cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        elapsed = time.perf_counter() - start
+        if proc.returncode != 0:
+            out.seek(0)
+            sys.exit(f"pytest {' '.join(args)} exited {proc.returncode}:\n"
+                     f"{out.read()[-2000:].decode(errors='replace')}")
+    return elapsed, usage.ru_maxrss / 1024  # ru_maxrss is in KiB on Linux
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=100_000)
+    parser.add_argument("--rounds", type=int, default=1)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        make_project(root, args.items)
+        plugin, baseline = [], []
+        for _ in range(args.rounds):
+            baseline.append(measured(["trivial"], root))
+            plugin.append(measured(["--product=gen"], root))
+    bt, bm = (statistics.median(v) for v in zip(*baseline, strict=True))
+    pt, pm = (statistics.median(v) for v in zip(*plugin, strict=True))
+    print(f"trivial parametrized tests ({args.items}): {bt:.2f} s, peak RSS {bm:.0f} MB")
+    print(f"dictbench cached suite    ({args.items}): {pt:.2f} s, peak RSS {pm:.0f} MB")
+    print(f"time ratio dictbench / trivial:   {pt / bt:.2f}")
+    print(f"memory ratio dictbench / trivial: {pm / bm:.2f} (target <= 2)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+"""Progress of live captures, on the controller's terminal.
+
+Each finished item of a live product brings its record to the controller (with or
+without xdist); from those, at most every ``--dictbench-progress`` seconds and once when
+a product is done, one line per product says how far it is::
+
+    dictbench capture whisper-tiny: 12/24 items, 41.3 s audio, RTF 0.38, about 50 s left
+
+Lines go through the terminal reporter's ``write_line`` (on a line of their own, so
+pytest's progress dots and ``-q`` summary stay intact).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from .session import RECORD_PROPERTY
+
+__all__ = ["CaptureProgress", "ProductProgress", "format_seconds"]
+
+
+@dataclass
+class ProductProgress:
+    """Running totals of one live product."""
+
+    total: int = 0
+    done: int = 0
+    audio_s: float = 0.0
+    processing_s: float = 0.0
+    started: float | None = None
+    last_line: float | None = None
+
+    def line(self, product: str, now: float) -> str:
+        parts = [f"{self.done}/{self.total} items", f"{self.audio_s:.1f} s audio"]
+        if self.audio_s > 0 and self.processing_s > 0:
+            parts.append(f"RTF {self.processing_s / self.audio_s:.2f}")
+        if self.done >= self.total:
+            parts.append("done")
+        elif self.started is not None and self.done:
+            left = (now - self.started) / self.done * (self.total - self.done)
+            parts.append(f"about {format_seconds(left)} left")
+        return f"dictbench capture {product}: " + ", ".join(parts)
+
+
+def format_seconds(seconds: float) -> str:
+    """``42 s``, ``3 min 5 s``, ``1 h 02 min``."""
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, secs = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {secs} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+class CaptureProgress:
+    """Controller plugin: counts live products' items and writes progress lines."""
+
+    def __init__(self, config: pytest.Config, live: Iterable[str], interval: float,
+                 split: Callable[[str], str | None],
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.config = config
+        self.interval = interval
+        self.split = split  # node id -> product name, or None
+        self.clock = clock
+        self.products = {name: ProductProgress() for name in live}
+
+    def _count(self, nodeids: Sequence[str]) -> None:
+        for entry in self.products.values():
+            entry.total = 0
+        for nodeid in nodeids:
+            product = self.split(nodeid)
+            if product in self.products:
+                self.products[product].total += 1
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self._count([item.nodeid for item in session.items])
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: Sequence[str]) -> None:
+        if not any(entry.total for entry in self.products.values()):
+            self._count(ids)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Runs before the session takes the record off the teardown report."""
+        if report.when != "teardown":
+            return
+        product = self.split(report.nodeid)
+        entry = self.products.get(product) if product else None
+        blobs = [v for k, v in report.user_properties if k == RECORD_PROPERTY]
+        if entry is None or not blobs:
+            return
+        record = json.loads(blobs[-1])
+        now = self.clock()
+        if entry.started is None:
+            entry.started = now - (record.get("latency_ms") or 0) / 1000.0
+        entry.done += 1
+        if record.get("audio_duration_s") and record.get("latency_ms") is not None:
+            entry.audio_s += record["audio_duration_s"]
+            entry.processing_s += record["latency_ms"] / 1000.0
+        due = entry.last_line is None or now - entry.last_line >= self.interval
+        if due or entry.done == entry.total:
+            entry.last_line = now
+            self._write(entry.line(product, now))
+
+    def _write(self, line: str) -> None:
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is None:
+            return
+        if reporter._tw.width_of_current_line:  # after -q's progress dots
+            reporter._tw.line()
+        reporter.write_line(line)

@@ -1,0 +1,150 @@
+"""pytest-xdist glue: capture groups scheduled by dictbench, crashed workers' items as errors.
+
+Registered from ``plugin.pytest_configure`` when dictbench is active and pytest-xdist is
+loaded. The scheduler finds each item's capture group from its node id on the controller,
+so it does not depend on workers rewriting node ids (``--dist loadgroup`` does, and that
+stopped working with pytest 9, pytest-xdist issue 1386).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import PurePosixPath
+from typing import Any, NamedTuple
+
+import pytest
+from xdist.scheduler import LoadScopeScheduling
+
+from .collect import capture_group, split_item_id
+from .errors import DictbenchError
+from .model import Case, Product, Suite
+from .session import RECORD_PROPERTY, SESSION_KEY, record_line
+
+__all__ = ["CaptureGroupScheduling", "XdistHooks"]
+
+#: ``--dist`` modes dictbench leaves to xdist even when live products run.
+_OWN_MODES = ("no", "each")
+
+
+class CaptureGroupScheduling(LoadScopeScheduling):
+    """Load scheduling where all items of one capture group form one work unit: they run
+    on one worker, in collection order. Other items are units of their own.
+
+    A worker that dies (an engine that segfaults or calls ``os._exit``) loses only the
+    item it was running: that item is not sent again, the rest of its unit is."""
+
+    def __init__(self, config: pytest.Config, log: Any, groups: Mapping[str, str]) -> None:
+        super().__init__(config, log)
+        self.groups = dict(groups)
+        self._products = tuple(groups)
+        #: per worker: its collection's node ids and their positions
+        self._positions: dict[Any, dict[str, int]] = {}
+
+    def _split_scope(self, nodeid: str) -> str:
+        if nodeid.rfind("@") > nodeid.rfind("]"):  # a worker still tagged it (--dist loadgroup)
+            return nodeid.rsplit("@", 1)[1]
+        parts = split_item_id(nodeid, self._products)
+        return self.groups[parts[2]] if parts else nodeid
+
+    def _assign_work_unit(self, node: Any) -> None:
+        """As in xdist, with the item positions looked up in a table, not by list search."""
+        scope, work_unit = self.workqueue.popitem(last=False)
+        self.assigned_work.setdefault(node, {})[scope] = work_unit
+        positions = self._positions.get(node)
+        if positions is None:
+            collection = self.registered_collections[node]
+            positions = self._positions[node] = {n: i for i, n in enumerate(collection)}
+        node.send_runtest_some([positions[n] for n, done in work_unit.items() if not done])
+
+    def remove_node(self, node: Any) -> str | None:
+        workload = self.assigned_work.pop(node)
+        self._positions.pop(node, None)
+        pending = [(scope, nodeid) for scope, unit in workload.items()
+                   for nodeid, done in unit.items() if not done]
+        if not pending:
+            return None
+        crashed = pending[0][1]
+        requeue: dict[str, dict[str, bool]] = {}
+        for scope, nodeid in pending[1:]:
+            requeue.setdefault(scope, {})[nodeid] = False
+        # the rest of the crashed worker's units go first, so a group resumes at once
+        for scope, unit in reversed(requeue.items()):
+            self.workqueue[scope] = unit
+            self.workqueue.move_to_end(scope, last=False)
+        for other in self.assigned_work:
+            self._reschedule(other)
+        return crashed
+
+
+class CrashedItem(NamedTuple):
+    """What an item record needs, for an item that the controller never collected."""
+
+    suite: Suite
+    case: Case
+    product: Product
+    repetition: int
+
+
+class XdistHooks:
+    """Controller-side xdist hooks of an active dictbench run."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        session = config.stash.get(SESSION_KEY, None)
+        if session is None or getattr(config.option, "dist", "no") in _OWN_MODES:
+            return None
+        groups = {p.name: capture_group(p) for p in session.products}
+        if not any(groups.values()):
+            return None  # cached products only: xdist's own scheduling
+        return CaptureGroupScheduling(config, log, {k: v for k, v in groups.items() if v})
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport) -> None:
+        """The item a worker was running when it died becomes an error item: its report
+        is a setup error, followed by a teardown report that carries its record."""
+        found = self._crash_record(crashitem, report)
+        if found is None:
+            return
+        record, report.location = found
+        report.when = "setup"  # type: ignore[assignment]
+        report.dictbench_teardown = pytest.TestReport(  # type: ignore[attr-defined]
+            nodeid=crashitem, location=report.location, keywords={}, outcome="passed",
+            longrepr=None, when="teardown", user_properties=[(RECORD_PROPERTY,
+                                                              record_line(record))])
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        teardown = report.__dict__.pop("dictbench_teardown", None)
+        if teardown is not None:
+            self.config.hook.pytest_runtest_logreport(report=teardown)
+
+    def _crash_record(self, crashitem: str, report: pytest.TestReport
+                      ) -> tuple[dict[str, Any], tuple[str, int, str]] | None:
+        """The crashed item's error record and report location (as ``reportinfo``)."""
+        session = self.config.stash.get(SESSION_KEY, None)
+        if session is None:
+            return None
+        products = {p.name: p for p in session.products}
+        parts = split_item_id(crashitem, tuple(products))
+        if parts is None:
+            return None
+        path, case_id, product, repetition = parts
+        try:
+            suite = session.load_suite(self.config.rootpath / path)
+        except DictbenchError:
+            return None
+        case = next((c for c in suite.cases if c.id == case_id), None)
+        if case is None:
+            return None
+        worker = getattr(getattr(report, "node", None), "gateway", None)
+        message = (f"worker {getattr(worker, 'id', '?')} crashed while running this item "
+                   "(its process ended without a result, e.g. a segfault or os._exit in the "
+                   "engine); it was not run again")
+        record = session.make_record(CrashedItem(suite, case, products[product], repetition),
+                                     "error", message=message)
+        cases_file = PurePosixPath(path).parent / suite.manifest.get("cases", "cases.jsonl")
+        name = crashitem.split("::", 1)[1]
+        return record, (str(cases_file), case.line - 1, f"{suite.id}::{name}")
