@@ -23,7 +23,7 @@ from .methods.base import Method
 from .methods.error_rate import ErrorRate
 from .methods.rubric import RubricMethod
 from .methods.verbatim import Verbatim
-from .products import load_product
+from .products import load_product, product_location
 from .registry import Registry
 from .session import SESSION_KEY, DictbenchSession, ini_folder
 from .stats import DEFAULT_RESAMPLES
@@ -52,8 +52,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("dictbench", "speech-to-text and dictation benchmarks")
     group.addoption(
         "--product", action="append", dest="dictbench_products", metavar="NAME", default=[],
-        help="Run the benchmark suites against product NAME (products/NAME.toml); "
-        "may be repeated. Activates dictbench.")
+        help="Run the benchmark suites against product NAME (products/NAME.toml) or the "
+        "product file at a path ending in .toml; may be repeated. Activates dictbench.")
     group.addoption(
         "--dictbench-verify", action="store_true", dest="dictbench_verify", default=False,
         help="Collect the integrity checks of the suites (manifest, sha256, canary, cases, "
@@ -97,12 +97,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "product is compared with itself there, on the same items.")
     group.addoption(
         "--dictbench-max-drop", dest="dictbench_max_drop", metavar="POINTS", type=float,
-        default=0.0,
+        default=None,
         help="With --dictbench-baseline, fail the run when a product's score drop is "
-        "statistically resolved and larger than POINTS. Default: %(default)r.")
+        "statistically resolved and larger than POINTS. Default: 0.")
     group.addoption(
         "--dictbench-min-score", dest="dictbench_min_score", metavar="S", type=float,
         default=None, help="Fail the run when a product's suite score is below S.")
+    group.addoption(
+        "--dictbench-allow-missing", action="store_true", dest="dictbench_allow_missing",
+        default=False,
+        help="In a gated run (--dictbench-baseline, --dictbench-max-drop or "
+        "--dictbench-min-score), accept items without output (not_tested) and gate on "
+        "the items that ran. Without it, missing items fail the gate.")
     parser.addini("dictbench_judge_config", "A TOML file whose [judge] table configures the "
                   "judges of suites that declare none (relative to the ini file).",
                   default="")
@@ -136,8 +142,10 @@ def pytest_configure(config: pytest.Config) -> None:
         registry = Registry.build(hook.pytest_dictbench_methods(),
                                   hook.pytest_dictbench_adapters())
         folder = ini_folder(config, config.getini("dictbench_products"))
-        names = dict.fromkeys(config.getoption("dictbench_products"))
-        products = [load_product(name, folder) for name in names]
+        cwd = config.invocation_params.dir
+        places = dict.fromkeys(product_location(value, folder, cwd)
+                               for value in config.getoption("dictbench_products"))
+        products = [load_product(name, where) for name, where in places]
         report = config.getoption("dictbench_report")
         report_dir = (config.invocation_params.dir / report) if report else (
             config.rootpath / "reports")

@@ -27,10 +27,12 @@ __all__ = [
     "failing_items",
     "fmt",
     "fmt_interval",
+    "fmt_p",
     "group_tables",
     "is_fraction",
     "metric_groups",
     "rule_key",
+    "shared_cell",
     "suite_records",
     "summary_metrics",
 ]
@@ -73,6 +75,13 @@ def fmt(value: Any, name: str = "") -> str:
     return str(value)
 
 
+def fmt_p(p: float | None) -> str:
+    """A p value: 3 places, ``<0.001`` below that."""
+    if p is None:
+        return "-"
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
 def fmt_interval(interval: Mapping[str, Any] | None, name: str = "", *,
                  signed: bool = False) -> str:
     """``low – high`` of an interval (``-`` when there is none)."""
@@ -81,6 +90,14 @@ def fmt_interval(interval: Mapping[str, Any] | None, name: str = "", *,
     if signed:
         return f"{interval['low']:+.1f} – {interval['high']:+.1f}"
     return f"{fmt(float(interval['low']), name)} – {fmt(float(interval['high']), name)}"
+
+
+def shared_cell(c: Mapping[str, Any]) -> str:
+    """A comparison's shared case count, with each side's scored cases when the
+    comparison covers only part of them: ``5 of 24 / 5``."""
+    if c.get("cases_a", c["n"]) == c["n"] == c.get("cases_b", c["n"]):
+        return str(c["n"])
+    return f"{c['n']} of {c['cases_a']} / {c['cases_b']}"
 
 
 def rule_key(rule: str) -> tuple[str, int, str]:
