@@ -28,6 +28,7 @@ from .registry import Registry
 from .session import SESSION_KEY, DictbenchSession, ini_folder
 from .stats import DEFAULT_RESAMPLES
 from .suites import MANIFEST
+from .text.visible import visible
 from .verify import VerifyCollector
 
 
@@ -199,11 +200,12 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Fil
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
                               ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    """Point skip reports of case items at the case's line instead of plugin code."""
+    """Point skip reports of case items at the case's line instead of plugin code (with
+    control characters of the reason made visible)."""
     report = yield
     if isinstance(item, CaseItem) and report.skipped and isinstance(report.longrepr, tuple):
         path, line, _ = item.reportinfo()
-        report.longrepr = (str(path), (line or 0) + 1, report.longrepr[2])
+        report.longrepr = (str(path), (line or 0) + 1, visible(report.longrepr[2]))
     return report
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..methods.base import ItemRecord
+from ..text.visible import visible
 from .sections import (
     GroupTable,
     error_items,
@@ -284,4 +285,4 @@ def render_markdown(report: Mapping[str, Any], records: Sequence[ItemRecord],
     for suite in report.get("suites", []):
         lines += _suite(suite, suite_records(records, suite["id"]),
                         (expected or {}).get(suite["id"], {}))
-    return "\n".join(lines).rstrip("\n") + "\n"
+    return visible("\n".join(lines).rstrip("\n") + "\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..text.visible import visible
 from .sections import fmt, fmt_p
 
 __all__ = ["baseline_line", "gate_lines", "shared_cases", "summary_lines"]
@@ -81,7 +82,7 @@ def summary_lines(report: Mapping[str, Any]) -> list[str]:
     for suite in report.get("suites", []):
         board = _leaderboard(suite)
         lines += (["", *board] if board else []) + _notes(suite)
-    return lines
+    return [visible(line) for line in lines]
 
 
 def shared_cases(c: Mapping[str, Any], a: str, b: str) -> str:
@@ -116,4 +117,4 @@ def gate_lines(report: Mapping[str, Any]) -> list[str]:
     lines = [f"CI gate: {'passed' if gate['passed'] else 'FAILED'} ({settings})"]
     lines += [f"FAILED: {failure}" for failure in gate["failures"]]
     lines += [baseline_line(c) for c in report.get("baseline", {}).get("comparisons", [])]
-    return lines
+    return [visible(line) for line in lines]
