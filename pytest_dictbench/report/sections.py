@@ -15,6 +15,7 @@ from typing import Any
 
 from ..methods.base import ItemRecord
 from ..model import SCORED_STATUSES, Suite
+from ..precision import is_fraction, published_places
 from ..text.diff import diff_against_closest
 
 __all__ = [
@@ -47,18 +48,11 @@ EXPECTED_FIELDS: Mapping[str, tuple[str, ...]] = {
 }
 _FALLBACK_FIELDS = ("references", "reference", "expected", "verbatim")
 
-#: Metric names (or name endings) whose values are fractions 0..1, printed with 3 places.
-_FRACTION_ENDINGS = ("wer", "cer", "rate", "f1", "precision", "recall", "kappa", "share")
 #: Summary figures that are settings or bookkeeping rather than results.
 _NOT_RESULTS = frozenset({"items", "threshold", "vwer_threshold", "unit", "passed"})
 
 
 # -- formatting -------------------------------------------------------------------------
-
-def is_fraction(name: str) -> bool:
-    """Whether metric ``name`` is a 0..1 fraction (WER, F1, kappa, ...)."""
-    return name.lower().endswith(_FRACTION_ENDINGS)
-
 
 def fmt(value: Any, name: str = "") -> str:
     """One figure as the reports print it: ``-`` for missing, 3 places for fractions,
@@ -70,7 +64,7 @@ def fmt(value: Any, name: str = "") -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        text = f"{value:.3f}" if is_fraction(name) else f"{value:.1f}"
+        text = f"{value:.{published_places(name)}f}"
         return text.lstrip("-") if not text.strip("-0.") else text  # no "-0.0"
     return str(value)
 
