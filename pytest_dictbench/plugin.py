@@ -25,6 +25,7 @@ from .methods.rubric import RubricMethod
 from .methods.verbatim import Verbatim
 from .products import load_product, product_location
 from .registry import Registry
+from .rootdir import redetermine_setup
 from .session import SESSION_KEY, DictbenchSession, ini_folder
 from .stats import DEFAULT_RESAMPLES
 from .suites import MANIFEST
@@ -121,6 +122,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                   default="products")
     parser.addini("dictbench_junit_properties", "Write dictbench.* testcase properties "
                   "into JUnit XML.", type="bool", default=True)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser,
+                                  args: list[str]) -> None:
+    """``--dictbench-report DIR`` (with a space) must not move the rootdir to DIR."""
+    redetermine_setup(early_config, parser, args)
 
 
 def is_active(config: pytest.Config) -> bool:
