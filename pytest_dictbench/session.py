@@ -20,8 +20,8 @@ from . import __version__
 from .adapters.base import Adapter, AdapterOptions
 from .aggregate import StatsOptions, record_sort_key, summarize
 from .errors import DictbenchError, JudgeError, ProductError, SuiteError
-from .gate import GateOptions, baseline_comparisons, gate_failures, gate_verdicts
-from .jsonl import canonical_line, read_jsonl
+from .gating import Gating
+from .jsonl import canonical_line
 from .judge.records import output_hash
 from .judge.settings import JudgeSettings, parse_judge_settings
 from .judging import Judging
@@ -34,8 +34,6 @@ from .report.junit import junit_properties, session_result
 from .report.markdown import render_markdown
 from .report.sections import expected_texts
 from .report.terminal import baseline_line, summary_lines
-from .schemas import validate
-from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .suites import MANIFEST, canary_status, load_suite, read_toml
 
 if TYPE_CHECKING:
@@ -94,14 +92,10 @@ class DictbenchSession:
         self.records: dict[str, str] = {}
         self.report: dict[str, Any] | None = None
         self.written: list[Path] = []
-        self.gate_options = _gate_options(config)
-        self.gate_verdicts: list[dict[str, Any]] = []
-        self.gate_failures: list[str] = []
+        self.gating = Gating(config)
         #: Problems found at the end of the run (reports not written, a hook failed).
         self.problems: list[str] = []
         self.judge_default = _judge_default(config)
-        self.baseline = _load_baseline(config.getoption("dictbench_baseline"),
-                                       config.invocation_params.dir)
         self._suites: dict[Path, Suite] = {}
         #: Parsed ``[judge]`` tables by suite id (checked when the suite is loaded).
         self.judge_settings: dict[str, JudgeSettings] = {}
@@ -246,7 +240,7 @@ class DictbenchSession:
         """The report files of the run by name (besides items.jsonl and run-info.json)."""
         hook = self.config.hook
         report = hook.pytest_dictbench_generate_report(config=self.config, records=records)
-        self._apply_gate(records, report)
+        self.gating.apply(records, report)
         hook.pytest_dictbench_update_report(config=self.config, report=report)
         self.report = report
         files = {"dictbench.json": dumps(report) + "\n"}
@@ -259,42 +253,17 @@ class DictbenchSession:
         files["dictbench.html"] = render_html(report, records, expected)
         return files
 
-    def _apply_gate(self, records: Sequence[Mapping[str, Any]], report: dict[str, Any]
-                    ) -> None:
-        """Compare with the baseline and check the gate (when the run is gated)."""
-        comparisons: list[dict[str, Any]] = []
-        if self.baseline is not None:
-            stats = report.get("statistics", {})
-            comparisons = baseline_comparisons(
-                records, self.baseline, resamples=stats.get("resamples", DEFAULT_RESAMPLES),
-                seed=stats.get("seed", DEFAULT_SEED))
-            report["baseline"] = {"comparisons": comparisons}
-        options = self.gate_options
-        if options is None:
-            return
-        self.gate_verdicts = gate_verdicts(report, comparisons, options,
-                                           baseline=self.baseline)
-        self.gate_failures = gate_failures(self.gate_verdicts)
-        report["gate"] = {
-            "passed": not self.gate_failures, "failures": self.gate_failures,
-            "max_drop": options.max_drop, "min_score": options.min_score,
-            "allow_missing": options.allow_missing,
-            "settings": options.describe(baseline=self.baseline is not None),
-            "verdicts": self.gate_verdicts}
-
     def _report_results(self, session: pytest.Session,
                         records: Sequence[Mapping[str, Any]]) -> None:
         """Gate verdicts and problems as test results of their own; fail the run on any."""
-        paths = {r["suite"]: f"{r['suite_path']}/{MANIFEST}" for r in records}
-        results = [(f"{paths[v['suite']]}::dictbench-gate[{v['product']}]", paths[v["suite"]],
-                    f"dictbench gate {v['suite']}/{v['product']}",
-                    "\n".join(v["failures"]) or None) for v in self.gate_verdicts]
+        results = self.gating.results(records)
         results += [(f"dictbench::session-end-{i}", "dictbench", "dictbench session end",
                      problem) for i, problem in enumerate(self.problems, start=1)]
         for nodeid, path, title, failure in results:
             for report in session_result(nodeid, path, title, failure):
                 self.config.hook.pytest_runtest_logreport(report=report)
-        if (self.gate_failures or self.problems) and session.exitstatus == pytest.ExitCode.OK:
+        if (self.gating.failures or self.problems) and \
+                session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def _run_info(self) -> dict[str, Any]:
@@ -326,23 +295,12 @@ class DictbenchSession:
             terminalreporter.write_line(
                 f"dictbench: {below} item(s) below their method's gate were reported, not "
                 "failed (--dictbench-item-failures=report)")
-        for failure in self.gate_failures:
+        for failure in self.gating.failures:
             terminalreporter.write_line(f"dictbench gate FAILED: {failure}", red=True, bold=True)
         for problem in self.problems:
             terminalreporter.write_line(f"dictbench ERROR: {problem}", red=True, bold=True)
         for path in self.written:
             terminalreporter.write_line(f"dictbench: wrote {path}")
-
-
-def _gate_options(config: pytest.Config) -> GateOptions | None:
-    """The gate's settings, or ``None`` when no gate option was given."""
-    option = config.getoption
-    if option("dictbench_baseline") is None and option("dictbench_min_score") is None \
-            and option("dictbench_max_drop") is None:
-        return None
-    return GateOptions(max_drop=option("dictbench_max_drop") or 0.0,
-                       min_score=option("dictbench_min_score"),
-                       allow_missing=option("dictbench_allow_missing"))
 
 
 def _describe(exc: BaseException) -> str:
@@ -361,24 +319,6 @@ def _judge_default(config: pytest.Config) -> dict[str, Any] | None:
         raise JudgeError("no [judge] table", path=path)
     parse_judge_settings(table, path=path)
     return table
-
-
-def _load_baseline(value: str | None, cwd: Path) -> list[dict[str, Any]] | None:
-    """Item records of a baseline run (``dictbench.json`` path or its folder), each
-    checked against the item-record schema (errors name ``items.jsonl:line``)."""
-    if value is None:
-        return None
-    path = cwd / value
-    folder = path if path.is_dir() else path.parent
-    items = folder / "items.jsonl"
-    if not (folder / "dictbench.json").is_file() or not items.is_file():
-        raise DictbenchError("a baseline needs dictbench.json and items.jsonl", path=path)
-    records = []
-    for number, record in read_jsonl(items, DictbenchError):
-        validate(record, "item-record.schema.json", DictbenchError, path=items, line=number,
-                 prefix="not an item record of a dictbench run: ")
-        records.append(record)
-    return records
 
 
 def ini_folder(config: pytest.Config, value: str) -> Path:
