@@ -9,7 +9,9 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
-__all__ = ["atomic_replace", "atomic_write", "atomic_write_set", "file_lock"]
+from .redact import scrub
+
+__all__ = ["append_line", "atomic_replace", "atomic_write", "atomic_write_set", "file_lock"]
 
 
 def _mode() -> int:
@@ -63,7 +65,8 @@ def atomic_replace(path: Path, write: Callable[[Path], None]) -> None:
 
 def atomic_write_set(folder: Path, texts: Mapping[str, str], *,
                      remove: Iterable[str] = ()) -> None:
-    """Replace the files ``texts`` names in ``folder`` as one set, and delete ``remove``.
+    """Replace the files ``texts`` names in ``folder`` as one set (secrets scrubbed),
+    and delete ``remove``.
 
     Every new file is first written in full beside its target; only when all of them are
     on disk are they renamed into place (renames need no space), so a failure while
@@ -76,9 +79,9 @@ def atomic_write_set(folder: Path, texts: Mapping[str, str], *,
         staged: list[tuple[Path, Path]] = []
         try:
             for name, text in texts.items():
-                target = folder / name
-                staged.append((_stage(target, lambda tmp, text=text: tmp.write_text(
-                    text, encoding="utf-8", newline="\n")), target))
+                clean = scrub(text)
+                staged.append((_stage(folder / name, lambda tmp, clean=clean: tmp.write_text(
+                    clean, encoding="utf-8", newline="\n")), folder / name))
         except BaseException:
             for tmp, _ in staged:
                 tmp.unlink(missing_ok=True)
@@ -91,8 +94,35 @@ def atomic_write_set(folder: Path, texts: Mapping[str, str], *,
 
 
 def atomic_write(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` (UTF-8, ``\\n`` line ends), atomically."""
+    """Replace ``path`` with ``text`` (UTF-8, ``\\n`` line ends, secrets scrubbed),
+    atomically."""
+    text = scrub(text)
     atomic_replace(path, lambda tmp: tmp.write_text(text, encoding="utf-8", newline="\n"))
+
+
+def append_line(path: Path, line: str) -> int:
+    """Append ``line`` (secrets scrubbed) and a newline to ``path`` (created if needed)
+    in one ``write``,
+    flushed to disk; returns the file's new size. Callers that may race hold a lock."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = (scrub(line) + "\n").encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, _mode())
+    try:
+        created = os.fstat(fd).st_size == 0
+        written = os.write(fd, payload)
+        while written < len(payload):  # a short write (signal, nearly full disk)
+            written += os.write(fd, payload[written:])
+        os.fsync(fd)
+        size = os.fstat(fd).st_size
+    finally:
+        os.close(fd)
+    if created:  # make the new directory entry durable too
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    return size
 
 
 @contextlib.contextmanager
