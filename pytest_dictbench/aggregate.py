@@ -182,7 +182,7 @@ def _suite_entry(suite: Suite, method: Method, by_product: Mapping[str, list[Ite
         "canary": {"status": "missing" if missing_canary else "ok",
                    "missing_in": missing_canary},
         "ranking": {"metric": rules.metric, "higher_is_better": rules.higher_is_better,
-                    "decimals": rules.decimals, "minimum_products": rules.minimum_products,
+                    "decimals": rules.places, "minimum_products": rules.minimum_products,
                     "same_environment": list(rules.same_environment),
                     "execution_gate": {"ready": rules.gate_ready,
                                        "blocking_items": list(rules.blocking_items)}},

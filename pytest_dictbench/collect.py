@@ -14,6 +14,7 @@ from .judging import NO_JUDGEMENT
 from .model import SKIP_STATUSES, Case, ItemResult, Output, Product, ScoreContext, Suite
 from .session import RECORD_PROPERTY, SESSION_KEY, DictbenchSession, record_line
 from .suites import MANIFEST, check_cases_digest
+from .text.visible import visible
 
 if TYPE_CHECKING:
     from .adapters.base import Adapter
@@ -163,7 +164,7 @@ class CaseItem(pytest.Item):
         else:
             return
         self._record("error", message=message, output=self.output)
-        pytest.fail(f"setup error: {message}", pytrace=False)
+        pytest.fail(visible(f"setup error: {message}"), pytrace=False)
 
     def _prepare(self) -> None:
         """Get the output (skip when there is none, fail when it is an error) and the
@@ -176,7 +177,7 @@ class CaseItem(pytest.Item):
             problem = None
         if problem is not None:  # failed outside the except block: one message, no chain
             self._record("error", message=str(problem))
-            pytest.fail(f"capture error: {problem}", pytrace=False)
+            pytest.fail(visible(f"capture error: {problem}"), pytrace=False)
         if output is None or output.status in SKIP_STATUSES:
             reason = output.status if output else "no output"
             self._record("not_tested", message=reason,
@@ -185,8 +186,8 @@ class CaseItem(pytest.Item):
         if output.is_error:
             message = f"{output.status}: {output.error or 'no detail'} ({output.origin})"
             self._record("error", message=message, output=output)
-            text = f"output error: product {self.product.name!r} case {self.case.id!r}: " \
-                f"{message}"
+            text = visible(f"output error: product {self.product.name!r} case "
+                           f"{self.case.id!r}: {message}")
             if output.status == "failed":  # attempted, did not finish: a test failure
                 self.failed_run = text
                 return
@@ -196,7 +197,7 @@ class CaseItem(pytest.Item):
         if self.judgement.error:
             self._record("error", message=self.judgement.error, output=output,
                          extra=self.judgement.record)
-            pytest.fail(f"judge error: {self.judgement.error}", pytrace=False)
+            pytest.fail(visible(f"judge error: {self.judgement.error}"), pytrace=False)
 
     def runtest(self) -> None:
         if self.failed_run is not None:
@@ -218,10 +219,14 @@ class CaseItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
                      ) -> Any:
-        if isinstance(excinfo.value, ItemFailed):
-            return _failure_text(excinfo.value.result)
-        if isinstance(excinfo.value, (RunFailed, DictbenchError)):
-            return str(excinfo.value)
+        """Failure text with any control characters of the output made visible."""
+        value = excinfo.value
+        if isinstance(value, ItemFailed):
+            return visible(_failure_text(value.result))
+        if isinstance(value, (RunFailed, DictbenchError)):
+            return visible(str(value))
+        if isinstance(value, pytest.fail.Exception) and not value.pytrace:
+            return visible(value.msg)
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:

@@ -39,15 +39,19 @@ def per_case(records: Iterable[ItemRecord]) -> dict[str, tuple[float, bool]]:
 
 def compare_records(a: Iterable[ItemRecord], b: Iterable[ItemRecord], *,
                     resamples: int, seed: int) -> dict[str, Any] | None:
-    """Compare B with A on their shared scored cases, or ``None`` when they share none."""
+    """Compare B with A on their shared scored cases, or ``None`` when they share none.
+
+    ``n`` is the number of shared cases; ``cases_a`` and ``cases_b`` count the cases each
+    side scored, so a comparison made on part of the cases says so.
+    """
     left, right = per_case(a), per_case(b)
     shared = sorted(left.keys() & right.keys())
     if not shared:
         return None
-    return compare_paired(
+    return {**compare_paired(
         [left[c][0] for c in shared], [right[c][0] for c in shared],
         [left[c][1] for c in shared], [right[c][1] for c in shared],
-        resamples=resamples, seed=seed)
+        resamples=resamples, seed=seed), "cases_a": len(left), "cases_b": len(right)}
 
 
 def compare_products(by_product: Mapping[str, Sequence[ItemRecord]], *, resamples: int,

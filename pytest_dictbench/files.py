@@ -6,12 +6,12 @@ import contextlib
 import fcntl
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from .redact import scrub
 
-__all__ = ["append_line", "atomic_replace", "atomic_write", "file_lock"]
+__all__ = ["append_line", "atomic_replace", "atomic_write", "atomic_write_set", "file_lock"]
 
 
 def _mode() -> int:
@@ -19,6 +19,31 @@ def _mode() -> int:
     umask = os.umask(0)
     os.umask(umask)
     return 0o666 & ~umask
+
+
+def _stage(path: Path, write: Callable[[Path], None]) -> Path:
+    """A temporary file beside ``path`` holding what ``write`` put there, flushed to disk
+    with ordinary permissions (removed again on any error)."""
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        write(tmp)
+        with open(tmp, "rb+") as handle:
+            os.fsync(handle.fileno())
+        os.chmod(tmp, _mode())
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def _sync_folder(folder: Path) -> None:
+    dir_fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
 
 
 def atomic_replace(path: Path, write: Callable[[Path], None]) -> None:
@@ -29,23 +54,43 @@ def atomic_replace(path: Path, write: Callable[[Path], None]) -> None:
     error the temporary file is removed and ``path`` is left as it was.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    tmp = Path(name)
+    tmp = _stage(path, write)
     try:
-        write(tmp)
-        with open(tmp, "rb+") as handle:
-            os.fsync(handle.fileno())
-        os.chmod(tmp, _mode())
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    _sync_folder(path.parent)
+
+
+def atomic_write_set(folder: Path, texts: Mapping[str, str], *,
+                     remove: Iterable[str] = ()) -> None:
+    """Replace the files ``texts`` names in ``folder`` as one set (secrets scrubbed),
+    and delete ``remove``.
+
+    Every new file is first written in full beside its target; only when all of them are
+    on disk are they renamed into place (renames need no space), so a failure while
+    writing (a full disk, a read-only folder) leaves the old set untouched. The whole
+    step holds the folder's lock, so two processes writing the same folder never mix
+    their sets: the last one to take the lock wins entirely.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    with file_lock(folder / ".dictbench-write.lock"):
+        staged: list[tuple[Path, Path]] = []
+        try:
+            for name, text in texts.items():
+                clean = scrub(text)
+                staged.append((_stage(folder / name, lambda tmp, clean=clean: tmp.write_text(
+                    clean, encoding="utf-8", newline="\n")), folder / name))
+        except BaseException:
+            for tmp, _ in staged:
+                tmp.unlink(missing_ok=True)
+            raise
+        for tmp, target in staged:
+            os.replace(tmp, target)
+        for name in remove:
+            (folder / name).unlink(missing_ok=True)
+        _sync_folder(folder)
 
 
 def atomic_write(path: Path, text: str) -> None:

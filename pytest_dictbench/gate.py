@@ -1,21 +1,49 @@
 """The vendor-CI gate: compare a run with a baseline run, and check minimum scores.
 
-Pure: takes item records and report bodies, returns comparisons and failure lines.
-A product fails the baseline gate only when its drop against the baseline, on the
-items both runs scored, is statistically resolved (the bootstrap interval of the
-difference lies below 0) and larger than ``max_drop`` points.
+Pure: takes item records and report bodies, returns comparisons and verdicts.
+The gate gives one verdict per suite x product of the run. It fails when
+
+- items of the product have no output (``not_tested``), unless missing items are
+  allowed (``allow_missing``): a misnamed outputs file must not pass as "no drop";
+- with a baseline, the product is not in the baseline run, or no case was scored in
+  both runs (nothing was compared, so nothing was shown not to have dropped);
+- its drop against the baseline, on the cases both runs scored, is statistically
+  resolved (the bootstrap interval of the difference lies below 0) and larger than
+  ``max_drop`` points;
+- its suite score is below ``min_score``, or it has no suite score at all.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .compare import compare_records
 from .methods.base import ItemRecord
+from .report.sections import fmt_p
 
-__all__ = ["baseline_comparisons", "gate_failures", "group_records"]
+__all__ = ["GateOptions", "baseline_comparisons", "gate_failures", "gate_verdicts",
+           "group_records"]
+
+
+@dataclass(frozen=True)
+class GateOptions:
+    """What a gated run checks (the ``--dictbench-*`` gate options)."""
+
+    max_drop: float = 0.0
+    min_score: float | None = None
+    allow_missing: bool = False
+
+    def describe(self, *, baseline: bool) -> str:
+        """The settings in words, e.g. ``max drop 2 points, min score 80``."""
+        parts = [f"max drop {self.max_drop:g} points"] if baseline else []
+        if self.min_score is not None:
+            parts.append(f"min score {self.min_score:g}")
+        parts.append("missing items allowed" if self.allow_missing
+                     else "missing items fail")
+        return ", ".join(parts)
 
 
 def group_records(records: Iterable[ItemRecord]) -> dict[tuple[str, str], list[ItemRecord]]:
@@ -28,7 +56,8 @@ def group_records(records: Iterable[ItemRecord]) -> dict[tuple[str, str], list[I
 
 def baseline_comparisons(current: Iterable[ItemRecord], baseline: Iterable[ItemRecord], *,
                          resamples: int, seed: int) -> list[dict[str, Any]]:
-    """For each (suite, product) in both runs: this run minus the baseline."""
+    """For each (suite, product) in both runs with shared scored cases: this run minus
+    the baseline (``cases_a`` counts the baseline's scored cases, ``cases_b`` this run's)."""
     now, before = group_records(current), group_records(baseline)
     comparisons = []
     for suite, product in sorted(now.keys() & before.keys()):
@@ -39,36 +68,64 @@ def baseline_comparisons(current: Iterable[ItemRecord], baseline: Iterable[ItemR
     return comparisons
 
 
-def gate_failures(report: Mapping[str, Any], comparisons: Sequence[Mapping[str, Any]], *,
-                  max_drop: float, min_score: float | None,
-                  baseline: Iterable[ItemRecord] | None = None) -> list[str]:
-    """One line per reason the run fails the gate (empty when it passes).
+def _missing(entry: Mapping[str, Any], options: GateOptions) -> list[str]:
+    missing = entry.get("not_tested", 0)
+    if not missing or options.allow_missing:
+        return []
+    return [f"{missing} of {entry['items']} items have no output (not_tested); a gated "
+            "run needs every item (--dictbench-allow-missing gates on those that ran)"]
 
-    With a baseline, a suite x product of this run that the baseline lacks fails too:
-    nothing was compared, so nothing was shown not to have dropped.
-    """
-    failures = []
-    if baseline is not None:
-        before = group_records(baseline).keys()
-        for suite in report["suites"]:
-            for entry in suite["products"]:
-                if (suite["id"], entry["product"]) not in before:
-                    failures.append(f"{suite['id']}/{entry['product']}: not in the baseline "
-                                    "run, so it could not be compared")
-    for c in comparisons:
-        drop = -c["mean_difference"]
-        if c["interval"]["high"] < 0 and drop > max_drop:
-            failures.append(
-                f"{c['suite']}/{c['product']}: score dropped {drop:.2f} points against the "
-                f"baseline (95% interval of the change {c['interval']['low']:+.2f} to "
-                f"{c['interval']['high']:+.2f}, McNemar p={c['mcnemar_p']:.3f}, n={c['n']}), "
-                f"more than the allowed {max_drop:g}")
-    if min_score is not None:
-        for suite in report["suites"]:
-            for entry in suite["products"]:
-                score = entry["score"]
-                if score is None or score < min_score:
-                    shown = "no score" if score is None else f"{score:.2f}"
-                    failures.append(f"{suite['id']}/{entry['product']}: suite score {shown} "
-                                    f"is below the minimum {min_score:g}")
-    return failures
+
+def _baseline(key: tuple[str, str], comparison: Mapping[str, Any] | None, in_baseline: bool,
+              options: GateOptions) -> list[str]:
+    if not in_baseline:
+        return ["not in the baseline run, so it could not be compared"]
+    if comparison is None:
+        return ["no case was scored in both this run and the baseline, so it could not "
+                "be compared"]
+    c = comparison
+    drop = -c["mean_difference"]
+    if c["interval"]["high"] < 0 and drop > options.max_drop:
+        return [f"score dropped {drop:.2f} points against the baseline on {c['n']} shared "
+                f"cases (95% interval of the change {c['interval']['low']:+.2f} to "
+                f"{c['interval']['high']:+.2f}, McNemar p={fmt_p(c['mcnemar_p'])}), more than "
+                f"the allowed {options.max_drop:g}"]
+    return []
+
+
+def _min_score(entry: Mapping[str, Any], options: GateOptions) -> list[str]:
+    if options.min_score is None:
+        return []
+    score = entry["score"]
+    if score is None:
+        return [f"no suite score (no item was scored), so the minimum {options.min_score:g} "
+                "is not met"]
+    if score < options.min_score:
+        return [f"suite score {score:.2f} is below the minimum {options.min_score:g}"]
+    return []
+
+
+def gate_verdicts(report: Mapping[str, Any], comparisons: Sequence[Mapping[str, Any]],
+                  options: GateOptions, *, baseline: Iterable[ItemRecord] | None = None
+                  ) -> list[dict[str, Any]]:
+    """One verdict per suite x product of the run, in report order:
+    ``{"suite", "product", "passed", "failures": [reason, ...]}``."""
+    before = group_records(baseline).keys() if baseline is not None else None
+    by_key = {(c["suite"], c["product"]): c for c in comparisons}
+    verdicts = []
+    for suite in report["suites"]:
+        for entry in suite["products"]:
+            key = (suite["id"], entry["product"])
+            failures = _missing(entry, options)
+            if before is not None:
+                failures += _baseline(key, by_key.get(key), key in before, options)
+            failures += _min_score(entry, options)
+            verdicts.append({"suite": key[0], "product": key[1], "passed": not failures,
+                             "failures": failures})
+    return verdicts
+
+
+def gate_failures(verdicts: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Every failure of the verdicts as ``suite/product: reason`` (empty when all pass)."""
+    return [f"{v['suite']}/{v['product']}: {failure}"
+            for v in verdicts for failure in v["failures"]]

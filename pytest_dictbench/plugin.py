@@ -24,14 +24,16 @@ from .methods.error_rate import ErrorRate
 from .methods.rig import RigMethod
 from .methods.rubric import RubricMethod
 from .methods.verbatim import Verbatim
-from .products import load_product
+from .products import load_product, product_location
 from .progress import CaptureProgress
 from .registry import Registry
 from .rig.collect import RigCollector
 from .rig.package import is_package
+from .rootdir import redetermine_setup
 from .session import SESSION_KEY, DictbenchSession, ini_folder
 from .stats import DEFAULT_RESAMPLES
 from .suites import MANIFEST, read_toml
+from .text.visible import visible
 from .verify import VerifyCollector
 
 
@@ -67,8 +69,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("dictbench", "speech-to-text and dictation benchmarks")
     group.addoption(
         "--product", action="append", dest="dictbench_products", metavar="NAME", default=[],
-        help="Run the benchmark suites against product NAME (products/NAME.toml); "
-        "may be repeated. Activates dictbench.")
+        help="Run the benchmark suites against product NAME (products/NAME.toml) or the "
+        "product file at a path ending in .toml; may be repeated. Activates dictbench.")
     group.addoption(
         "--dictbench-verify", action="store_true", dest="dictbench_verify", default=False,
         help="Collect the integrity checks of the suites (manifest, sha256, canary, cases, "
@@ -119,9 +121,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "product is compared with itself there, on the same items.")
     group.addoption(
         "--dictbench-max-drop", dest="dictbench_max_drop", metavar="POINTS", type=float,
-        default=0.0,
+        default=None,
         help="With --dictbench-baseline, fail the run when a product's score drop is "
-        "statistically resolved and larger than POINTS. Default: %(default)r.")
+        "statistically resolved and larger than POINTS. Default: 0.")
     group.addoption(
         "--dictbench-min-score", dest="dictbench_min_score", metavar="S", type=float,
         default=None, help="Fail the run when a product's suite score is below S.")
@@ -131,6 +133,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Live products: a progress line per product (items, audio seconds, RTF, time "
         "left) at most every SECONDS and when it is done; 0 turns it off. "
         "Default: %(default)r.")
+    group.addoption(
+        "--dictbench-allow-missing", action="store_true", dest="dictbench_allow_missing",
+        default=False,
+        help="In a gated run (--dictbench-baseline, --dictbench-max-drop or "
+        "--dictbench-min-score), accept items without output (not_tested) and gate on "
+        "the items that ran. Without it, missing items fail the gate.")
     group.addoption(
         "--dictbench-max-text-chars", dest="dictbench_max_text_chars", metavar="N",
         type=_at_least(1), default=None,
@@ -149,6 +157,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                   "characters (--dictbench-max-text-chars).", default="")
     parser.addini("dictbench_junit_properties", "Write dictbench.* testcase properties "
                   "into JUnit XML.", type="bool", default=True)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser,
+                                  args: list[str]) -> None:
+    """``--dictbench-report DIR`` (with a space) must not move the rootdir to DIR."""
+    redetermine_setup(early_config, parser, args)
 
 
 def is_active(config: pytest.Config) -> bool:
@@ -172,8 +187,10 @@ def pytest_configure(config: pytest.Config) -> None:
         registry = Registry.build(hook.pytest_dictbench_methods(),
                                   hook.pytest_dictbench_adapters())
         folder = ini_folder(config, config.getini("dictbench_products"))
-        names = dict.fromkeys(config.getoption("dictbench_products"))
-        products = [load_product(name, folder) for name in names]
+        cwd = config.invocation_params.dir
+        places = dict.fromkeys(product_location(value, folder, cwd)
+                               for value in config.getoption("dictbench_products"))
+        products = [load_product(name, where) for name, where in places]
         report = config.getoption("dictbench_report")
         report_dir = (config.invocation_params.dir / report) if report else (
             config.rootpath / "reports")
@@ -189,7 +206,7 @@ def pytest_configure(config: pytest.Config) -> None:
     interval = config.getoption("dictbench_progress")
     if live and interval and not session.worker:
         config.pluginmanager.register(CaptureProgress(
-            config, live, interval, lambda nodeid: _item_product(nodeid, names)),
+            config, live, interval, lambda nodeid: _item_product(nodeid, [p.name for p in products])),
             "dictbench-progress")
     if config.pluginmanager.hasplugin("xdist"):
         # capture groups on one worker each, in order; a crashed worker's item an error
@@ -279,11 +296,12 @@ def _relative_to(path: Path, folder: Path) -> str:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
                               ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    """Point skip reports of case items at the case's line instead of plugin code."""
+    """Point skip reports of case items at the case's line instead of plugin code (with
+    control characters of the reason made visible)."""
     report = yield
     if isinstance(item, CaseItem) and report.skipped and isinstance(report.longrepr, tuple):
         path, line, _ = item.reportinfo()
-        report.longrepr = (str(path), (line or 0) + 1, report.longrepr[2])
+        report.longrepr = (str(path), (line or 0) + 1, visible(report.longrepr[2]))
     return report
 
 

@@ -12,7 +12,17 @@ from .redact import register_settings_secrets
 from .schemas import validate
 from .suites import DEFAULT_MAX_TEXT_CHARS, check_text_sizes, read_toml
 
-__all__ = ["load_product", "output_from_line", "outputs_file", "read_outputs"]
+__all__ = ["load_product", "output_from_line", "outputs_file", "product_location",
+           "read_outputs"]
+
+
+def product_location(value: str, folder: Path, cwd: Path) -> tuple[str, Path]:
+    """``(name, folder)`` of a ``--product`` value: a name looked up in the products
+    ``folder``, or a product file path (``products/acme.toml``, relative to ``cwd``)."""
+    if value.endswith(".toml") or "/" in value or "\\" in value:
+        path = (cwd / value).resolve()
+        return path.name.removesuffix(".toml"), path.parent
+    return value, folder
 
 
 def load_product(name: str, folder: Path) -> Product:

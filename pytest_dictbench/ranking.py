@@ -11,7 +11,10 @@ A product is ranked within a suite only when
    same_environment``) and at least ``minimum_products`` eligible products share its
    values of those fields (its cohort).
 
-Ranks are competition ranks (1, 1, 3) on the reported value (rounded to ``decimals``).
+Ranks are competition ranks (1, 1, 3) on the reported value: rounded to ``[ranking]
+decimals`` or, by default, to the places the metric is published with (3 for 0..1
+fractions such as WER, 1 for scores; see ``precision.py``), so WER 0.195 and 0.218 do
+not tie, and 0.2104 and 0.2096 (both shown as 0.210) do.
 Every other product is listed as not ranked, with the reason. There is no ranking across
 suites.
 """
@@ -26,6 +29,7 @@ from typing import Any
 from .errors import SuiteError
 from .methods.base import ItemRecord
 from .model import SCORED_STATUSES
+from .precision import published_places
 from .stats import competition_ranks
 
 __all__ = ["RankingRules", "rank_products"]
@@ -37,7 +41,8 @@ class RankingRules:
 
     metric: str = "score"
     higher_is_better: bool = True
-    decimals: int = 1
+    #: Places the ranked values are compared at; ``None``: the metric's published places.
+    decimals: int | None = None
     minimum_products: int = 2
     same_environment: tuple[str, ...] = ()
     gate_ready: bool = True
@@ -57,7 +62,7 @@ class RankingRules:
         rules = cls(
             metric=str(ranking.pop("metric", metric)),
             higher_is_better=bool(ranking.pop("higher_is_better", higher_is_better)),
-            decimals=int(ranking.pop("decimals", 1)),
+            decimals=int(ranking["decimals"]) if "decimals" in ranking else None,
             minimum_products=int(ranking.pop("minimum_products", 2)),
             same_environment=tuple(ranking.pop("same_environment", ())),
             gate_ready=bool(gate.pop("ready", True)),
@@ -66,11 +71,17 @@ class RankingRules:
             max_flagged=validity.pop("max_flagged", None),
             judged="judge" in manifest,
         )
+        ranking.pop("decimals", None)
         leftover = [f"ranking.{k}" for k in ranking] + [f"validity.{k}" for k in validity]
         leftover += [f"execution_gate.{k}" for k in gate]
         if leftover:
             raise SuiteError(f"unknown field(s) {', '.join(leftover)}", path=where)
         return rules
+
+    @property
+    def places(self) -> int:
+        """Places ranked values are rounded to before ties are judged."""
+        return self.decimals if self.decimals is not None else published_places(self.metric)
 
 
 def _exclusion(records: Sequence[ItemRecord], cases: int, repetitions: int,
@@ -147,7 +158,7 @@ def rank_products(entries: Sequence[Mapping[str, Any]],
                     f"(at least {rules.minimum_products} needed)")
             continue
         ranks = competition_ranks({n: values[n] for n in members},
-                                  rules.higher_is_better, rules.decimals)
+                                  rules.higher_is_better, rules.places)
         for name, rank in ranks.items():
             result[name]["rank"] = rank
     return dict(sorted(result.items()))

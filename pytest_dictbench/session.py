@@ -21,23 +21,22 @@ from .adapters.base import Adapter, AdapterOptions
 from .aggregate import StatsOptions, record_sort_key, summarize
 from .errors import DictbenchError, JudgeError, ProductError, SuiteError
 from .files import atomic_write
-from .gate import baseline_comparisons, gate_failures
-from .jsonl import canonical_line, parse_lines, read_jsonl
+from .gating import Gating
+from .jsonl import canonical_line, parse_lines
 from .judge.records import output_hash
 from .judge.settings import JudgeSettings, parse_judge_settings
 from .judging import Judging
 from .methods.base import Method
 from .model import ItemResult, Output, Product, Suite
 from .registry import Registry
-from .report.files import dumps, write_jsonl
+from .report.files import dumps, write_report_set
 from .report.html import render_html
-from .report.junit import junit_properties
+from .report.junit import junit_properties, session_result
 from .report.markdown import render_markdown
 from .report.sections import expected_texts
 from .report.terminal import baseline_line, summary_lines
 from .rig.package import is_package, load_package
 from .rig.results import export_csv
-from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .suites import DEFAULT_MAX_TEXT_CHARS, MANIFEST, canary_status, load_suite, read_toml
 
 if TYPE_CHECKING:
@@ -53,6 +52,10 @@ SESSION_KEY = pytest.StashKey["DictbenchSession"]()
 
 #: Adjudications waiting for a human, written next to the other reports.
 PENDING_FILE = "adjudication-pending.jsonl"
+
+#: Every file a run writes into the report folder (one set: all new or all old).
+REPORT_FILES = ("dictbench.json", "items.jsonl", PENDING_FILE, "dictbench.md",
+                "dictbench.html", "run-info.json")
 
 #: Exit statuses after which reports are not (over)written.
 _NO_REPORT = (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.USAGE_ERROR,
@@ -94,10 +97,10 @@ class DictbenchSession:
         self.records: dict[str, str] = {}
         self.report: dict[str, Any] | None = None
         self.written: list[Path] = []
-        self.gate_failures: list[str] = []
+        self.gating = Gating(config)
+        #: Problems found at the end of the run (reports not written, a hook failed).
+        self.problems: list[str] = []
         self.judge_default = _judge_default(config)
-        self.baseline = _load_baseline(config.getoption("dictbench_baseline"),
-                                       config.invocation_params.dir)
         self._suites: dict[Path, Suite] = {}
         #: Parsed ``[judge]`` tables by suite id (checked when the suite is loaded).
         self.judge_settings: dict[str, JudgeSettings] = {}
@@ -218,6 +221,7 @@ class DictbenchSession:
             StatsOptions(resamples=self.config.getoption("dictbench_resamples")),
         )
 
+    @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if is_worker(self.config) or not self.records or exitstatus in _NO_REPORT:
             return
@@ -225,60 +229,69 @@ class DictbenchSession:
         parsed = sorted(zip(_shared_values(parse_lines(lines)), lines, strict=True),
                         key=lambda pair: record_sort_key(pair[0]))
         del lines
+        self.records.clear()
         records = [record for record, _ in parsed]
+        # the lines exactly as the items wrote them: canonical already, no second encoding
+        files = {"items.jsonl": "".join(line + "\n" for _, line in parsed)}
+        try:
+            files.update(self._report_files(session, records))
+        except Exception as exc:  # a plugin hook or renderer failed: keep the items
+            self.problems.append(f"building the reports failed ({_describe(exc)}); only "
+                                 "items.jsonl and run-info.json were written")
+        files["run-info.json"] = dumps(self._run_info()) + "\n"
+        stale = [name for name in REPORT_FILES if name not in files]
+        try:
+            write_report_set(self.report_dir, files, remove=stale)
+        except DictbenchError as exc:
+            self.problems.append(str(exc))
+        else:
+            self.written = [self.report_dir / name for name in files]
+        self._export_results(records)
+        self._report_results(session, records)
+
+    def _export_results(self, records: Sequence[Mapping[str, Any]]) -> None:
+        """``--dictbench-results-out``: rig items as the methodology's 28-column CSV."""
+        results_out = self.config.getoption("dictbench_results_out", None)
+        if not results_out:
+            return
+        path = (self.config.invocation_params.dir / results_out).resolve()
+        try:
+            atomic_write(path, export_csv(records))
+        except (DictbenchError, OSError) as exc:
+            self.problems.append(f"cannot write the results CSV {path}: {exc}")
+        else:
+            self.written.append(path)
+
+    def _report_files(self, session: pytest.Session, records: Sequence[Mapping[str, Any]]
+                      ) -> dict[str, str]:
+        """The report files of the run by name (besides items.jsonl and run-info.json)."""
         hook = self.config.hook
         report = hook.pytest_dictbench_generate_report(config=self.config, records=records)
-        self._apply_gate(session, records, report)
+        self.gating.apply(records, report)
         hook.pytest_dictbench_update_report(config=self.config, report=report)
         self.report = report
-        self._write("dictbench.json", dumps(report) + "\n")
-        # the lines exactly as the items wrote them: canonical already, no second encoding
-        self._write("items.jsonl", "".join(line + "\n" for _, line in parsed))
+        files = {"dictbench.json": dumps(report) + "\n"}
         if any("pending" in r for r in records):
-            self._write_jsonl(PENDING_FILE, [p for r in records for p in r.get("pending", ())])
-        else:  # no judging this run: an old list would be taken for this run's
-            (self.report_dir / PENDING_FILE).unlink(missing_ok=True)
+            files[PENDING_FILE] = "".join(dumps(p, indent=None) + "\n" for r in records
+                                          for p in r.get("pending", ()))
+        # without judging this run, an old pending list is removed with the stale files
         expected = expected_texts(self._suites.values())
-        self._write("dictbench.md", render_markdown(report, records, expected))
-        self._write("dictbench.html", render_html(report, records, expected))
-        self._write("run-info.json", dumps(self._run_info()) + "\n")
-        results_out = self.config.getoption("dictbench_results_out", None)
-        if results_out:  # rig items as the methodology's 28-column results CSV
-            path = (self.config.invocation_params.dir / results_out).resolve()
-            atomic_write(path, export_csv(records))
-            self.written.append(path)
-        self.records.clear()
+        files["dictbench.md"] = render_markdown(report, records, expected)
+        files["dictbench.html"] = render_html(report, records, expected)
+        return files
 
-    def _apply_gate(self, session: pytest.Session, records: Sequence[Mapping[str, Any]],
-                    report: dict[str, Any]) -> None:
-        """Compare with the baseline and check minimum scores; fail the run if asked."""
-        option = self.config.getoption
-        min_score = option("dictbench_min_score")
-        comparisons: list[dict[str, Any]] = []
-        if self.baseline is not None:
-            stats = report.get("statistics", {})
-            comparisons = baseline_comparisons(
-                records, self.baseline, resamples=stats.get("resamples", DEFAULT_RESAMPLES),
-                seed=stats.get("seed", DEFAULT_SEED))
-            report["baseline"] = {"comparisons": comparisons}
-        if self.baseline is None and min_score is None:
-            return
-        self.gate_failures = gate_failures(report, comparisons,
-                                           max_drop=option("dictbench_max_drop"),
-                                           min_score=min_score, baseline=self.baseline)
-        report["gate"] = {"passed": not self.gate_failures, "failures": self.gate_failures,
-                          "max_drop": option("dictbench_max_drop"), "min_score": min_score}
-        if self.gate_failures and session.exitstatus == pytest.ExitCode.OK:
+    def _report_results(self, session: pytest.Session,
+                        records: Sequence[Mapping[str, Any]]) -> None:
+        """Gate verdicts and problems as test results of their own; fail the run on any."""
+        results = self.gating.results(records)
+        results += [(f"dictbench::session-end-{i}", "dictbench", "dictbench session end",
+                     problem) for i, problem in enumerate(self.problems, start=1)]
+        for nodeid, path, title, failure in results:
+            for report in session_result(nodeid, path, title, failure):
+                self.config.hook.pytest_runtest_logreport(report=report)
+        if (self.gating.failures or self.problems) and \
+                session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
-
-    def _write_jsonl(self, name: str, rows: Sequence[Mapping[str, Any]]) -> None:
-        write_jsonl(self.report_dir / name, rows)
-        self.written.append(self.report_dir / name)
-
-    def _write(self, name: str, text: str) -> None:
-        path = self.report_dir / name
-        atomic_write(path, text)
-        self.written.append(path)
 
     def _run_info(self) -> dict[str, Any]:
         """Facts that change between identical runs; kept out of ``dictbench.json``."""
@@ -296,6 +309,8 @@ class DictbenchSession:
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.report is None:
+            for problem in self.problems:
+                terminalreporter.write_line(f"dictbench ERROR: {problem}", red=True, bold=True)
             return
         terminalreporter.write_sep("=", "dictbench summary")
         for line in summary_lines(self.report):
@@ -307,8 +322,10 @@ class DictbenchSession:
             terminalreporter.write_line(
                 f"dictbench: {below} item(s) below their method's gate were reported, not "
                 "failed (--dictbench-item-failures=report)")
-        for failure in self.gate_failures:
+        for failure in self.gating.failures:
             terminalreporter.write_line(f"dictbench gate FAILED: {failure}", red=True, bold=True)
+        for problem in self.problems:
+            terminalreporter.write_line(f"dictbench ERROR: {problem}", red=True, bold=True)
         for path in self.written:
             terminalreporter.write_line(f"dictbench: wrote {path}")
 
@@ -325,6 +342,10 @@ def _shared_values(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return records
 
 
+def _describe(exc: BaseException) -> str:
+    return str(exc) if isinstance(exc, DictbenchError) else f"{type(exc).__name__}: {exc}"
+
+
 def _judge_default(config: pytest.Config) -> dict[str, Any] | None:
     """The ``[judge]`` table of the TOML file named by ini ``dictbench_judge_config``,
     used by suites whose method has judged rules and which declare no judges."""
@@ -337,18 +358,6 @@ def _judge_default(config: pytest.Config) -> dict[str, Any] | None:
         raise JudgeError("no [judge] table", path=path)
     parse_judge_settings(table, path=path)
     return table
-
-
-def _load_baseline(value: str | None, cwd: Path) -> list[dict[str, Any]] | None:
-    """Item records of a baseline run (``dictbench.json`` path or its folder)."""
-    if value is None:
-        return None
-    path = cwd / value
-    folder = path if path.is_dir() else path.parent
-    items = folder / "items.jsonl"
-    if not (folder / "dictbench.json").is_file() or not items.is_file():
-        raise DictbenchError("a baseline needs dictbench.json and items.jsonl", path=path)
-    return [record for _, record in read_jsonl(items, DictbenchError)]
 
 
 def ini_folder(config: pytest.Config, value: str) -> Path:

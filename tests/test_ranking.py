@@ -114,3 +114,29 @@ def test_unjudged_rules_block_ranking_only_when_the_suite_declares_judges() -> N
     got = rank(entries, records, RankingRules(judged=True))
     assert got["a"][1].startswith("3 rule score(s) unjudged although the suite declares judges")
     assert (got["b"][0], got["c"][0]) == (2, 1)
+
+
+def test_error_rates_rank_on_their_published_three_places() -> None:
+    records = {"tiny": COMPLETE, "base": COMPLETE, "other": COMPLETE}
+    rules = RankingRules.from_manifest({}, metric="wer", higher_is_better=False)
+    assert rules.places == 3
+    # WER 0.195 and 0.218 are printed 0.195 and 0.218: different ranks (one decimal on
+    # the 0..1 scale would have made both 0.2 and tied them)
+    got = rank([entry("tiny", 0.218), entry("base", 0.195)], records, rules)
+    assert got == {"base": (1, None), "tiny": (2, None)}
+    # 0.2104 and 0.2096 are both printed 0.210: tied; 0.2115 (0.212) comes third
+    got = rank([entry("tiny", 0.2104), entry("base", 0.2096), entry("other", 0.2115)],
+               records, rules)
+    assert got == {"base": (1, None), "tiny": (1, None), "other": (3, None)}
+
+
+def test_scores_keep_one_place_and_a_declared_precision_wins() -> None:
+    assert RankingRules.from_manifest({}, metric="score", higher_is_better=True).places == 1
+    assert RankingRules.from_manifest({}, metric="disfluency_f1",
+                                      higher_is_better=True).places == 3
+    declared = RankingRules.from_manifest({"ranking": {"decimals": 1}}, metric="wer",
+                                          higher_is_better=False)
+    assert declared.places == 1
+    got = rank([entry("a", 0.218), entry("b", 0.195)], {"a": COMPLETE, "b": COMPLETE},
+               declared)
+    assert got == {"a": (1, None), "b": (1, None)}

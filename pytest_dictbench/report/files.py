@@ -8,9 +8,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..files import atomic_write
+from ..errors import DictbenchError
+from ..files import atomic_write, atomic_write_set
 
-__all__ = ["dumps", "jsonable", "write_jsonl"]
+__all__ = ["dumps", "jsonable", "write_jsonl", "write_report_set"]
 
 #: Decimal places of every float in a report.
 FLOAT_PLACES = 6
@@ -40,3 +41,21 @@ def dumps(value: Any, *, indent: int | None = 2) -> str:
 def write_jsonl(path: Path, rows: Iterable[Any]) -> None:
     """Write one canonical JSON object per line, atomically."""
     atomic_write(path, "".join(dumps(row, indent=None) + "\n" for row in rows))
+
+
+def write_report_set(folder: Path, texts: Mapping[str, str], *,
+                     remove: Iterable[str] = ()) -> None:
+    """Write a run's report files into ``folder`` as one set (all new or all old).
+
+    Raises :class:`DictbenchError` naming the folder when it cannot be written (it is a
+    file, read-only, the disk is full); the files already there are then unchanged.
+    """
+    if folder.exists() and not folder.is_dir():
+        raise DictbenchError("the report folder is not a folder (a file has that name); "
+                             "no report was written", path=folder)
+    try:
+        atomic_write_set(folder, texts, remove=remove)
+    except OSError as exc:
+        raise DictbenchError(
+            f"cannot write the reports: {exc.strerror or exc}; no report file was changed "
+            "(the folder keeps its previous set)", path=folder) from None

@@ -12,6 +12,7 @@ from typing import Any
 
 from .. import __version__
 from ..methods.base import ItemRecord
+from ..text.visible import visible
 from . import plots
 from .html_parts import (
     comparisons_table,
@@ -316,4 +317,4 @@ def render_html(report: Mapping[str, Any], records: Sequence[ItemRecord],
     return ('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             "<title>dictbench report</title>\n<style>" + CSS + "</style>\n</head>\n<body>\n"
-            "<main>\n" + "\n".join(body) + "\n</main>\n</body>\n</html>\n")
+            "<main>\n" + visible("\n".join(body)) + "\n</main>\n</body>\n</html>\n")

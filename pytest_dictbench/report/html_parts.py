@@ -8,7 +8,15 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .sections import FailingItem, GroupTable, MetricGroups, fmt, fmt_interval
+from .sections import (
+    FailingItem,
+    GroupTable,
+    MetricGroups,
+    fmt,
+    fmt_interval,
+    fmt_p,
+    shared_cell,
+)
 
 __all__ = ["comparisons_table", "diff_html", "esc", "failing_table", "fmt_p",
            "group_table", "judging_table", "metric_groups_table", "table"]
@@ -19,13 +27,6 @@ _DIFF_TOKEN = re.compile(r"\[-(.*?)-\]|\{\+(.*?)\+\}", re.S)
 def esc(value: Any) -> str:
     """``value`` as text safe inside HTML elements and quoted attributes."""
     return html.escape(str(value), quote=True)
-
-
-def fmt_p(p: float | None) -> str:
-    """A p value: 3 places, ``<0.001`` below that."""
-    if p is None:
-        return "-"
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def table(head: Sequence[str], rows: Iterable[Sequence[str]], *, numeric: Iterable[int] = (),
@@ -110,14 +111,14 @@ def metric_groups_table(groups: MetricGroups) -> str:
 
 def comparisons_table(comparisons: Sequence[Mapping[str, Any]]) -> str:
     """Discordant counts, McNemar p (raw, Holm, Bonferroni), difference and interval."""
-    head = ["b − a", "n", "only a failed", "only b failed", "both failed", "McNemar p",
+    head = ["b − a", "shared cases", "only a failed", "only b failed", "both failed", "McNemar p",
             "Holm p", "Bonferroni p", "mean a", "mean b", "difference", "95% interval",
             "resolved"]
     rows = []
     for c in comparisons:
         resolved = c.get("resolved")
         rows.append([
-            f"<b>{esc(c['b'])}</b> − <b>{esc(c['a'])}</b>", str(c["n"]), str(c["only_a_failed"]),
+            f"<b>{esc(c['b'])}</b> − <b>{esc(c['a'])}</b>", shared_cell(c), str(c["only_a_failed"]),
             str(c["only_b_failed"]), str(c["both_failed"]), esc(fmt_p(c.get("mcnemar_p"))),
             esc(fmt_p(c.get("p_holm"))), esc(fmt_p(c.get("p_bonferroni"))), fmt(c.get("mean_a")),
             fmt(c.get("mean_b")), f"{c['mean_difference']:+.1f}",

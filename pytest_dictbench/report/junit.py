@@ -1,10 +1,14 @@
-"""Per-testcase JUnit properties from an item record."""
+"""JUnit: per-testcase properties from an item record, and results of the run's end."""
 
 from __future__ import annotations
 
+from typing import Literal
+
+import pytest
+
 from ..methods.base import ItemRecord
 
-__all__ = ["junit_properties"]
+__all__ = ["junit_properties", "session_result"]
 
 
 def junit_properties(record: ItemRecord) -> list[tuple[str, str]]:
@@ -19,3 +23,17 @@ def junit_properties(record: ItemRecord) -> list[tuple[str, str]]:
         score = value.get("score")
         props.append((f"dictbench.rule.{rule}", "unjudged" if score is None else str(score)))
     return props
+
+
+def session_result(nodeid: str, path: str, title: str, failure: str | None
+                   ) -> list[pytest.TestReport]:
+    """The setup, call and teardown reports of a result found at the end of the run (a
+    gate verdict, a report-writing problem), so that it is a test result of its own: a
+    JUnit testcase, a line in pytest's summary and its final counts."""
+
+    def report(when: Literal["setup", "call", "teardown"], failed: bool) -> pytest.TestReport:
+        return pytest.TestReport(nodeid, (path, None, title), {}, "failed" if failed
+                                 else "passed", failure if failed else None, when)
+
+    return [report("setup", False), report("call", failure is not None),
+            report("teardown", False)]

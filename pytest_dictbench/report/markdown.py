@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..methods.base import ItemRecord
+from ..text.visible import visible
 from .rig import rig_notes, rig_tables_text
 from .sections import (
     GroupTable,
@@ -19,9 +20,11 @@ from .sections import (
     failing_items,
     fmt,
     fmt_interval,
+    fmt_p,
     group_tables,
     metric_groups,
     rule_key,
+    shared_cell,
     suite_records,
 )
 from .terminal import gate_lines
@@ -70,12 +73,6 @@ def _table(head: Sequence[str], rows: Iterable[Sequence[str]],
              "|" + "|".join("---:" if i in num else "---" for i in range(len(head))) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return [*lines, ""]
-
-
-def _p(p: float | None) -> str:
-    if p is None:
-        return "-"
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def _intro(report: Mapping[str, Any]) -> list[str]:
@@ -188,15 +185,15 @@ def _comparisons(suite: Mapping[str, Any]) -> list[str]:
     comparisons = suite.get("comparisons", [])
     if not comparisons:
         return ["**Paired comparisons:** none (no pair of products scored the same items).", ""]
-    rows = [[f"{md(c['b'])} − {md(c['a'])}", str(c["n"]),
+    rows = [[f"{md(c['b'])} − {md(c['a'])}", shared_cell(c),
              f"{c['only_a_failed']} / {c['only_b_failed']} / {c['both_failed']}",
-             md(_p(c.get("mcnemar_p"))), md(_p(c.get("p_holm"))),
-             md(_p(c.get("p_bonferroni"))), f"{c['mean_difference']:+.1f}",
+             md(fmt_p(c.get("mcnemar_p"))), md(fmt_p(c.get("p_holm"))),
+             md(fmt_p(c.get("p_bonferroni"))), f"{c['mean_difference']:+.1f}",
              fmt_interval(c.get("interval"), signed=True),
              "**yes**" if c.get("resolved") else "no"] for c in comparisons]
     return ["**Paired comparisons** (difference of mean item score, b − a)", "",
-            *_table(["b − a", "n", "only a / only b / both failed", "McNemar p", "Holm p",
-                     "Bonferroni p", "difference", "95% interval", "resolved"], rows,
+            *_table(["b − a", "shared cases", "only a / only b / both failed", "McNemar p",
+                     "Holm p", "Bonferroni p", "difference", "95% interval", "resolved"], rows,
                     range(1, 8))]
 
 
@@ -306,4 +303,4 @@ def render_markdown(report: Mapping[str, Any], records: Sequence[ItemRecord],
     for suite in report.get("suites", []):
         lines += _suite(suite, suite_records(records, suite["id"]),
                         (expected or {}).get(suite["id"], {}))
-    return "\n".join(lines).rstrip("\n") + "\n"
+    return visible("\n".join(lines).rstrip("\n") + "\n")

@@ -16,6 +16,7 @@ from typing import Any
 from ..methods.base import ItemRecord
 from ..methods.error_rate import NO_SPACE_LANGUAGES
 from ..model import SCORED_STATUSES, Suite
+from ..precision import is_fraction, published_places
 from ..text.diff import UNITS, diff_against_closest
 
 __all__ = [
@@ -28,10 +29,12 @@ __all__ = [
     "failing_items",
     "fmt",
     "fmt_interval",
+    "fmt_p",
     "group_tables",
     "is_fraction",
     "metric_groups",
     "rule_key",
+    "shared_cell",
     "suite_records",
     "summary_metrics",
 ]
@@ -46,18 +49,11 @@ EXPECTED_FIELDS: Mapping[str, tuple[str, ...]] = {
 }
 _FALLBACK_FIELDS = ("references", "reference", "expected", "verbatim")
 
-#: Metric names (or name endings) whose values are fractions 0..1, printed with 3 places.
-_FRACTION_ENDINGS = ("wer", "cer", "rate", "f1", "precision", "recall", "kappa", "share")
 #: Summary figures that are settings or bookkeeping rather than results.
 _NOT_RESULTS = frozenset({"items", "threshold", "vwer_threshold", "unit", "passed"})
 
 
 # -- formatting -------------------------------------------------------------------------
-
-def is_fraction(name: str) -> bool:
-    """Whether metric ``name`` is a 0..1 fraction (WER, F1, kappa, ...)."""
-    return name.lower().endswith(_FRACTION_ENDINGS)
-
 
 def fmt(value: Any, name: str = "") -> str:
     """One figure as the reports print it: ``-`` for missing, 3 places for fractions,
@@ -69,9 +65,16 @@ def fmt(value: Any, name: str = "") -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        text = f"{value:.3f}" if is_fraction(name) else f"{value:.1f}"
+        text = f"{value:.{published_places(name)}f}"
         return text.lstrip("-") if not text.strip("-0.") else text  # no "-0.0"
     return str(value)
+
+
+def fmt_p(p: float | None) -> str:
+    """A p value: 3 places, ``<0.001`` below that."""
+    if p is None:
+        return "-"
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def fmt_interval(interval: Mapping[str, Any] | None, name: str = "", *,
@@ -82,6 +85,14 @@ def fmt_interval(interval: Mapping[str, Any] | None, name: str = "", *,
     if signed:
         return f"{interval['low']:+.1f} – {interval['high']:+.1f}"
     return f"{fmt(float(interval['low']), name)} – {fmt(float(interval['high']), name)}"
+
+
+def shared_cell(c: Mapping[str, Any]) -> str:
+    """A comparison's shared case count, with each side's scored cases when the
+    comparison covers only part of them: ``5 of 24 / 5``."""
+    if c.get("cases_a", c["n"]) == c["n"] == c.get("cases_b", c["n"]):
+        return str(c["n"])
+    return f"{c['n']} of {c['cases_a']} / {c['cases_b']}"
 
 
 def rule_key(rule: str) -> tuple[str, int, str]:

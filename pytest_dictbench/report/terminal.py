@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .sections import fmt
+from ..text.visible import visible
+from .sections import fmt, fmt_p
 
-__all__ = ["baseline_line", "gate_lines", "summary_lines"]
+__all__ = ["baseline_line", "gate_lines", "shared_cases", "summary_lines"]
 
 _COLUMNS = ("items", "passed", "failed", "errors", "not_tested", "empty")
 #: Leaderboard columns that are settings or counts rather than results.
@@ -70,8 +71,8 @@ def _notes(suite: Mapping[str, Any]) -> list[str]:
             f"{suite['id']}: {c['b']} - {c['a']}: {c['mean_difference']:+.2f} "
             f"[{interval['low']:+.2f}, {interval['high']:+.2f}] ({verdict}); cases failed "
             f"only by {c['a']}: {c['only_a_failed']}, only by {c['b']}: "
-            f"{c['only_b_failed']}; McNemar p={_p(c['mcnemar_p'])} "
-            f"(Holm {_p(c.get('p_holm', c['mcnemar_p']))}), n={c['n']}")
+            f"{c['only_b_failed']}; McNemar p={fmt_p(c['mcnemar_p'])} "
+            f"(Holm {fmt_p(c.get('p_holm', c['mcnemar_p']))}); {shared_cases(c, c['a'], c['b'])}")
     return notes
 
 
@@ -81,11 +82,15 @@ def summary_lines(report: Mapping[str, Any]) -> list[str]:
     for suite in report.get("suites", []):
         board = _leaderboard(suite)
         lines += (["", *board] if board else []) + _notes(suite)
-    return lines
+    return [visible(line) for line in lines]
 
 
-def _p(value: float) -> str:
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
+def shared_cases(c: Mapping[str, Any], a: str, b: str) -> str:
+    """``on 5 shared cases (scored: a 24, b 5)``: how much of each side was compared."""
+    counts = ""
+    if "cases_a" in c:
+        counts = f" (scored: {a} {c['cases_a']}, {b} {c['cases_b']})"
+    return f"on {c['n']} shared case{'s' if c['n'] != 1 else ''}{counts}"
 
 
 def baseline_line(c: Mapping[str, Any]) -> str:
@@ -95,7 +100,7 @@ def baseline_line(c: Mapping[str, Any]) -> str:
             f"[{interval['low']:+.2f}, {interval['high']:+.2f}] "
             f"({'resolved' if c['resolved'] else 'not resolved'}); cases failed only in "
             f"the baseline: {c['only_a_failed']}, only now: {c['only_b_failed']}; "
-            f"McNemar p={_p(c['mcnemar_p'])}, n={c['n']}")
+            f"McNemar p={fmt_p(c['mcnemar_p'])}; {shared_cases(c, 'baseline', 'now')}")
 
 
 def gate_lines(report: Mapping[str, Any]) -> list[str]:
@@ -104,8 +109,12 @@ def gate_lines(report: Mapping[str, Any]) -> list[str]:
     gate = report.get("gate")
     if gate is None:
         return []
-    lines = [f"CI gate: {'passed' if gate['passed'] else 'FAILED'} (max drop "
-             f"{gate['max_drop']:g} points, min score {gate['min_score']})"]
+    settings = gate.get("settings")
+    if settings is None:  # reports written before the settings were spelled out
+        settings = f"max drop {gate['max_drop']:g} points"
+        if gate.get("min_score") is not None:
+            settings += f", min score {gate['min_score']:g}"
+    lines = [f"CI gate: {'passed' if gate['passed'] else 'FAILED'} ({settings})"]
     lines += [f"FAILED: {failure}" for failure in gate["failures"]]
     lines += [baseline_line(c) for c in report.get("baseline", {}).get("comparisons", [])]
-    return lines
+    return [visible(line) for line in lines]
