@@ -206,7 +206,8 @@ def pytest_configure(config: pytest.Config) -> None:
     interval = config.getoption("dictbench_progress")
     if live and interval and not session.worker:
         config.pluginmanager.register(CaptureProgress(
-            config, live, interval, lambda nodeid: _item_product(nodeid, [p.name for p in products])),
+            config, live, interval,
+            lambda nodeid: _item_product(nodeid, [p.name for p in products])),
             "dictbench-progress")
     if config.pluginmanager.hasplugin("xdist"):
         # capture groups on one worker each, in order; a crashed worker's item an error
