@@ -12,7 +12,7 @@ from .compare import adjust_pvalues, compare_products
 from .judge.report import judges_table
 from .methods.base import ItemRecord, Method
 from .model import SCORED_STATUSES, Product, Suite
-from .ranking import RankingRules, rank_products
+from .ranking import RankingRules, provisional_counts, rank_products
 from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED, latency_summary, mean_ci
 
 __all__ = ["REPORT_SCHEMA_VERSION", "StatsOptions", "case_scores", "record_sort_key",
@@ -80,10 +80,17 @@ def _product_entry(records: Sequence[ItemRecord], suite: Suite, product: Product
         "tables": method.aggregate(scored, suite) if scored else {},
         "judging": judges_table(records),
         "pending_adjudications": sum(len(r.get("pending", ())) for r in records),
+        "provisional": _provisional(records),
         "latency": latency_summary([r["latency_ms"] for r in scored
                                     if r.get("latency_ms") is not None]),
         "speed": _speed(scored),
     }
+
+
+def _provisional(records: Sequence[ItemRecord]) -> dict[str, int] | None:
+    """``{"unjudged": n, "items": m}`` when the score is provisional, else ``None``."""
+    waiting, items = provisional_counts(records)
+    return {"unjudged": waiting, "items": items} if waiting else None
 
 
 def _speed(scored: Sequence[ItemRecord]) -> dict[str, Any] | None:

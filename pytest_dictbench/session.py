@@ -158,6 +158,7 @@ class DictbenchSession:
             "rules": {r.rule: r.to_json() for r in result.rules} if result else {},
             "metrics": dict(result.metrics) if result else {},
             "message": (result.message if result else message) or message,
+            "provisional": result.provisional if result else 0,
             "empty": bool(output is not None and not output.text.strip()),
             "canary_leak": bool(text and suite.canary in text),
             "case": group,

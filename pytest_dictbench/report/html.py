@@ -28,6 +28,7 @@ from .sections import (
     failing_items,
     fmt,
     fmt_interval,
+    fmt_score,
     group_tables,
     metric_groups,
     rule_key,
@@ -113,7 +114,7 @@ def _leaderboard(suite: Mapping[str, Any]) -> str:
                 else '<span class="unranked">not ranked</span>')
         rows.append([rank, f"<b>{esc(row['product'])}</b>",
                      *([fmt(row.get(headline), headline)] if headline != "score" else []),
-                     fmt(e.get("score")), fmt_interval(e.get("score_ci")), str(e["passed"]),
+                     fmt_score(e), fmt_interval(e.get("score_ci")), str(e["passed"]),
                      str(e["failed"]), str(e["errors"]), str(e["not_tested"]),
                      f'<span class="why">{esc(e.get("reason") or "")}</span>'])
     return table(head, rows, numeric=range(2, len(head) - 1), full=True)

@@ -27,6 +27,7 @@ __all__ = [
     "failing_items",
     "fmt",
     "fmt_interval",
+    "fmt_score",
     "group_tables",
     "is_fraction",
     "metric_groups",
@@ -71,6 +72,16 @@ def fmt(value: Any, name: str = "") -> str:
         text = f"{value:.3f}" if is_fraction(name) else f"{value:.1f}"
         return text.lstrip("-") if not text.strip("-0.") else text  # no "-0.0"
     return str(value)
+
+
+def fmt_score(entry: Mapping[str, Any]) -> str:
+    """A product's suite score, labelled provisional with its count of unjudged
+    judgements when some are missing (such a score is never ranked)."""
+    text = fmt(entry.get("score"), "score")
+    waiting = entry.get("provisional")
+    if waiting and entry.get("score") is not None:
+        text += f" (provisional: {waiting['unjudged']} unjudged)"
+    return text
 
 
 def fmt_interval(interval: Mapping[str, Any] | None, name: str = "", *,

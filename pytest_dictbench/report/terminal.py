@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .sections import fmt
+from .sections import fmt, fmt_score
 
 __all__ = ["baseline_line", "gate_lines", "summary_lines"]
 
@@ -30,7 +30,7 @@ def _overview(report: Mapping[str, Any]) -> list[str]:
             ci = entry.get("score_ci")
             rows.append((
                 suite["id"], entry["product"], *(fmt(entry[c]) for c in _COLUMNS),
-                fmt(entry["score"], "score"), f"{ci['low']:.1f}..{ci['high']:.1f}" if ci else "-",
+                fmt_score(entry), f"{ci['low']:.1f}..{ci['high']:.1f}" if ci else "-",
                 fmt(entry.get("rank")),
             ))
     return table(rows)

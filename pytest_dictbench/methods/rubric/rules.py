@@ -185,10 +185,8 @@ _RULES = (
     Rule("D13", "One style holds throughout the output.", common=True),
     Rule(
         "D14",
-        "Spacing around Latin letters and digits does not hurt readability "
-        "(never penalised automatically).",
+        "Spacing around Latin letters and digits does not hurt readability.",
         common=True,
-        automated=True,
     ),
     Rule("D15", "Abbreviations appear only where spoken or standard."),
 )
