@@ -206,7 +206,8 @@ class DictbenchSession:
         return summarize(
             records, suites, {p.name: p for p in self.products}, self.registry.methods,
             {sid: canary_status(suite) for sid, suite in suites.items()},
-            StatsOptions(resamples=self.config.getoption("dictbench_resamples")),
+            StatsOptions(resamples=self.config.getoption("dictbench_resamples"),
+                         seed=bootstrap_seed(self.config)),
         )
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
@@ -309,6 +310,20 @@ def _judge_default(config: pytest.Config) -> dict[str, Any] | None:
         raise JudgeError("no [judge] table", path=path)
     parse_judge_settings(table, path=path)
     return table
+
+
+def bootstrap_seed(config: pytest.Config) -> int:
+    """``--dictbench-seed``, else ini ``dictbench_seed``, else :data:`DEFAULT_SEED`."""
+    value = config.getoption("dictbench_seed", None)
+    if value is not None:
+        return int(value)
+    text = str(config.getini("dictbench_seed") or "").strip()
+    if not text:
+        return DEFAULT_SEED
+    if not text.isdigit():
+        where = config.inipath or "ini"
+        raise pytest.UsageError(f"{where}: dictbench_seed must be an integer >= 0, got {text!r}")
+    return int(text)
 
 
 def _load_baseline(value: str | None, cwd: Path) -> list[dict[str, Any]] | None:
