@@ -183,7 +183,9 @@ def _rule_tables(suite: Mapping[str, Any]) -> str:
     """Rubric: per product, how many items failed each rule and how many were unjudged."""
     parts = []
     for key, title in (("rule_failures", "Items failing each rule"),
-                       ("unjudged", "Items where a rule was left unjudged (no verdict)")):
+                       ("unjudged", "Items where a rule was left unjudged (no verdict)"),
+                       ("overturned", "Items where judges or a person overturned the "
+                        "automated score")):
         counts = {e["product"]: e["tables"][key] for e in suite["products"]
                   if isinstance(e.get("tables", {}).get(key), Mapping)}
         rules = sorted({r for c in counts.values() for r in c}, key=rule_key)
