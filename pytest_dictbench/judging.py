@@ -8,6 +8,10 @@ method keeps the lower of an automated and a judged score.
 
 What the controller needs travels on the item record: each judge's scores (for kappa),
 pending adjudications, the cost of the verdicts used, and judge errors.
+
+A suite that declares no judges still takes a person's decisions: lines of
+``adjudications.jsonl`` in the judge folder whose suite, case, product and output hash
+match an item give its rules their final (``human``) scores.
 """
 
 from __future__ import annotations
@@ -63,6 +67,7 @@ class Judging:
         self._done: dict[tuple[str, str], dict[tuple[str, int], Judgement] | str] = {}
         self.calls = 0
         self.cache_hits = 0
+        self._human: dict[tuple[str, str, str, str], list[Any]] | None = None
 
     def for_item(self, item: CaseItem, output: Output) -> Judgement:
         """The judgement of ``item`` (judging its whole group on first use)."""
@@ -71,7 +76,7 @@ class Judging:
             return Judgement()
         settings = item.session_state.judge_settings.get(item.suite.id)
         if settings is None:
-            return Judgement()
+            return self._human_only(item, output)
         group = _group(item)
         if group not in self._done:
             try:
@@ -82,6 +87,30 @@ class Judging:
         if isinstance(done, str):  # the group could not be judged: every item errs
             return Judgement(error=done)
         return done.get((item.case.id, item.repetition), Judgement())
+
+    def _human_only(self, item: CaseItem, output: Output) -> Judgement:
+        """A person's decisions on ``item`` (suites without judges)."""
+        from .judge.records import output_hash
+
+        try:
+            decisions = self._decisions()
+        except (DictbenchError, OSError) as exc:
+            return Judgement(error=f"{type(exc).__name__}: {exc}")
+        key = (item.suite.id, item.case.id, item.product.name, output_hash(output.text))
+        judged = {d.rule: RuleScore(d.rule, d.score, d.reason, "human")
+                  for d in decisions.get(key, ())}
+        return Judgement(judged=judged)
+
+    def _decisions(self) -> dict[tuple[str, str, str, str], list[Any]]:
+        """The decisions file, loaded once per process, by (suite, case, product, hash)."""
+        if self._human is None:
+            from .judge.adjudications import load_decisions
+
+            found: dict[tuple[str, str, str, str], list[Any]] = {}
+            for d in load_decisions(self.folder / DECISIONS_FILE):
+                found.setdefault((d.suite, d.case, d.product, d.output_hash), []).append(d)
+            self._human = found
+        return self._human
 
     # -- batching ----------------------------------------------------------------------
 

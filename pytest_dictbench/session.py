@@ -77,6 +77,7 @@ class DictbenchSession:
         self.report_dir = report_dir
         self.repetitions: int | None = config.getoption("dictbench_repetitions")
         self.item_failures: str = config.getoption("dictbench_item_failures")
+        self.seed = bootstrap_seed(config)  # a bad ini value stops the run before it starts
         # testcase properties only matter when a JUnit XML file is written
         self.junit_properties: bool = bool(getattr(config.option, "xmlpath", None)) and \
             config.getini("dictbench_junit_properties")
@@ -207,7 +208,7 @@ class DictbenchSession:
             records, suites, {p.name: p for p in self.products}, self.registry.methods,
             {sid: canary_status(suite) for sid, suite in suites.items()},
             StatsOptions(resamples=self.config.getoption("dictbench_resamples"),
-                         seed=bootstrap_seed(self.config)),
+                         seed=self.seed),
         )
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:

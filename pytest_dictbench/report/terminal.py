@@ -48,7 +48,9 @@ def _leaderboard(suite: Mapping[str, Any]) -> list[str]:
     more = f" ({len(metrics) - len(shown)} more columns in dictbench.json and .html)" \
         if len(shown) < len(metrics) else ""
     lines = [f"{suite['id']}: leaderboard sorted by {headline}{more}"]
-    lines += table([columns, *[[fmt(row.get(c), c) for c in columns] for row in rows]])
+    entries = {e["product"]: e for e in suite.get("products", [])}
+    lines += table([columns, *[[fmt_score(entries.get(row["product"], row)) if c == "score"
+                                else fmt(row.get(c), c) for c in columns] for row in rows]])
     return lines
 
 
