@@ -3,8 +3,8 @@
 Judging is batched per (suite, product) in each process: the first item of a group to
 run asks for verdicts on every selected item of that group, so requests go out
 concurrently. Only items whose preliminary score leaves a rule unjudged are sent; the
-judges then score every rule of the item (automated results shown to them), and the
-method keeps the lower of an automated and a judged score.
+judges then score every rule of the item (automated results shown to them), and their
+agreed score, or a person's decision, is final over the automated one.
 
 What the controller needs travels on the item record: each judge's scores (for kappa),
 pending adjudications, the cost of the verdicts used, and judge errors.

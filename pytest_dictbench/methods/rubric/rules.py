@@ -42,7 +42,7 @@ class Rule:
     meaning: str
     #: Scored on every item, whatever the case lists.
     common: bool = False
-    #: Decided by an automated check in :mod:`.checks` (judges may still lower it).
+    #: Decided by an automated check in :mod:`.checks` (a judge or a person may overturn it).
     automated: bool = False
 
     @property
