@@ -12,7 +12,7 @@ from .compare import adjust_pvalues, compare_products
 from .judge.report import judges_table
 from .methods.base import ItemRecord, Method
 from .model import SCORED_STATUSES, Product, Suite
-from .ranking import RankingRules, rank_products
+from .ranking import RankingRules, provisional_counts, rank_products
 from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED, latency_summary, mean_ci
 
 __all__ = ["REPORT_SCHEMA_VERSION", "StatsOptions", "case_scores", "record_sort_key",
@@ -84,6 +84,7 @@ def _product_entry(records: Sequence[ItemRecord], suite: Suite, product: Product
         "tables": method.aggregate(scored, suite) if scored else {},
         "judging": judges_table(records),
         "pending_adjudications": sum(len(r.get("pending", ())) for r in records),
+        "provisional": _provisional(records),
         "latency": latency_summary([r["latency_ms"] for r in scored
                                     if r.get("latency_ms") is not None]),
         "speed": _speed(scored),
@@ -105,6 +106,12 @@ def _environment(declared: dict[str, Any], records: Sequence[ItemRecord]) -> dic
             {"field": k, "declared": str(declared[k]), "recorded": recorded[k]}
             for k in sorted(declared) if k in recorded and str(declared[k]) != recorded[k]]
     return entry
+
+
+def _provisional(records: Sequence[ItemRecord]) -> dict[str, int] | None:
+    """``{"unjudged": n, "items": m}`` when the score is provisional, else ``None``."""
+    waiting, items = provisional_counts(records)
+    return {"unjudged": waiting, "items": items} if waiting else None
 
 
 def _speed(scored: Sequence[ItemRecord]) -> dict[str, Any] | None:
@@ -217,11 +224,12 @@ def summarize(
         missing = sorted(f for f, ok in canary.get(suite_id, {}).items() if not ok)
         entries.append(_suite_entry(suite, methods[suite.method], grouped[suite_id],
                                     products, missing, options))
-    adjust_pvalues([c for entry in entries for c in entry["comparisons"]])
+    for entry in entries:  # one family of comparisons per suite, as the seed corrects
+        adjust_pvalues(entry["comparisons"])
     return {
         "schema_version": REPORT_SCHEMA_VERSION,
         "statistics": {"resamples": options.resamples, "seed": options.seed,
                        "interval": "percentile bootstrap, 95%",
-                       "p_adjustment": "Holm and Bonferroni across all comparisons of the run"},
+                       "p_adjustment": "Holm and Bonferroni within each suite"},
         "suites": entries,
     }

@@ -6,7 +6,8 @@ repetitions' scores, and as failed when more than half of its repetitions failed
 Failures (items below the method's gate) are compared with McNemar's exact test on the
 discordant cases, scores with the mean per-case difference ``b - a`` and its seeded
 percentile bootstrap interval. A difference is *resolved* when the interval excludes 0.
-P-values are adjusted across every comparison of a run (Holm and Bonferroni).
+P-values are adjusted within each suite (Holm and Bonferroni over that suite's
+comparisons): a suite is one benchmark, and its comparisons form one family.
 """
 
 from __future__ import annotations
@@ -66,7 +67,8 @@ def compare_products(by_product: Mapping[str, Sequence[ItemRecord]], *, resample
 
 
 def adjust_pvalues(comparisons: Sequence[dict[str, Any]]) -> None:
-    """Add ``p_holm`` and ``p_bonferroni`` to each comparison, across all of them."""
+    """Add ``p_holm`` and ``p_bonferroni`` to each comparison; ``comparisons`` is one
+    family (one suite's comparisons)."""
     raw = [c["mcnemar_p"] for c in comparisons]
     for comparison, p_holm, p_bonf in zip(comparisons, holm(raw), bonferroni(raw),
                                           strict=True):

@@ -3,11 +3,15 @@
 Judging is batched per (suite, product) in each process: the first item of a group to
 run asks for verdicts on every selected item of that group, so requests go out
 concurrently. Only items whose preliminary score leaves a rule unjudged are sent; the
-judges then score every rule of the item (automated results shown to them), and the
-method keeps the lower of an automated and a judged score.
+judges then score every rule of the item (automated results shown to them), and their
+agreed score, or a person's decision, is final over the automated one.
 
 What the controller needs travels on the item record: each judge's scores (for kappa),
 pending adjudications, the cost of the verdicts used, and judge errors.
+
+A suite that declares no judges still takes a person's decisions: lines of
+``adjudications.jsonl`` in the judge folder whose suite, case, product and output hash
+match an item give its rules their final (``human``) scores.
 """
 
 from __future__ import annotations
@@ -67,6 +71,7 @@ class Judging:
         self._done: dict[tuple[str, str], dict[tuple[str, int], Judgement] | str] = {}
         self.calls = 0
         self.cache_hits = 0
+        self._human: dict[tuple[str, str, str, str], list[Any]] | None = None
 
     def for_item(self, item: CaseItem, output: Output) -> Judgement:
         """The judgement of ``item`` (judging its whole group on first use)."""
@@ -75,7 +80,7 @@ class Judging:
             return NO_JUDGEMENT
         settings = item.session_state.judge_settings.get(item.suite.id)
         if settings is None:
-            return NO_JUDGEMENT
+            return self._human_only(item, output)
         group = _group(item)
         if group not in self._done:
             try:
@@ -86,6 +91,30 @@ class Judging:
         if isinstance(done, str):  # the group could not be judged: every item errs
             return Judgement(error=done)
         return done.get((item.case.id, item.repetition), NO_JUDGEMENT)
+
+    def _human_only(self, item: CaseItem, output: Output) -> Judgement:
+        """A person's decisions on ``item`` (suites without judges)."""
+        from .judge.records import output_hash
+
+        try:
+            decisions = self._decisions()
+        except (DictbenchError, OSError) as exc:
+            return Judgement(error=f"{type(exc).__name__}: {exc}")
+        key = (item.suite.id, item.case.id, item.product.name, output_hash(output.text))
+        judged = {d.rule: RuleScore(d.rule, d.score, d.reason, "human")
+                  for d in decisions.get(key, ())}
+        return Judgement(judged=judged)
+
+    def _decisions(self) -> dict[tuple[str, str, str, str], list[Any]]:
+        """The decisions file, loaded once per process, by (suite, case, product, hash)."""
+        if self._human is None:
+            from .judge.adjudications import load_decisions
+
+            found: dict[tuple[str, str, str, str], list[Any]] = {}
+            for d in load_decisions(self.folder / DECISIONS_FILE):
+                found.setdefault((d.suite, d.case, d.product, d.output_hash), []).append(d)
+            self._human = found
+        return self._human
 
     # -- batching ----------------------------------------------------------------------
 

@@ -136,9 +136,16 @@ class RuleScore:
     score: int | None
     evidence: str = ""
     source: RuleSource = "auto"
+    #: The automated check's ``(score, evidence)`` when a judge or a person decided the
+    #: rule over it (kept as evidence; ``None`` otherwise).
+    auto: tuple[int, str] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"score": self.score, "evidence": self.evidence, "source": self.source}
+        data: dict[str, Any] = {"score": self.score, "evidence": self.evidence,
+                                "source": self.source}
+        if self.auto is not None:
+            data["auto"] = {"score": self.auto[0], "evidence": self.auto[1]}
+        return data
 
 
 @dataclass(frozen=True)
@@ -152,6 +159,9 @@ class ItemResult:
     metrics: Mapping[str, float] = field(default_factory=dict)
     #: One line saying why the item failed (empty when it passed).
     message: str = ""
+    #: Parts of the score still waiting for a judgement (unjudged rules, key points...).
+    #: A score with any is *provisional*: reported with this count, never ranked.
+    provisional: int = 0
 
     def failed_rules(self) -> tuple[RuleScore, ...]:
         return tuple(r for r in self.rules if r.score is not None and r.score < 2)

@@ -116,6 +116,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Bootstrap resamples for intervals and paired comparisons (seeded). "
         "Default: %(default)r.")
     group.addoption(
+        "--dictbench-seed", dest="dictbench_seed", metavar="N", type=_at_least(0),
+        default=None,
+        help="Seed of the bootstrap (intervals and paired comparisons); recorded in "
+        "dictbench.json. Default: ini dictbench_seed, else 20261129.")
+    group.addoption(
         "--dictbench-baseline", dest="dictbench_baseline", metavar="PATH", default=None,
         help="A previous run's dictbench.json (items.jsonl beside it) or its folder: each "
         "product is compared with itself there, on the same items.")
@@ -149,6 +154,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                   default="")
     parser.addini("dictbench_judge_dir", "Folder of the judge verdict cache and the human "
                   "decisions file adjudications.jsonl.", default="judges")
+    parser.addini("dictbench_seed", "Seed of the bootstrap when --dictbench-seed is not "
+                  "given (an integer >= 0).", default="")
     parser.addini("dictbench_suites", "Suites run by 'pytest --product=X' without paths.",
                   type="paths", default=[])
     parser.addini("dictbench_products", "Folder of product files (relative to the ini file).",

@@ -4,8 +4,9 @@ A product is ranked within a suite only when
 
 1. the suite's execution gate is open (``[execution_gate] ready``, default true);
 2. every case has a scored result for every required repetition;
-3. it has no rule waiting for a human adjudication and, when the suite declares LLM
-   judges, no rule score left unjudged;
+3. it has no rule waiting for a human adjudication and no provisional score (an item
+   record whose ``provisional`` count is above 0: rules or other parts of the score
+   still waiting for a judge or a person, whatever the method);
 4. the suite's run-validity conditions hold (``[validity]``, declared before results);
 5. it declares every same-environment field of the suite (``[ranking]
    same_environment``) and at least ``minimum_products`` eligible products share its
@@ -32,7 +33,7 @@ from .model import SCORED_STATUSES
 from .precision import published_places
 from .stats import competition_ranks
 
-__all__ = ["RankingRules", "rank_products"]
+__all__ = ["RankingRules", "provisional_counts", "rank_products"]
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ class RankingRules:
     max_errors: int | None = None
     #: Output flag (a boolean field of output lines, e.g. ``fallback``) -> most allowed.
     max_flagged: Mapping[str, int] | None = None
-    #: The suite declares LLM judges: a product with unjudged rule scores is not ranked.
+    #: The suite declares LLM judges (changes only the advice of the not-ranked reason).
     judged: bool = False
 
     @classmethod
@@ -84,6 +85,14 @@ class RankingRules:
         return self.decimals if self.decimals is not None else published_places(self.metric)
 
 
+def provisional_counts(records: Sequence[ItemRecord]) -> tuple[int, int]:
+    """(unjudged judgements, items having any) over scored records: a provisional score
+    when the first is above 0."""
+    counts = [int(r.get("provisional") or 0) for r in records
+              if r["status"] in SCORED_STATUSES]
+    return sum(counts), sum(1 for n in counts if n)
+
+
 def _exclusion(records: Sequence[ItemRecord], cases: int, repetitions: int,
                rules: RankingRules) -> str | None:
     """Why a product cannot be ranked on its own record (cohorts aside), or None.
@@ -107,12 +116,12 @@ def _exclusion(records: Sequence[ItemRecord], cases: int, repetitions: int,
     pending = sum(len(r.get("pending", ())) for r in records)
     if pending:
         return f"{pending} rule score(s) pending human adjudication"
-    if rules.judged:
-        unjudged = sum(v.get("source") == "unjudged" for r in records
-                       for v in r.get("rules", {}).values())
-        if unjudged:
-            return (f"{unjudged} rule score(s) unjudged although the suite declares judges "
-                    "(run --judge=live, or replay a complete verdict cache)")
+    waiting, items = provisional_counts(records)
+    if waiting:
+        how = ("run --judge=live, or replay a complete verdict cache" if rules.judged
+               else "declare judges, or add human decisions")
+        return (f"provisional score: {waiting} unjudged judgement(s) on {items} item(s) "
+                f"({how})")
     for flag, most in sorted((rules.max_flagged or {}).items()):
         count = sum(bool(r.get("flags", {}).get(flag)) for r in records)
         if count > most:

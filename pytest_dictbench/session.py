@@ -37,6 +37,7 @@ from .report.sections import expected_texts
 from .report.terminal import baseline_line, summary_lines
 from .rig.package import is_package, load_package
 from .rig.results import export_csv
+from .stats import DEFAULT_SEED
 from .suites import DEFAULT_MAX_TEXT_CHARS, MANIFEST, canary_status, load_suite, read_toml
 
 if TYPE_CHECKING:
@@ -82,6 +83,7 @@ class DictbenchSession:
         self.report_dir = report_dir
         self.repetitions: int | None = config.getoption("dictbench_repetitions")
         self.item_failures: str = config.getoption("dictbench_item_failures")
+        self.seed = bootstrap_seed(config)  # a bad ini value stops the run before it starts
         # testcase properties only matter when a JUnit XML file is written
         self.junit_properties: bool = bool(getattr(config.option, "xmlpath", None)) and \
             config.getini("dictbench_junit_properties")
@@ -169,6 +171,7 @@ class DictbenchSession:
             "rules": {r.rule: r.to_json() for r in result.rules} if result else {},
             "metrics": dict(result.metrics) if result else {},
             "message": (result.message if result else message) or message,
+            "provisional": result.provisional if result else 0,
             "empty": bool(output is not None and not output.text.strip()),
             "canary_leak": bool(text and suite.canary and suite.canary in text),
             "case": group,
@@ -218,7 +221,8 @@ class DictbenchSession:
         return summarize(
             records, suites, {p.name: p for p in self.products}, self.registry.methods,
             {sid: canary_status(suite) for sid, suite in suites.items()},
-            StatsOptions(resamples=self.config.getoption("dictbench_resamples")),
+            StatsOptions(resamples=self.config.getoption("dictbench_resamples"),
+                         seed=self.seed),
         )
 
     @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file
@@ -358,6 +362,20 @@ def _judge_default(config: pytest.Config) -> dict[str, Any] | None:
         raise JudgeError("no [judge] table", path=path)
     parse_judge_settings(table, path=path)
     return table
+
+
+def bootstrap_seed(config: pytest.Config) -> int:
+    """``--dictbench-seed``, else ini ``dictbench_seed``, else :data:`DEFAULT_SEED`."""
+    value = config.getoption("dictbench_seed", None)
+    if value is not None:
+        return int(value)
+    text = str(config.getini("dictbench_seed") or "").strip()
+    if not text:
+        return DEFAULT_SEED
+    if not text.isdigit():
+        where = config.inipath or "ini"
+        raise pytest.UsageError(f"{where}: dictbench_seed must be an integer >= 0, got {text!r}")
+    return int(text)
 
 
 def ini_folder(config: pytest.Config, value: str) -> Path:

@@ -73,6 +73,23 @@ def test_real_speech_is_transcribed_and_the_engine_is_recorded(
     assert re.fullmatch(r"[0-9a-f]{64}", line["model_sha256"])
     assert line["settings"] == SETTINGS
     assert 0 < line["rtf"] < 5 and line["audio_duration_s"] > 2
+    # CTranslate2's CPU kernels depend on the instruction set: recorded with every capture
+    assert line["cpu_isa"] in {"AVX512", "AVX2", "AVX", "GENERIC", "NEON", "unknown"}
+    assert "cpu_model" in line
+
+
+def test_cpu_isa_follows_the_processor_or_the_forced_value(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_dictbench.adapters import whisper
+
+    monkeypatch.setenv("CT2_FORCE_CPU_ISA", "avx")
+    assert whisper.cpu_isa() == "AVX"
+    monkeypatch.delenv("CT2_FORCE_CPU_ISA")
+    flags = whisper._cpu_info().get("flags", "").split()
+    expected = ("AVX512" if {"avx512f", "avx512bw", "avx512vl"} <= set(flags) else
+                "AVX2" if {"avx2", "fma"} <= set(flags) else "AVX" if "avx" in flags else
+                "GENERIC" if flags else "unknown")
+    assert whisper.cpu_isa() == expected
 
 
 def test_the_model_is_loaded_once_and_never_downloaded(
@@ -148,3 +165,12 @@ def test_missing_engine_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setitem(sys.modules, "faster_whisper", None)
     with pytest.raises(ProductError, match=r"pip install 'pytest-dictbench\[asr\]'"):
         import_faster_whisper()
+
+
+def test_recorded_whisper_outputs_say_which_cpu_kernels_made_them() -> None:
+    root = Path(__file__).resolve().parents[1] / "products" / "whisper-tiny-recorded"
+    for path in sorted(root.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            capture = json.loads(line)
+            assert capture["cpu_isa"] == "AVX2", (path.name, capture["case_id"])
+            assert capture["settings"]["cpu_threads"] == 2

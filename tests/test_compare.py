@@ -55,3 +55,45 @@ def test_repetitions_count_once_per_case() -> None:
     five_b = [dict(r, repetition=r["repetition"] * 10 + k) for r in b for k in range(5)]
     again = compare_records(five, five_b, resamples=100, seed=2)
     assert (again["n"], again["interval"]) == (2, result["interval"])
+
+
+def _suite(suite_id: str, cases: int):
+    from pathlib import Path
+
+    from pytest_dictbench.model import Case, Suite
+
+    return Suite(id=suite_id, version="1", title=suite_id, method="error_rate", locale="en",
+                 canary="X", root=Path("."),
+                 cases=tuple(Case(f"c{i}", {"id": f"c{i}"}) for i in range(cases)))
+
+
+def _records(suite_id: str, product: str, failed: set[int], cases: int) -> list[dict]:
+    return [{"suite": suite_id, "product": product, "case_id": f"c{i}", "repetition": 1,
+             "status": "failed" if i in failed else "passed",
+             "score": 0.0 if i in failed else 100.0, "rules": {}, "metrics": {}}
+            for i in range(cases)]
+
+
+def test_p_values_are_adjusted_within_each_suite_and_the_seed_is_recorded() -> None:
+    from pytest_dictbench.aggregate import StatsOptions, summarize
+
+    class NoTables:  # a method with no tables of its own: only the comparisons matter here
+        name, case_schema = "plain", None
+
+        def aggregate(self, records, suite):
+            return {}
+
+    # two suites, two products each: one comparison per suite, so each family has size 1
+    # and the adjusted p equals the raw one. The old code made one family of 2 (p x 2).
+    # Suite s1: only b fails 6 cases -> McNemar 0 vs 6: p = 2 * 0.5**6 = 0.03125
+    # Suite s2: only b fails 4 cases -> p = 2 * 0.5**4 = 0.125
+    records = (_records("s1", "a", set(), 8) + _records("s1", "b", set(range(6)), 8)
+               + _records("s2", "a", set(), 8) + _records("s2", "b", set(range(4)), 8))
+    suites = {"s1": _suite("s1", 8), "s2": _suite("s2", 8)}
+    report = summarize(records, suites, {}, {"error_rate": NoTables()}, {},
+                       StatsOptions(resamples=200, seed=7))
+    (c1,), (c2,) = (s["comparisons"] for s in report["suites"])
+    assert c1["mcnemar_p"] == pytest.approx(0.03125) == c1["p_holm"] == c1["p_bonferroni"]
+    assert c2["mcnemar_p"] == pytest.approx(0.125) == c2["p_holm"] == c2["p_bonferroni"]
+    assert report["statistics"]["seed"] == 7
+    assert report["statistics"]["p_adjustment"] == "Holm and Bonferroni within each suite"

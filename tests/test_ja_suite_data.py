@@ -81,12 +81,16 @@ def _forbidden_hits(case: dict[str, Any], text: str, allowed: set[str]) -> list[
     return hits
 
 
-def _missing(case: dict[str, Any], text: str) -> list[str]:
-    """Must words, names, terms, numbers and homophones absent from ``text``."""
-    entries = [_variants(e) for e in case["must"] + case["proper_nouns"]]
-    entries += [[t["text"], *t["variants"]] for t in case["terms"]]
-    entries += [n["notations"] for n in case["numbers"]]
-    entries += [[h["correct"]] for h in case["homophones"]]
+def _missing(case: dict[str, Any], text: str, allowed: set[str] = frozenset()) -> list[str]:
+    """Must words, names, terms, numbers and homophones absent from ``text`` (those whose
+    rule is in ``allowed``, as listed for an error example, may be absent)."""
+    entries = [_variants(e) for e in case["must"]] if "A1" not in allowed else []
+    entries += [_variants(e) for e in case["proper_nouns"]] if "A2" not in allowed else []
+    if not {"A1", "D2"} & allowed:
+        entries += [[t["text"], *t["variants"]] for t in case["terms"]]
+    entries += [n["notations"] for n in case["numbers"] if n["rule"] not in allowed]
+    if "D1" not in allowed:
+        entries += [[h["correct"]] for h in case["homophones"]]
     return [e[0] for e in entries if not _has_any(text, e)]
 
 
@@ -231,14 +235,36 @@ def test_tags_agree_with_the_case_data(cases: list[dict[str, Any]]) -> None:
 
 def test_expected_and_alternatives_keep_every_required_form(cases: list[dict[str, Any]]) -> None:
     for case in cases:
-        for label, text, _allowed in _passing_texts(case):
-            assert _missing(case, text) == [], label
+        for label, text, allowed in _passing_texts(case):
+            assert _missing(case, text, allowed) == [], label
 
 
 def test_expected_and_alternatives_contain_nothing_forbidden(cases: list[dict[str, Any]]) -> None:
     for case in cases:
         for label, text, allowed in _passing_texts(case):
             assert _forbidden_hits(case, text, allowed) == [], label
+
+
+def test_a_third_of_the_items_carry_an_alternative_or_an_error_example(
+    cases: list[dict[str, Any]],
+) -> None:
+    with_alternatives = [c for c in cases if c.get("alternatives")]
+    assert 3 * len(with_alternatives) >= len(cases)  # 24 of 67
+    errors = [c for c in with_alternatives if any(0 in a["rules"].values()
+                                                  for a in c["alternatives"])]
+    assert len(errors) >= 10
+    # a digit-grouping variant is a light D3 slip (1), not an error (0)
+    grouping = [a for c in cases for a in c.get("alternatives", ()) if "12,000,000円" in a["text"]]
+    assert [a["rules"] for a in grouping] == [{"D3": 1}]
+
+
+def test_no_homophone_is_also_a_must_keep_word(cases: list[dict[str, Any]]) -> None:
+    # 5 of 14 homophone pairs were also must-keep words, gating a D1 slip as A1
+    from pytest_dictbench.methods.rubric.lint import lint_case
+
+    assert [p for case in cases for p in lint_case(case) if "homophone" in p] == []
+    ja015 = next(c for c in cases if c["id"] == "ja-015")
+    assert ["異動", "移動"] in ja015["must"]
 
 
 def test_forbidden_disfluencies_come_from_the_script(cases: list[dict[str, Any]]) -> None:

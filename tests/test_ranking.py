@@ -106,14 +106,20 @@ def test_max_errors_excuses_that_many_errors_and_no_more() -> None:
                    "c": (None, "run invalid: 2 errors (at most 1 allowed)")}
 
 
-def test_unjudged_rules_block_ranking_only_when_the_suite_declares_judges() -> None:
-    unjudged = [dict(r, rules={"A6": {"source": "unjudged", "score": None}}) for r in COMPLETE]
-    records = {"a": unjudged, "b": COMPLETE, "c": COMPLETE}
+def test_a_provisional_score_is_never_ranked_judges_declared_or_not() -> None:
+    # the old code ranked unjudged rubric scores when the suite declared no judges
+    provisional = [dict(r, provisional=2 if r["case_id"] == "c1" else 0) for r in COMPLETE]
+    records = {"a": provisional, "b": COMPLETE, "c": COMPLETE}
     entries = [entry("a", 1.0), entry("b", 2.0), entry("c", 3.0)]
-    assert rank(entries, records)["a"] == (3, None)
-    got = rank(entries, records, RankingRules(judged=True))
-    assert got["a"][1].startswith("3 rule score(s) unjudged although the suite declares judges")
-    assert (got["b"][0], got["c"][0]) == (2, 1)
+    for rules in (DEFAULT, RankingRules(judged=True)):
+        got = rank(entries, records, rules)
+        assert got["a"][0] is None
+        assert got["a"][1].startswith("provisional score: 2 unjudged judgement(s) on 1 item(s)")
+        assert (got["b"][0], got["c"][0]) == (2, 1)
+    # provisional counts on unscored records (errors) do not count
+    errored = [dict(r, provisional=5, status="error") for r in COMPLETE[:1]] + COMPLETE[1:]
+    assert rank(entries, {"a": errored, "b": COMPLETE, "c": COMPLETE},
+                RankingRules(max_errors=1))["a"] == (3, None)
 
 
 def test_error_rates_rank_on_their_published_three_places() -> None:
@@ -140,3 +146,4 @@ def test_scores_keep_one_place_and_a_declared_precision_wins() -> None:
     got = rank([entry("a", 0.218), entry("b", 0.195)], {"a": COMPLETE, "b": COMPLETE},
                declared)
     assert got == {"a": (1, None), "b": (1, None)}
+

@@ -210,3 +210,32 @@ def test_records_made_from_method_results_aggregate_consistently():
     )
     # c is not a known answer, so its nine judgement rules of layer A are unjudged
     assert tables["unjudged"]["A4"] == 1 and tables["summary"]["unjudged_A"] == 9
+
+
+def test_overturned_automated_scores_are_counted_per_rule():
+    auto_zero = {"score": 0, "evidence": "えっと"}
+    records = [
+        {"case_id": "a", "repetition": 1, "status": "passed", "score": 100.0, "rules": {
+            # a judge cleared an automated 0: overturned
+            "B1": {**rule(2, "judge", "a demonstrative"), "auto": auto_zero},
+            # a person agreed with the automated 0: judged over auto, not overturned
+            "A1": {**rule(0, "human", "term swapped"), "auto": {"score": 0, "evidence": ""}},
+            # a judgement rule with no automated score: neither
+            "A6": rule(2, "judge")}, "metrics": {}},
+        {"case_id": "b", "repetition": 1, "status": "passed", "score": 100.0, "rules": {
+            "B1": {**rule(1, "judge", "one filler"), "auto": {"score": 2, "evidence": ""}},
+            "A10": {**rule(2, "judge", ""), "auto": {"score": 0, "evidence": "forbid hit"}},
+            "A4": {**rule(2, "judge", ""), "auto": {"score": 0, "evidence": "forbid hit"}}},
+            "metrics": {}},
+    ]
+    tables = RubricMethod().aggregate(records, SUITE)
+    assert tables["judged_over_auto"] == {"A1": 1, "A4": 1, "A10": 1, "B1": 2}
+    assert tables["overturned"] == {"A4": 1, "A10": 1, "B1": 2}
+
+
+def test_report_json_keeps_rules_in_rubric_order():
+    from pytest_dictbench.report.files import dumps
+
+    # the old writer sorted keys as strings: A10 before A4
+    text = dumps({"rule_failures": {"A10": 1, "A4": 2, "A12": 3, "B1": 4}}, indent=None)
+    assert text == '{"rule_failures":{"A4":2,"A10":1,"A12":3,"B1":4}}'

@@ -237,7 +237,7 @@ def test_c8_gives_1_to_headings_and_one_item_lists_on_short_items(text, evidence
 
 def test_c8_leaves_long_items_and_real_lists_alone():
     long_case = make_case("資料は金曜に送ります。", short=False)
-    assert check(long_case, "【連絡】\n資料は金曜に送ります。", "C8") == (2, "")
+    assert "C8" not in run_checks(long_case, "【連絡】\n資料は金曜に送ります。")
     assert check(SHORT, "資料は\n\n・金曜に送ります\n・月曜に確認します", "C8") == (2, "")
 
 
@@ -247,7 +247,7 @@ def test_c8_flags_a_list_where_running_text_is_expected():
         1,
         "over-formatted: enumeration made into a list where running text is expected",
     )
-    assert check(case, "AとBを比べます。", "C1") == (2, "")
+    assert "C1" not in run_checks(case, "AとBを比べます。")  # no list expected: judgement
 
 
 # --- D1 homophones ---------------------------------------------------------------------------
@@ -351,9 +351,81 @@ def test_d4_takes_forbid_entries_too():
     assert check(case, "気温は30度Cです。", "D4") == (0, "off-standard unit or symbol: 30度C")
 
 
-def test_d14_spacing_is_never_penalised():
+def test_d14_spacing_is_left_to_judgement():
+    # the old check scored D14 = 2 on every output
     case = make_case("新しいAPIキーを発行します。")
-    assert check(case, "新しい API キーを発行します。", "D14") == (2, "")
+    assert "D14" not in run_checks(case, "新しい API キーを発行します。")
+
+
+def test_d3_gives_1_to_a_listed_digit_grouping_variant():
+    # the old check gave 0 to every listed variant
+    case = make_case(
+        "予算は1200万円、単価は26万4000円です。",
+        numbers=[
+            {"notations": ["1200万円"], "variants": ["12,000,000円", "千二百万円"]},
+            {"notations": ["26万4000円"], "variants": ["264000円", "264,000円"]},
+        ],
+    )
+    assert check(case, "予算は12,000,000円、単価は26万4000円です。", "D3") == (
+        1, "12,000,000円 written for 1200万円 (accepted: 1200万円); digit grouping only")
+    assert check(case, "予算は1200万円、単価は264000円です。", "D3")[0] == 1
+    # kanji numerals are not a grouping variant: 0
+    assert check(case, "予算は千二百万円、単価は26万4000円です。", "D3")[0] == 0
+    # listed as an accepted notation: 2
+    accepted = make_case("予算は1200万円です。",
+                         numbers=[{"notations": ["1200万円", "12,000,000円"]}])
+    assert check(accepted, "予算は12,000,000円です。", "D3") == (2, "")
+
+
+def test_grouping_variant_compares_value_and_surrounding_words():
+    from pytest_dictbench.methods.rubric.checks_words import grouping_variant
+
+    assert grouping_variant("1億2000万円", ("120,000,000円",))
+    assert grouping_variant("１２００万円", ("12,000,000円",))  # full width folds
+    assert not grouping_variant("12,000,000ドル", ("1200万円",))  # other unit
+    assert not grouping_variant("13,000,000円", ("1200万円",))  # other value
+    assert not grouping_variant("1200万円と3件", ("1200万円",))  # two numbers
+
+
+# --- A12 omissions ---------------------------------------------------------------------------
+
+
+def test_a12_is_0_for_an_empty_output():
+    # the old code scored every automated rule 2 and left A12 unjudged
+    case = make_case("明日の会議は10時からです。")
+    assert check(case, "", "A12") == (0, "empty output: everything spoken is left out")
+    assert check(case, " \n ", "A12")[0] == 0
+
+
+def test_a12_similarity_floor_against_the_closest_known_answer():
+    case = make_case("明日の会議は10時からです。")
+    # bare answer 明日の会議は10時からです: 13 chars; 了解です keeps です and is
+    # 9 deletions + 2 substitutions = 11 edits away -> 1 - 11/13 = 2/13 = 0.15
+    assert check(case, "了解です。", "A12") == (
+        0, "output shares 0.15 of the closest known answer (floor 0.50): most of what was "
+        "said is left out")
+    # one homophone slip decides nothing (1 - 2/13 = 0.85)
+    assert "A12" not in run_checks(case, "明日の開議は10時からです。")
+
+
+def test_a12_floor_uses_the_closest_of_expected_outputs_and_alternatives():
+    from pytest_dictbench.methods.rubric.checks_omission import shared
+
+    assert shared("明日です", "明日の会議は10時からです") == pytest.approx(4 / 13)
+    assert shared("", "") == 1.0
+    case = make_case("明日の会議は10時からです。",
+                     alternatives=[{"text": "会議は明日。", "rules": {"A12": 1}}])
+    # 会議は明日 (5 chars) vs the alternative: 0 edits -> 1.0, above the floor
+    assert "A12" not in run_checks(case, "会議は明日")
+
+
+def test_c1_and_c8_are_left_to_judgement_without_case_data():
+    long_plain = make_case("一つ目と二つ目と三つ目を確認します。", short=False)
+    # the old checks scored C1 = C8 = 2 here
+    found = run_checks(long_plain, "一つ目と二つ目と三つ目を確認します。")
+    assert "C1" not in found and "C8" not in found
+    # short items still get C8 automatically; enumerations still get C1
+    assert check(make_case("了解です。"), "## 返事\n了解です。", "C8")[0] == 1
 
 
 # --- forbid on a rule that needs judgement ----------------------------------------------------

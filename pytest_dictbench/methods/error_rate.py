@@ -2,7 +2,13 @@
 
 Per item, the output is compared with each reference (``reference`` or the list
 ``references``) and the reference giving the fewest word (or character) errors is kept.
-Counts come from jiwer after :func:`~pytest_dictbench.text.normalize.normalize_for_wer`;
+Counts come from jiwer after :func:`~pytest_dictbench.text.normalize.normalize_for_wer`
+(an apostrophe between letters, curly or typed as a backtick, keeps ``isn`t`` one word:
+``isn't``). Words come from :func:`~pytest_dictbench.text.words.words`: spaces for
+most languages; for Japanese (``ja``) sudachipy morphemes (core dictionary, mode B,
+recorded in the report), since splitting on spaces would make the WER a sentence error
+rate; other languages written without spaces (``zh``, ``th``, ...) have no WER (``None``)
+and score by CER.
 the strict edit distance is a character Levenshtein distance on the raw texts (only
 line endings normalised). Corpus figures pool the counts over items:
 ``WER = sum(S + D + I) / sum(reference words)``.
@@ -11,7 +17,8 @@ Parameters (``[params]`` in ``suite.toml``):
 
 - ``threshold`` (default 0.15): an item passes when its error rate is at or below it;
 - ``unit``: ``"word"`` (WER, default) or ``"char"`` (CER, for languages written
-  without spaces; the default for ``ja``, ``zh``, ``th`` locales);
+  without spaces; the default for ``ja``, ``zh``, ``th`` locales; ``word`` is refused
+  where no word segmenter is defined);
 - ``normalization``: ``"default"`` (above) or ``"rig-v1"``, the rig methodology's
   (:mod:`~pytest_dictbench.methods.rig.text`: every apostrophe deleted, words from ICU's
   word segmenter with the suite's locale).
@@ -33,13 +40,11 @@ from rapidfuzz.distance import Levenshtein
 from ..errors import SuiteError
 from ..model import Case, ItemResult, Output, RuleScore, ScoreContext, Suite
 from ..text.normalize import normalize_for_wer, strict_text
+from ..text.words import NO_SPACE_LANGUAGES, segmenter_name, words
 from .base import ItemRecord
 from .rig.text import word_tokens
 
 __all__ = ["EditCounts", "ErrorRate", "char_counts", "word_counts"]
-
-#: Locales whose language is written without spaces between words.
-NO_SPACE_LANGUAGES = frozenset({"ja", "zh", "th", "lo", "km", "my"})
 
 
 @dataclass(frozen=True)
@@ -68,7 +73,8 @@ _SPLIT_CHARS = jiwer.ReduceToListOfListOfChars()
 
 
 def _counts(ref: str, hyp: str, chars: bool) -> EditCounts:
-    """Edit counts of two normalised texts, over words or (spaces removed) characters."""
+    """Edit counts of two normalised texts, over space-separated words or (spaces
+    removed) characters."""
     if chars:
         ref, hyp = ref.replace(" ", ""), hyp.replace(" ", "")
     ref_len = len(ref) if chars else len(ref.split())
@@ -85,9 +91,18 @@ def _counts(ref: str, hyp: str, chars: bool) -> EditCounts:
     return EditCounts(ref_len, out.substitutions, out.deletions, out.insertions)
 
 
-def word_counts(reference: str, hypothesis: str) -> EditCounts:
-    """Word edit counts of two texts after WER normalisation."""
-    return _counts(normalize_for_wer(reference), normalize_for_wer(hypothesis), chars=False)
+def _word_counts(ref: str, hyp: str, language: str) -> EditCounts | None:
+    """Word edit counts of two normalised texts, or ``None`` without a segmenter."""
+    ref_words, hyp_words = words(ref, language), words(hyp, language)
+    if ref_words is None or hyp_words is None:
+        return None
+    return _counts(" ".join(ref_words), " ".join(hyp_words), chars=False)
+
+
+def word_counts(reference: str, hypothesis: str, language: str = "en") -> EditCounts | None:
+    """Word edit counts of two texts after WER normalisation (``None`` for a language
+    without a word segmenter)."""
+    return _word_counts(normalize_for_wer(reference), normalize_for_wer(hypothesis), language)
 
 
 def char_counts(reference: str, hypothesis: str) -> EditCounts:
@@ -95,8 +110,12 @@ def char_counts(reference: str, hypothesis: str) -> EditCounts:
     return _counts(normalize_for_wer(reference), normalize_for_wer(hypothesis), chars=True)
 
 
+def _language(suite: Suite) -> str:
+    return suite.locale.split("-")[0].lower()
+
+
 def _unit(suite: Suite) -> str:
-    default = "char" if suite.locale.split("-")[0].lower() in NO_SPACE_LANGUAGES else "word"
+    default = "char" if _language(suite) in NO_SPACE_LANGUAGES else "word"
     return str(suite.params.get("unit", default))
 
 
@@ -116,6 +135,8 @@ def _references(case: Case) -> list[str]:
 
 
 def _pooled_rate(records: Sequence[ItemRecord], prefix: str) -> float | None:
+    if any(f"{prefix}_ref" not in r["metrics"] for r in records):
+        return None  # no word segmenter for this language
     ref = sum(r["metrics"][f"{prefix}_ref"] for r in records)
     err = sum(r["metrics"][f"{prefix}_{kind}"] for r in records for kind in ("sub", "del", "ins"))
     return err / ref if ref else None
@@ -141,30 +162,39 @@ class ErrorRate:
         if suite.params.get("unit", "word") not in ("word", "char"):
             raise SuiteError(f"params.unit must be 'word' or 'char', got "
                              f"{suite.params['unit']!r}", path=where)
-        if suite.params.get("normalization", "default") not in NORMALIZATIONS:
+        normalization = suite.params.get("normalization", "default")
+        if normalization not in NORMALIZATIONS:
             raise SuiteError(f"params.normalization must be one of "
                              f"{', '.join(NORMALIZATIONS)}, got "
                              f"{suite.params['normalization']!r}", path=where)
+        if normalization == "default" and _unit(suite) == "word" \
+                and segmenter_name(_language(suite)) is None:
+            raise SuiteError(f"params.unit 'word' needs a word segmenter, and none is defined "
+                             f"for locale {suite.locale!r}: use 'char'", path=where)
         unknown = sorted(set(suite.params) - {"threshold", "unit", "normalization"})
         if unknown:
             raise SuiteError(f"unknown params: {', '.join(unknown)}", path=where)
 
     def score(self, case: Case, output: Output, ctx: ScoreContext) -> ItemResult:
-        unit = _unit(ctx.suite)
+        unit, language = _unit(ctx.suite), _language(ctx.suite)
         threshold = float(ctx.params.get("threshold", 0.15))
         norm = _normalizer(ctx.suite)
+        segmented = ctx.suite.params.get("normalization", "default") != "default"
         hyp = norm(output.text)
         pairs = []
         for ref in _references(case):
             norm_ref = norm(ref)
-            pairs.append((ref, _counts(norm_ref, hyp, False), _counts(norm_ref, hyp, True)))
+            # rig-v1 has already split words with ICU; the default segments per language
+            word = _counts(norm_ref, hyp, False) if segmented else \
+                _word_counts(norm_ref, hyp, language)
+            pairs.append((ref, word, _counts(norm_ref, hyp, True)))
         key = 1 if unit == "word" else 2
-        ref, w, c = min(pairs, key=lambda p: (p[key].rate, p[0]))
+        ref, w, c = min(pairs, key=lambda p: (p[key].rate, p[0]))  # type: ignore[union-attr]
         strict_ref = strict_text(ref)
         strict = Levenshtein.distance(strict_ref, strict_text(output.text))
-        rate = w.rate if unit == "word" else c.rate
+        counts = w if unit == "word" and w is not None else c
+        rate = counts.rate
         label = "WER" if unit == "word" else "CER"
-        counts = w if unit == "word" else c
         passed = rate <= threshold
         evidence = (
             f"{label} {rate:.3f} {'<=' if passed else '>'} {threshold:g} "
@@ -172,7 +202,8 @@ class ErrorRate:
             f"{unit}s); reference: {ref!r}; output: {output.text!r}"
         )
         metrics: Mapping[str, float] = {
-            "word_ref": w.ref_len, "word_sub": w.sub, "word_del": w.dele, "word_ins": w.ins,
+            **({"word_ref": w.ref_len, "word_sub": w.sub, "word_del": w.dele,
+                "word_ins": w.ins} if w is not None else {}),
             "char_ref": c.ref_len, "char_sub": c.sub, "char_del": c.dele, "char_ins": c.ins,
             "strict_ref": len(strict_ref), "strict_distance": strict,
         }
@@ -188,7 +219,9 @@ class ErrorRate:
         strict_ref = sum(r["metrics"]["strict_ref"] for r in records)
         strict = sum(r["metrics"]["strict_distance"] for r in records)
 
-        def totals(prefix: str) -> dict[str, int]:
+        def totals(prefix: str) -> dict[str, int] | None:
+            if any(f"{prefix}_ref" not in r["metrics"] for r in records):
+                return None
             return {k: int(sum(r["metrics"][f"{prefix}_{k}"] for r in records))
                     for k in ("ref", "sub", "del", "ins")}
 
@@ -209,4 +242,5 @@ class ErrorRate:
             if suite.params.get("normalization") == "rig-v1" else
             "NFKC, lower case, punctuation and symbols removed "
             "(apostrophes inside words kept), whitespace collapsed; CER without whitespace",
+            "word_segmenter": segmenter_name(_language(suite)),
         }

@@ -1,9 +1,15 @@
-"""Report JSON: canonical, floats rounded once, written atomically."""
+"""Report JSON: canonical, floats rounded once, written atomically.
+
+Object keys are sorted in *natural* order: digit runs compare as numbers, so rule ids
+read ``A1, A2, ..., A10`` (rubric order) instead of ``A1, A10, A2``; every other key
+sorts as plain text would (zero-padded ids such as ``en-001`` keep their order).
+"""
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -17,6 +23,16 @@ __all__ = ["dumps", "jsonable", "write_jsonl", "write_report_set"]
 FLOAT_PLACES = 6
 
 
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(key: str) -> tuple[tuple[Any, ...], str]:
+    """Sort key of an object key: text and numbers alternate (``A10`` -> ``("A", 10, "")``),
+    the key itself breaks ties (``A01`` against ``A1``)."""
+    parts = _DIGITS.split(key)
+    return tuple(int(p) if i % 2 else p for i, p in enumerate(parts)), key
+
+
 def jsonable(value: Any) -> Any:
     """``value`` with floats rounded to :data:`FLOAT_PLACES` and NaN/inf as ``None``."""
     if isinstance(value, float):
@@ -25,16 +41,17 @@ def jsonable(value: Any) -> Any:
         rounded = round(value, FLOAT_PLACES)
         return 0.0 if rounded == 0 else rounded
     if isinstance(value, Mapping):
-        return {str(k): jsonable(v) for k, v in value.items()}
+        items = sorted(((str(k), v) for k, v in value.items()), key=lambda kv: natural_key(kv[0]))
+        return {k: jsonable(v) for k, v in items}
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
     return value
 
 
 def dumps(value: Any, *, indent: int | None = 2) -> str:
-    """Canonical JSON: keys sorted, floats rounded, UTF-8 characters kept."""
+    """Canonical JSON: keys in natural order, floats rounded, UTF-8 characters kept."""
     separators = (",", ": ") if indent else (",", ":")
-    return json.dumps(jsonable(value), sort_keys=True, ensure_ascii=False, indent=indent,
+    return json.dumps(jsonable(value), sort_keys=False, ensure_ascii=False, indent=indent,
                       separators=separators, allow_nan=False)
 
 

@@ -30,6 +30,7 @@ from .sections import (
     failing_items,
     fmt,
     fmt_interval,
+    fmt_score,
     group_tables,
     metric_groups,
     rule_key,
@@ -115,7 +116,7 @@ def _leaderboard(suite: Mapping[str, Any]) -> str:
                 else '<span class="unranked">not ranked</span>')
         rows.append([rank, f"<b>{esc(row['product'])}</b>",
                      *([fmt(row.get(headline), headline)] if headline != "score" else []),
-                     fmt(e.get("score")), fmt_interval(e.get("score_ci")), str(e["passed"]),
+                     fmt_score(e), fmt_interval(e.get("score_ci")), str(e["passed"]),
                      str(e["failed"]), str(e["errors"]), str(e["not_tested"]),
                      f'<span class="why">{esc(e.get("reason") or "")}</span>'])
     return table(head, rows, numeric=range(2, len(head) - 1), full=True)
@@ -184,7 +185,9 @@ def _rule_tables(suite: Mapping[str, Any]) -> str:
     """Rubric: per product, how many items failed each rule and how many were unjudged."""
     parts = []
     for key, title in (("rule_failures", "Items failing each rule"),
-                       ("unjudged", "Items where a rule was left unjudged (no verdict)")):
+                       ("unjudged", "Items where a rule was left unjudged (no verdict)"),
+                       ("overturned", "Items where judges or a person overturned the "
+                        "automated score")):
         counts = {e["product"]: e["tables"][key] for e in suite["products"]
                   if isinstance(e.get("tables", {}).get(key), Mapping)}
         rules = sorted({r for c in counts.values() for r in c}, key=rule_key)

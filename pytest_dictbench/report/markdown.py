@@ -21,6 +21,7 @@ from .sections import (
     fmt,
     fmt_interval,
     fmt_p,
+    fmt_score,
     group_tables,
     metric_groups,
     rule_key,
@@ -117,7 +118,7 @@ def _leaderboard(suite: Mapping[str, Any]) -> list[str]:
         rows.append([str(row["rank"]) if row.get("rank") is not None else "*not ranked*",
                      f"**{md(row['product'])}**",
                      *([fmt(row.get(headline), headline)] if extra else []),
-                     fmt(e.get("score")), fmt_interval(e.get("score_ci")), str(e["passed"]),
+                     fmt_score(e), fmt_interval(e.get("score_ci")), str(e["passed"]),
                      str(e["failed"]), str(e["errors"]), str(e["not_tested"]),
                      f"{fmt(lat.get('median'))} / {fmt(lat.get('p95'))}",
                      *([f"{rtfx:.1f}" if rtfx is not None else "-"] if speed else []),
@@ -154,14 +155,19 @@ def _group(group: GroupTable) -> list[str]:
 
 
 def _rule_failures(suite: Mapping[str, Any]) -> list[str]:
-    counts = {e["product"]: e["tables"]["rule_failures"] for e in suite["products"]
-              if isinstance(e.get("tables", {}).get("rule_failures"), Mapping)}
-    rules = sorted({r for c in counts.values() for r in c}, key=rule_key)
-    if not rules:
-        return []
-    rows = [[md(p), *(str(c.get(r, 0)) for r in rules)] for p, c in sorted(counts.items())]
-    return ["**Items failing each rule**", "",
-            *_table(["Product", *(md(r) for r in rules)], rows, range(1, len(rules) + 1))]
+    lines: list[str] = []
+    for key, title in (("rule_failures", "Items failing each rule"),
+                       ("overturned", "Items where judges or a person overturned the "
+                        "automated score")):
+        counts = {e["product"]: e["tables"][key] for e in suite["products"]
+                  if isinstance(e.get("tables", {}).get(key), Mapping)}
+        rules = sorted({r for c in counts.values() for r in c}, key=rule_key)
+        if not rules:
+            continue
+        rows = [[md(p), *(str(c.get(r, 0)) for r in rules)] for p, c in sorted(counts.items())]
+        lines += [f"**{title}**", "", *_table(["Product", *(md(r) for r in rules)], rows,
+                                                range(1, len(rules) + 1))]
+    return lines
 
 
 def _rule_sources(suite: Mapping[str, Any]) -> list[str]:

@@ -30,6 +30,7 @@ __all__ = [
     "fmt",
     "fmt_interval",
     "fmt_p",
+    "fmt_score",
     "group_tables",
     "is_fraction",
     "metric_groups",
@@ -75,6 +76,16 @@ def fmt_p(p: float | None) -> str:
     if p is None:
         return "-"
     return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def fmt_score(entry: Mapping[str, Any]) -> str:
+    """A product's suite score, labelled provisional with its count of unjudged
+    judgements when some are missing (such a score is never ranked)."""
+    text = fmt(entry.get("score"), "score")
+    waiting = entry.get("provisional")
+    if waiting and entry.get("score") is not None:
+        text += f" (provisional: {waiting['unjudged']} unjudged)"
+    return text
 
 
 def fmt_interval(interval: Mapping[str, Any] | None, name: str = "", *,

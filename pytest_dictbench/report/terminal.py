@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..text.visible import visible
-from .sections import fmt, fmt_p
+from .sections import fmt, fmt_p, fmt_score
 
 __all__ = ["baseline_line", "gate_lines", "shared_cases", "summary_lines"]
 
@@ -31,7 +31,7 @@ def _overview(report: Mapping[str, Any]) -> list[str]:
             ci = entry.get("score_ci")
             rows.append((
                 suite["id"], entry["product"], *(fmt(entry[c]) for c in _COLUMNS),
-                fmt(entry["score"], "score"), f"{ci['low']:.1f}..{ci['high']:.1f}" if ci else "-",
+                fmt_score(entry), f"{ci['low']:.1f}..{ci['high']:.1f}" if ci else "-",
                 fmt(entry.get("rank")),
             ))
     return table(rows)
@@ -49,7 +49,9 @@ def _leaderboard(suite: Mapping[str, Any]) -> list[str]:
     more = f" ({len(metrics) - len(shown)} more columns in dictbench.json and .html)" \
         if len(shown) < len(metrics) else ""
     lines = [f"{suite['id']}: leaderboard sorted by {headline}{more}"]
-    lines += table([columns, *[[fmt(row.get(c), c) for c in columns] for row in rows]])
+    entries = {e["product"]: e for e in suite.get("products", [])}
+    lines += table([columns, *[[fmt_score(entries.get(row["product"], row)) if c == "score"
+                                else fmt(row.get(c), c) for c in columns] for row in rows]])
     return lines
 
 

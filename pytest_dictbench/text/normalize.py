@@ -3,7 +3,8 @@
 One documented pipeline (``normalize_for_wer``), built from small steps:
 
 1. Unicode NFKC (full-width letters and digits become ASCII, compatibility forms fold);
-2. curly apostrophes become ``'``;
+2. curly apostrophes, and a backtick or acute accent typed for one, become ``'``
+   (``isn`t`` is ``isn't``, one word);
 3. lower case;
 4. every punctuation (Unicode category P*) and symbol (S*) character becomes a space,
    except an apostrophe between two letters (``don't`` stays one word);
@@ -23,7 +24,10 @@ import unicodedata
 
 __all__ = ["collapse_whitespace", "fold", "is_word_char", "normalize_for_wer", "strict_text"]
 
-_CURLY_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\uff07": "'"})
+_CURLY_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\uff07": "'",
+                                    "`": "'"})
+#: Characters NFKC would decompose, mapped before it (the acute accent ´ as an apostrophe).
+_BEFORE_NFKC = str.maketrans({"\u00b4": "'"})
 _WHITESPACE = re.compile(r"\s+")
 
 
@@ -34,7 +38,8 @@ def collapse_whitespace(text: str) -> str:
 
 def fold(text: str) -> str:
     """NFKC (width and compatibility forms), curly apostrophes to ``'``, lower case."""
-    return unicodedata.normalize("NFKC", text).translate(_CURLY_APOSTROPHES).lower()
+    folded = unicodedata.normalize("NFKC", text.translate(_BEFORE_NFKC))
+    return folded.translate(_CURLY_APOSTROPHES).lower()
 
 
 def is_word_char(char: str) -> bool:

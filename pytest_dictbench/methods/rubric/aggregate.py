@@ -81,6 +81,11 @@ def _rule_counts(
     return {rule: counts[rule] for rule in sorted_rules(counts)}
 
 
+def _judged_over_auto(value: Mapping[str, Any]) -> bool:
+    """A judge or a person decided a rule that an automated check had scored too."""
+    return value.get("source") in ("judge", "human") and isinstance(value.get("auto"), Mapping)
+
+
 def _failing_items(scored: Sequence[Record], suite: Suite) -> list[dict[str, Any]]:
     rows = []
     for record in scored:
@@ -111,7 +116,9 @@ def _failing_items(scored: Sequence[Record], suite: Suite) -> list[dict[str, Any
 
 def aggregate_records(records: Sequence[Record], suite: Suite) -> dict[str, Any]:
     """The rubric's tables: summary, by_genre, by_source, by_short, rule_failures,
-    unjudged and failing_items."""
+    unjudged, judged_over_auto and overturned (per rule, items where a judge or a person
+    decided a rule the automated check had scored, and where their score differs from
+    it) and failing_items."""
     scored = [
         r for r in records if r.get("status") in SCORED_STATUSES and r.get("score") is not None
     ]
@@ -128,5 +135,8 @@ def aggregate_records(records: Sequence[Record], suite: Suite) -> dict[str, Any]
             scored, lambda v: v.get("score") is not None and v["score"] < 2
         ),
         "unjudged": _rule_counts(scored, lambda v: v.get("source") == "unjudged"),
+        "judged_over_auto": _rule_counts(scored, _judged_over_auto),
+        "overturned": _rule_counts(
+            scored, lambda v: _judged_over_auto(v) and v["auto"]["score"] != v.get("score")),
         "failing_items": _failing_items(scored, suite),
     }

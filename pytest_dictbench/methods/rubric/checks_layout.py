@@ -98,16 +98,17 @@ def _items_on_list_lines(layout: Layout, items: Sequence[tuple[str, ...]]) -> li
     return placed
 
 
-def check_list_layout(inp: CheckInput) -> Check:
+def check_list_layout(inp: CheckInput) -> Check | None:
     """C1: an enumeration marked ``as_list`` has each of its items on its own list line.
 
-    Items missing from the output altogether are left to A1; with fewer than two items
-    present there is no layout to judge. Any present item outside a list scores 1 (a
-    run-on sentence or a half-made list).
+    A case without such an enumeration decides nothing (C1 needs judgement there). Items
+    missing from the output altogether are left to A1; with fewer than two items present
+    there is no layout to judge. Any present item outside a list scores 1 (a run-on
+    sentence or a half-made list).
     """
     enumeration = inp.case.enumeration
     if enumeration is None or not enumeration.as_list:
-        return PASS
+        return None
     present = [v for v in enumeration.items if any(inp.output.contains(x) for x in v)]
     if len(present) < 2:
         return PASS
@@ -141,17 +142,22 @@ def _formatting(text: str) -> Counter[str]:
     return found
 
 
-def check_over_formatting(inp: CheckInput) -> Check:
+def check_over_formatting(inp: CheckInput) -> Check | None:
     """C8: a short item gets no heading and no one-item list (beyond its expected outputs);
-    an enumeration marked ``as_list: false`` is not turned into a list."""
+    an enumeration marked ``as_list: false`` is not turned into a list. An item that is
+    neither short nor has such an enumeration decides nothing (C8 needs judgement)."""
+    enumeration = inp.case.enumeration
+    running_text = enumeration is not None and not enumeration.as_list
+    if not inp.case.short and not running_text:
+        return None
     problems: list[str] = []
     if inp.case.short:
         allowed: Counter[str] = Counter()
         for expected in inp.case.expected:
             allowed |= _formatting(expected)
         problems += list((_formatting(inp.raw_output) - allowed).elements())
-    enumeration = inp.case.enumeration
-    if enumeration is not None and not enumeration.as_list:
+    if running_text:
+        assert enumeration is not None
         placed = _items_on_list_lines(Layout.of(inp.raw_output), enumeration.items)
         if sum(placed) >= 2:
             problems.append("enumeration made into a list where running text is expected")

@@ -10,6 +10,7 @@ light punctuation, and anchored on sudachipy token boundaries (``会議`` is not
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 
 from ...text.japanese import AnalysedText, bare, reading
@@ -25,6 +26,7 @@ __all__ = [
     "check_proper_nouns",
     "forbidden_check",
     "forbidden_hits",
+    "grouping_variant",
 ]
 
 #: A digit followed by a non-standard counter spelling (standard: か月, か所).
@@ -79,8 +81,38 @@ def check_numbers_present(inp: CheckInput) -> Check:
     return PASS
 
 
+#: Arabic digits (with or without thousands commas), optionally grouped by 万/億/兆.
+_GROUPED_NUMBER = re.compile(r"(?:[0-9][0-9,]*[兆億万]?)+")
+_GROUP_SIZE = {"兆": 10**12, "億": 10**8, "万": 10**4}
+
+
+def _grouped_value(text: str) -> tuple[str, int] | None:
+    """``(text with its one number replaced by #, value)`` when ``text`` holds exactly one
+    number in Arabic digits (``12,000,000``, ``1200万``, ``26万4000``), else ``None``."""
+    folded = unicodedata.normalize("NFKC", text)
+    found = list(_GROUPED_NUMBER.finditer(folded))
+    if len(found) != 1:
+        return None
+    value = 0
+    for digits, group in re.findall(r"([0-9][0-9,]*)([兆億万]?)", found[0].group()):
+        value += int(digits.replace(",", "")) * _GROUP_SIZE.get(group, 1)
+    return folded[: found[0].start()] + "#" + folded[found[0].end():], value
+
+
+def grouping_variant(variant: str, notations: Variants) -> bool:
+    """Whether ``variant`` is an accepted notation with its digits only grouped
+    differently (``12,000,000円`` or ``1200万円`` for ``1,200万円``, ``264000円`` for
+    ``26万4000円``): same value, same words around it, Arabic digits throughout."""
+    mine = _grouped_value(variant)
+    return mine is not None and any(_grouped_value(n) == mine for n in notations)
+
+
 def check_number_notation(inp: CheckInput, rule: str) -> Check:
     """D3 / D4: a number of that rule appears only in a variant form, breaking notation.
+
+    A variant that only groups the digits of a large number differently from an accepted
+    notation (see :func:`grouping_variant`) scores 1, as a light style slip; to accept it
+    fully, list it among the number's ``notations``. Any other variant scores 0.
 
     D3 also flags a digit followed by ヶ月 / カ月 / 箇所 and the like (standard: か月, か所)
     with 1, unless an expected output writes it that way too or the case already lists that
@@ -92,11 +124,13 @@ def check_number_notation(inp: CheckInput, rule: str) -> Check:
             continue
         used = [v for v in number.variants if inp.output.contains(v)]
         if used:
+            light = all(grouping_variant(v, number.notations) for v in used)
             problems.append(
                 (
-                    0,
+                    1 if light else 0,
                     f"{listing(used)} written for {number.notations[0]} "
-                    f"(accepted: {listing(number.notations)})",
+                    f"(accepted: {listing(number.notations)})"
+                    + ("; digit grouping only" if light else ""),
                 )
             )
     if rule == "D3":

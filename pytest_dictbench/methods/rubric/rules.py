@@ -42,7 +42,7 @@ class Rule:
     meaning: str
     #: Scored on every item, whatever the case lists.
     common: bool = False
-    #: Decided by an automated check in :mod:`.checks` (judges may still lower it).
+    #: Decided by an automated check in :mod:`.checks` (a judge or a person may overturn it).
     automated: bool = False
 
     @property
@@ -185,10 +185,8 @@ _RULES = (
     Rule("D13", "One style holds throughout the output.", common=True),
     Rule(
         "D14",
-        "Spacing around Latin letters and digits does not hurt readability "
-        "(never penalised automatically).",
+        "Spacing around Latin letters and digits does not hurt readability.",
         common=True,
-        automated=True,
     ),
     Rule("D15", "Abbreviations appear only where spoken or standard."),
 )

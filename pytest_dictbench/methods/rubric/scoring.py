@@ -1,8 +1,11 @@
 """From rule scores to an item result: sources, layer means, the meaning gate, the score.
 
-* A rule's final score is the lower of its automated score and its judged score; the
-  source is the side that gave it (``auto`` on a tie). A rule with neither is
-  ``unjudged``: score ``None``, left out of layer means and of the gate.
+* A rule's final score is decided in this order: a person's decision (``human``), then
+  the judges' agreed score (``judge``), then the automated check (``auto``). Judges see
+  the automated results and may overturn them either way; the automated score and
+  evidence stay in the record (``auto``). A rule with none of them is ``unjudged``:
+  score ``None``, left out of layer means and of the gate, and the item is
+  *provisional* (see :attr:`~pytest_dictbench.model.ItemResult.provisional`).
 * Layer score = mean of the layer's scored rules (0-2).
 * Gate: any scored rule of a gate layer below 2 fails the item (meaning error), score 0.
 * Otherwise score = 100 × Σ weight × layer / 2 / Σ weight, the sums running over layers
@@ -79,12 +82,11 @@ def combine(rule: str, auto: Check | None, judged: RuleScore | None) -> RuleScor
     verdict = judged if judged is not None and judged.score is not None else None
     if verdict is not None and verdict.score not in (0, 1, 2):
         raise JudgeError(f"rule {rule}: a judged score must be 0, 1 or 2, got {verdict.score!r}")
-    if auto is None and verdict is None:
-        return RuleScore(rule, None, UNJUDGED_EVIDENCE, "unjudged")
-    if verdict is not None and (auto is None or verdict.score < auto[0]):  # type: ignore[operator]
+    if verdict is not None:
         source = verdict.source if verdict.source in ("judge", "human") else "judge"
-        return RuleScore(rule, verdict.score, verdict.evidence, source)
-    assert auto is not None
+        return RuleScore(rule, verdict.score, verdict.evidence, source, auto=auto)
+    if auto is None:
+        return RuleScore(rule, None, UNJUDGED_EVIDENCE, "unjudged")
     return RuleScore(rule, auto[0], auto[1], "auto")
 
 
@@ -143,4 +145,5 @@ def build_result(scores: Sequence[RuleScore], params: RubricParams, diff: str = 
         rules=tuple(scores),
         metrics=metrics,
         message=message,
+        provisional=sum(1 for s in scores if s.source == "unjudged"),
     )
