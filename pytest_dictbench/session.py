@@ -12,7 +12,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 
@@ -27,7 +27,7 @@ from .judge.records import output_hash
 from .judge.settings import JudgeSettings, parse_judge_settings
 from .judging import Judging
 from .methods.base import Method
-from .model import ItemResult, Output, Product, Suite
+from .model import ItemLike, ItemResult, Output, Product, Suite
 from .registry import Registry
 from .report.files import dumps, write_jsonl
 from .report.html import render_html
@@ -37,9 +37,6 @@ from .report.sections import expected_texts
 from .report.terminal import baseline_line, summary_lines
 from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .suites import MANIFEST, canary_status, load_suite, read_toml
-
-if TYPE_CHECKING:
-    from .collect import CaseItem
 
 __all__ = ["RECORD_PROPERTY", "SESSION_KEY", "DictbenchSession"]
 
@@ -140,7 +137,7 @@ class DictbenchSession:
             self._adapters[key] = factory(product, suite, self.options)
         return self._adapters[key]
 
-    def make_record(self, item: CaseItem, status: str, *, result: ItemResult | None = None,
+    def make_record(self, item: ItemLike, status: str, *, result: ItemResult | None = None,
                     output: Output | None = None, message: str = "",
                     extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The plain-JSON record of one item (a line of ``items.jsonl``)."""
