@@ -80,7 +80,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--judge", dest="dictbench_judge", default="replay", choices=JUDGE_MODES,
         help="LLM judges for rules that need judgement: 'off' leaves them unjudged, "
         "'replay' uses cached verdicts only (no network), 'live' calls the API for cache "
-        "misses. Default: %(default)r.")
+        "misses, 'batch' submits them as Message Batches and collects them on a later run "
+        "(items pending meanwhile are not scored). Default: %(default)r.")
+    group.addoption(
+        "--judge-batch-wait", dest="dictbench_judge_batch_wait", metavar="SECONDS",
+        type=float, default=0.0,
+        help="With --judge=batch, wait up to SECONDS for open batches to end (printing "
+        "progress) before leaving their items pending. Default: %(default)r.")
+    group.addoption(
+        "--judge-estimate", dest="dictbench_judge_estimate", nargs="?", const="local",
+        default=None, choices=("local", "api"),
+        help="Send nothing and run no item: print the uncached judge requests, their "
+        "expected tokens and cost live and in batch. Tokens are estimated locally, or "
+        "counted by the API's token counting with =api (a network call, not billed).")
     group.addoption(
         "--judge-audit", dest="dictbench_judge_audit", metavar="N", type=_at_least(0),
         default=0,

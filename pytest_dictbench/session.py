@@ -81,9 +81,8 @@ class DictbenchSession:
         self.options = AdapterOptions(recapture=config.getoption("dictbench_recapture"),
                                       warmup=config.getoption("dictbench_warmup"),
                                       hook=config.hook)
-        self.judging = Judging(config.getoption("dictbench_judge"),
-                               ini_folder(config, config.getini("dictbench_judge_dir")),
-                               config.getoption("dictbench_judge_audit"))
+        self.judging = Judging.from_config(
+            config, ini_folder(config, config.getini("dictbench_judge_dir")))
         self.records: dict[str, str] = {}
         self.report: dict[str, Any] | None = None
         self.written: list[Path] = []
