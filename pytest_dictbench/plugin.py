@@ -18,6 +18,7 @@ from .adapters.base import AdapterFactory
 from .adapters.cache import CacheAdapter
 from .collect import CaseItem, SuiteCollector
 from .errors import DictbenchError
+from .estimating import JudgeEstimate
 from .judging import JUDGE_MODES
 from .methods.base import Method
 from .methods.error_rate import ErrorRate
@@ -25,10 +26,13 @@ from .methods.rubric import RubricMethod
 from .methods.verbatim import Verbatim
 from .products import load_product
 from .registry import Registry
-from .session import SESSION_KEY, DictbenchSession, ini_folder
+from .session import SESSION_KEY, DictbenchSession, ini_folder, is_worker
 from .stats import DEFAULT_RESAMPLES
 from .suites import MANIFEST
 from .verify import VerifyCollector
+
+#: Name under which the ``--judge-estimate`` plugin is registered.
+ESTIMATE_PLUGIN = "dictbench-judge-estimate"
 
 
 def _at_least(minimum: int) -> Any:
@@ -158,6 +162,12 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"dictbench: {exc}") from None
     config.stash[SESSION_KEY] = session
     config.pluginmanager.register(session, "dictbench-session")
+    estimate = config.getoption("dictbench_judge_estimate")
+    if estimate:
+        if getattr(config.option, "numprocesses", None) or is_worker(config):
+            raise pytest.UsageError("dictbench: --judge-estimate runs in one process; "
+                                    "drop -n")
+        config.pluginmanager.register(JudgeEstimate(session, estimate), ESTIMATE_PLUGIN)
     if not config.pluginmanager.hasplugin("xdist"):
         config.addinivalue_line("markers", "xdist_group(name): capture group of a live "
                                 "product (scheduling needs pytest-xdist)")
@@ -187,6 +197,9 @@ def pytest_configure_node(node: Any) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     session = config.stash.get(SESSION_KEY, None)
+    estimate = config.pluginmanager.get_plugin(ESTIMATE_PLUGIN)
+    if estimate is not None:
+        config.pluginmanager.unregister(estimate)
     if session is not None:
         config.pluginmanager.unregister(session)
         del config.stash[SESSION_KEY]
