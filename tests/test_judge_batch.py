@@ -13,6 +13,7 @@ import pytest
 from judge_server import MessagesServer, error_reply
 from judge_support import API_KEY, FAST_RETRY, JUDGE_A, JUDGE_B, make_request
 
+from pytest_dictbench.errors import JudgeError
 from pytest_dictbench.judge import (
     BatchBook,
     JudgeClientFactory,
@@ -158,5 +159,5 @@ def test_results_for_unselected_items_are_dropped(server: MessagesServer, tmp_pa
 
 def test_unreadable_book_is_an_error_naming_it(tmp_path: Path) -> None:
     (tmp_path / "batches.json").write_text("{not json")
-    with pytest.raises(Exception, match="batches.json.*unreadable batch book"):
+    with pytest.raises(JudgeError, match=r"batches\.json.*unreadable batch book"):
         BatchBook.load(tmp_path / "batches.json")

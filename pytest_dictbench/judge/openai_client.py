@@ -20,9 +20,11 @@ from __future__ import annotations
 import asyncio
 import json
 import urllib.error
+import urllib.parse
 import urllib.request
 from typing import Any
 
+from ..errors import JudgeError
 from .client import RawAnswer, TransportError
 from .records import JudgeConfig, TokenUsage
 from .task import Prompt
@@ -74,15 +76,35 @@ def read_completion(data: Any) -> RawAnswer:
         return RawAnswer(None, usage, f"message content is not JSON ({exc})")
 
 
+_LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """A redirect is an error: the Authorization header must not follow it elsewhere."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
 class OpenAIJudgeClient:
-    """One judge's connection to an OpenAI-compatible endpoint."""
+    """One judge's connection to an OpenAI-compatible endpoint.
+
+    The key is sent only over https or to a loopback address, and never follows a
+    redirect.
+    """
 
     def __init__(self, config: JudgeConfig, *, api_key: str, base_url: str,
                  timeout: float = 60.0):
+        parts = urllib.parse.urlsplit(base_url)
+        if parts.scheme != "https" and not (parts.scheme == "http"
+                                            and parts.hostname in _LOOPBACK):
+            raise JudgeError(f"judge {config.name!r}: the key is only sent over https (or "
+                             f"to a loopback address), not to {base_url!r}")
         self._config = config
         self._secret = api_key
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.timeout = timeout
+        self._opener = urllib.request.build_opener(_NoRedirects())
 
     def __repr__(self) -> str:
         return f"OpenAIJudgeClient(judge={self._config.name!r}, model={self._config.model!r})"
@@ -91,7 +113,7 @@ class OpenAIJudgeClient:
         request = urllib.request.Request(self.url, data=body, method="POST", headers={
             "content-type": "application/json", "authorization": f"Bearer {self._secret}"})
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            with self._opener.open(request, timeout=self.timeout) as response:
                 return response.status, dict(response.headers.items()), response.read()
         except urllib.error.HTTPError as exc:
             headers = {k.lower(): v for k, v in exc.headers.items()} if exc.headers else {}
