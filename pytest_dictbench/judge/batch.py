@@ -67,6 +67,7 @@ class BatchBook:
 
     path: Path | None
     entries: list[BatchEntry] = field(default_factory=list)
+    _index: dict[tuple[str, str], BatchEntry] | None = field(default=None, repr=False)
 
     @classmethod
     def load(cls, path: Path | None) -> BatchBook:
@@ -91,17 +92,18 @@ class BatchBook:
 
     def holding(self, judge: str, chash: str) -> BatchEntry | None:
         """The open batch of ``judge`` that holds ``chash``."""
-        for entry in self.entries:
-            if entry.judge == judge and chash in entry.hashes:
-                return entry
-        return None
+        if self._index is None:
+            self._index = {(e.judge, h): e for e in self.entries for h in e.hashes}
+        return self._index.get((judge, chash))
 
     def add(self, entry: BatchEntry) -> None:
         self.entries.append(entry)
+        self._index = None
         self.save()
 
     def remove(self, entry: BatchEntry) -> None:
         self.entries = [e for e in self.entries if e.id != entry.id]
+        self._index = None
         self.save()
 
 
@@ -238,7 +240,9 @@ class BatchPass:
                 continue
             client = self.state.client(config)
             prompt = task_of(request).prompt(request, config)
-            if not self.state.budget.reserve(worst_case_cost(config, prompt, batch=True)):
+            budget = self.state.budget
+            held = worst_case_cost(config, prompt, batch=True) if budget.limited else 0.0
+            if not budget.reserve(held):
                 outcomes[job] = JudgeOutcome(config.name, "missing", detail=BUDGET_DETAIL)
                 continue
             by_judge.setdefault(config.name, []).append((job, client.params(prompt)))
@@ -284,9 +288,16 @@ class BatchPass:
     async def _collect(self, entry: BatchEntry, config: JudgeConfig,
                        jobs: Mapping[Job, tuple[JudgeRequest, JudgeConfig]],
                        outcomes: dict[Job, JudgeOutcome], retry: dict[Job, str]) -> None:
+        names: dict[int, str] = {}  # tool name per task (a prompt is built once per task)
+
         def tool(custom_id: str) -> str:
             job = jobs.get((entry.judge, custom_id))
-            return task_of(job[0]).prompt(job[0], config).tool_name if job else ""
+            if job is None:
+                return ""
+            task = task_of(job[0])
+            if id(task) not in names:
+                names[id(task)] = task.prompt(job[0], config).tool_name
+            return names[id(task)]
 
         results = await fetch_results(self.state.client(config), entry.id, tool)
         seen = set()

@@ -243,7 +243,8 @@ async def ask_judge(
     usage = TokenUsage()
     problem = ""
     for _attempt in range(ANSWER_ATTEMPTS):
-        held = worst_case_cost(config, prompt) if budget is not None else 0.0
+        limited = budget is not None and budget.limited
+        held = worst_case_cost(config, prompt) if limited else 0.0
         if budget is not None and not budget.reserve(held):
             raise BudgetExceeded(f"judge {config.name!r}: {request.key} not sent, the "
                                  "budget would be exceeded")

@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from .records import JudgeConfig, TokenUsage
@@ -53,17 +54,19 @@ OUTPUT_PER_RULE = 30
 
 def estimate_text(text: str) -> int:
     """Local token estimate of ``text`` (see the module docstring)."""
-    ascii_chars = sum(1 for ch in text if ord(ch) < 128)
+    ascii_chars = len(text.encode("ascii", "ignore"))
     return math.ceil(ascii_chars / 4) + (len(text) - ascii_chars)
 
 
-def _prefix_text(prompt: Prompt) -> str:
-    return prompt.system + json.dumps(dict(prompt.tool_schema), sort_keys=True)
+@lru_cache(maxsize=64)
+def _prefix_tokens(system: str, tool_schema: str) -> int:
+    return estimate_text(system + tool_schema) + TOOL_OVERHEAD
 
 
 def estimate_prompt(prompt: Prompt) -> tuple[int, int]:
     """``(prefix tokens, other input tokens)``: the cacheable part and the rest."""
-    return estimate_text(_prefix_text(prompt)) + TOOL_OVERHEAD, estimate_text(prompt.user)
+    schema = json.dumps(dict(prompt.tool_schema), sort_keys=True)
+    return _prefix_tokens(prompt.system, schema), estimate_text(prompt.user)
 
 
 def estimate_output(prompt: Prompt, rules: int) -> int:
@@ -129,6 +132,10 @@ class Budget:
     #: Requests not sent because of the limit.
     refused: int = 0
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def limited(self) -> bool:
+        return self.limit is not None
 
     def reserve(self, amount: float) -> bool:
         """Hold ``amount`` for one request; False (and counted) when it does not fit."""
