@@ -110,6 +110,12 @@ def test_live_pending_decision_replay(project: pytest.Pytester) -> None:
         assert judging["adjudication"]["rules"]["A6"] == {"judged": 3, "sent": 1,
                                                           "share": 0.333333}
         assert judging["adjudication"]["rules"]["A1"]["sent"] == 0
+        markdown = (project.path / "reports/dictbench.md").read_text(encoding="utf-8")
+        assert "**Judging per rule**" in markdown
+        assert any(line.replace(" ", "").startswith("|p|A6|3|1|0.333|")
+                   for line in markdown.splitlines())
+        assert "Judging per rule" in (project.path / "reports/dictbench.html").read_text(
+            encoding="utf-8")
         assert judging["judge_models"] == {"judge-a": "anthropic:model-a",
                                            "judge-b": "anthropic:model-b"}
         assert judging["spend"]["model-b"]["cost_usd"] == pytest.approx(3 * 0.0015)

@@ -12,7 +12,11 @@ from typing import Any
 
 from .audit import agreement, agreement_table
 
-__all__ = ["judges_table"]
+__all__ = ["RULE_HEAD", "judges_table", "rule_rows"]
+
+#: Columns of the per-rule judging table (see :func:`rule_rows`).
+RULE_HEAD = ("Product", "Rule", "Scored by all judges", "Sent to a human", "Share",
+             "Agreement with humans")
 
 
 def _spend(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
@@ -114,3 +118,22 @@ def judges_table(records: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
         table["self_consistency"] = {n: agreement_table(p).to_json()
                                      for n, p in sorted(audit.items())}
     return table
+
+
+def rule_rows(entries: Iterable[Mapping[str, Any]]) -> list[list[str]]:
+    """Per product and rule: how often the judges disagreed (sent to adjudication) and
+    each judge's agreement with human decisions (``agreed/n``), as text cells."""
+    rows = []
+    for entry in entries:
+        j = entry.get("judging") or {}
+        sent = (j.get("adjudication") or {}).get("rules", {})
+        human = j.get("human_agreement_rules") or {}
+        for rule in sorted(set(sent) | {r for t in human.values() for r in t}):
+            s = sent.get(rule, {})
+            share = s.get("share")
+            agree = "; ".join(f"{name}: {t[rule]['agreed']}/{t[rule]['n']}"
+                              for name, t in sorted(human.items()) if rule in t) or "-"
+            rows.append([str(entry.get("product", "")), rule, str(s.get("judged", 0)),
+                         str(s.get("sent", 0)), "-" if share is None else f"{share:.3f}",
+                         agree])
+    return rows
