@@ -59,6 +59,24 @@ class Judgement:
     unscored: str | None = None
 
 
+def _terminal_line(config: Any) -> Any:
+    """A function printing one line on the terminal even while output is captured (the
+    batch progress line is printed from inside an item's setup); ``None`` on workers."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    capture = config.pluginmanager.get_plugin("capturemanager")
+    if reporter is None:
+        return None
+
+    def write(line: str) -> None:
+        if capture is None:
+            reporter.write_line(line)
+            return
+        with capture.global_and_fixture_disabled():
+            reporter.write_line(line)
+
+    return write
+
+
 def _group(item: JudgeItem) -> tuple[str, str]:
     return (item.suite.id, item.product.name)
 
@@ -87,12 +105,11 @@ class Judging:
         """The runner for a pytest config (``--judge``, ``--judge-audit``,
         ``--judge-batch-wait``, xdist worker count)."""
         workerinput = getattr(config, "workerinput", None)
-        reporter = config.pluginmanager.get_plugin("terminalreporter")
         return cls(config.getoption("dictbench_judge"), folder,
                    config.getoption("dictbench_judge_audit"),
                    batch_wait=config.getoption("dictbench_judge_batch_wait"),
                    workers=int(workerinput.get("workercount", 1)) if workerinput else 1,
-                   progress=reporter.write_line if reporter is not None else None)
+                   progress=_terminal_line(config))
 
     def budget(self, suite_id: str, settings: JudgeSettings) -> Any:
         """This process's share of the suite's ``budget_usd`` (shared by its groups)."""

@@ -14,7 +14,8 @@ Besides ``POST /v1/messages`` it serves:
   ``GET .../{id}/results`` (JSONL), ``POST .../{id}/cancel``. A batch ends
   ``batch_delay`` seconds after creation; its requests are then answered by the same
   queue and responder (a non-200 reply becomes an ``errored`` result), except the
-  custom ids in ``expire`` (``expired``). :meth:`MessagesServer.expire_batch` ends a
+  custom ids in ``expire`` (``expired``); with ``end_after_polls`` set it ends at that
+  many status checks plus one instead. :meth:`MessagesServer.expire_batch` ends a
   batch at once with every request expired;
 * ``POST /v1/chat/completions`` - an OpenAI-compatible endpoint: the responder's
   ``record_verdicts`` input comes back as the JSON content of ``choices[0].message``.
@@ -241,6 +242,8 @@ class Batch:
     status: str = "in_progress"
     results: list[dict[str, Any]] = field(default_factory=list)
     canceled: bool = False
+    #: Status retrievals so far.
+    polls: int = 0
 
 
 def _iso(seconds: float) -> str:
@@ -262,6 +265,9 @@ class MessagesServer:
         self.batches: dict[str, Batch] = {}
         #: Seconds from creation until a batch ends.
         self.batch_delay = 0.0
+        #: When set, a batch ends at its status retrieval number ``end_after_polls + 1``
+        #: instead of after ``batch_delay``.
+        self.end_after_polls: int | None = None
         #: Custom ids answered ``expired`` when their batch ends.
         self.expire: set[str] = set()
         self._lock = threading.Lock()
@@ -323,8 +329,13 @@ class MessagesServer:
         with self._lock:
             batch.results, batch.status = results, "ended"
 
-    def batch_json(self, batch: Batch) -> dict[str, Any]:
-        if batch.status != "ended" and time.time() - batch.created >= self.batch_delay:
+    def batch_json(self, batch: Batch, *, poll: bool = False) -> dict[str, Any]:
+        batch.polls += poll
+        if self.end_after_polls is not None:
+            due = batch.polls > self.end_after_polls
+        else:
+            due = time.time() - batch.created >= self.batch_delay
+        if batch.status != "ended" and due:
             self._end(batch, "canceled" if batch.canceled else None)
         counts = dict.fromkeys(("processing", "succeeded", "errored", "canceled", "expired"), 0)
         if batch.status == "ended":
@@ -367,7 +378,7 @@ class MessagesServer:
             if batch is None:
                 return error_reply(404, "not_found_error")
             if method == "GET" and len(parts) == 5:
-                return Reply(body=self.batch_json(batch))
+                return Reply(body=self.batch_json(batch, poll=True))
             if method == "POST" and parts[5:] == ["cancel"]:
                 return Reply(body=self.cancel_batch(batch.id))
             if method == "GET" and parts[5:] == ["results"] and batch.status == "ended":

@@ -24,6 +24,7 @@ concurrency = 4
 timeout = 5.0
 max_attempts = 2
 base_delay = 0.01
+batch_poll = 0.2
 
 [[judge.judges]]
 name = "judge-a"
@@ -223,8 +224,11 @@ def test_batch_two_runs(project: pytest.Pytester) -> None:
         assert entry.get("rank") is None
         assert (project.path / "judges/batches.json").is_file()
 
-        server.batch_delay = 0.0
-        second = run(project, server, "--judge=batch")
+        # the batches end at their fourth status check; the run waits for them
+        server.end_after_polls = 3
+        second = run(project, server, "--judge=batch", "--judge-batch-wait=60")
+        second.stdout.fnmatch_lines(["[[]judge[]] 2 batch(es) open: 0/6 requests done; "
+                                     "waiting up to * s more"])
         assert "/v1/messages" not in [r.path for r in server.requests]
         assert all(r["status"] in ("passed", "failed") for r in items(project))
         judging = report(project)["suites"][0]["products"][0]["judging"]

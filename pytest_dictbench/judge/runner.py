@@ -129,7 +129,7 @@ class JudgeRun:
         return {
             "mode": self.mode,
             "judges": [
-                {**j.settings(), "price_in_per_mtok": j.price_in_per_mtok,
+                {**j.settings(), "family": j.family, "price_in_per_mtok": j.price_in_per_mtok,
                  "price_out_per_mtok": j.price_out_per_mtok}
                 for j in self.judges
             ],
