@@ -268,6 +268,8 @@ class MessagesServer:
         #: When set, a batch ends at its status retrieval number ``end_after_polls + 1``
         #: instead of after ``batch_delay``.
         self.end_after_polls: int | None = None
+        #: When set, the answer to every batch creation (an error reply, say).
+        self.refuse_batches: Reply | None = None
         #: Custom ids answered ``expired`` when their batch ends.
         self.expire: set[str] = set()
         self._lock = threading.Lock()
@@ -373,6 +375,8 @@ class MessagesServer:
             return Reply(body={"input_tokens": count_tokens(recorded.body)})
         if parts[:4] == ["", "v1", "messages", "batches"]:
             if method == "POST" and len(parts) == 4:
+                if self.refuse_batches is not None:
+                    return self.refuse_batches
                 return Reply(body=self.create_batch(recorded.body))
             batch = self.batches.get(parts[4]) if len(parts) > 4 else None
             if batch is None:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from judge_server import MessagesServer, error_reply
+from judge_server import MessagesServer, Reply, error_reply
 from judge_support import API_KEY, FAST_RETRY, JUDGE_A, JUDGE_B, make_request
 
 from pytest_dictbench.errors import JudgeError
@@ -161,3 +161,19 @@ def test_unreadable_book_is_an_error_naming_it(tmp_path: Path) -> None:
     (tmp_path / "batches.json").write_text("{not json")
     with pytest.raises(JudgeError, match=r"batches\.json.*unreadable batch book"):
         BatchBook.load(tmp_path / "batches.json")
+
+
+def test_failed_submission_is_a_redacted_judge_error(server: MessagesServer, tmp_path: Path
+                                                     ) -> None:
+    server.refuse_batches = Reply(status=400, body={"type": "error", "error": {
+        "type": "invalid_request_error", "message": f"bad key {API_KEY}"}})
+    with pytest.raises(JudgeError, match="batch submission failed: BadRequestError") as info:
+        batch_run(server, tmp_path)
+    assert API_KEY not in str(info.value) and "[redacted]" in str(info.value)
+    assert not (tmp_path / "batches.json").exists()
+
+
+def test_key_never_sent_over_plain_http_elsewhere() -> None:
+    factory = JudgeClientFactory(api_key=API_KEY, base_url="http://judge.example.com")
+    with pytest.raises(JudgeError, match="only sent over https"):
+        factory(JUDGE_A)

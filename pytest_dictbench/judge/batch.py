@@ -20,9 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anthropic
+
 from ..errors import JudgeError
 from ..files import atomic_write
-from .client import AnthropicJudgeClient, RawAnswer, read_message
+from .client import AnthropicJudgeClient, RawAnswer, read_message, shorten
 from .estimate import worst_case_cost
 from .records import JudgeConfig, JudgeOutcome, JudgeRequest, Verdict
 from .task import task_of
@@ -139,16 +141,26 @@ class BatchResult:
     detail: str = ""
 
 
+async def _guarded(client: AnthropicJudgeClient, what: str, call: Any) -> Any:
+    """Await ``call``; an API failure becomes a redacted :class:`JudgeError`."""
+    try:
+        return await call
+    except anthropic.APIError as exc:
+        raise JudgeError(f"batch {what} failed: {type(exc).__name__}: "
+                         f"{shorten(client.redact(str(exc)))}") from None
+
+
 async def submit(client: AnthropicJudgeClient,
                  requests: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
     """Create one batch of ``(custom_id, params)`` requests; returns its id."""
-    batch = await client.sdk.messages.batches.create(
-        requests=[{"custom_id": cid, "params": dict(params)} for cid, params in requests])
+    batch = await _guarded(client, "submission", client.sdk.messages.batches.create(
+        requests=[{"custom_id": cid, "params": dict(params)} for cid, params in requests]))
     return str(batch.id)
 
 
 async def fetch_status(client: AnthropicJudgeClient, batch_id: str) -> BatchStatus:
-    batch = await client.sdk.messages.batches.retrieve(batch_id)
+    batch = await _guarded(client, f"status of {batch_id}",
+                           client.sdk.messages.batches.retrieve(batch_id))
     counts = batch.request_counts
     return BatchStatus(batch.id, batch.processing_status, {
         name: int(getattr(counts, name, 0) or 0)
@@ -167,7 +179,9 @@ async def fetch_results(client: AnthropicJudgeClient, batch_id: str,
                         tool_name: Callable[[str], str]) -> list[BatchResult]:
     """Every result of an ended batch (``tool_name(custom_id)`` names the answer tool)."""
     found: list[BatchResult] = []
-    async for entry in await client.sdk.messages.batches.results(batch_id):
+    entries = await _guarded(client, f"results of {batch_id}",
+                             client.sdk.messages.batches.results(batch_id))
+    async for entry in entries:
         result = entry.result
         kind = str(getattr(result, "type", ""))
         if kind == "succeeded":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import urllib.parse
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
@@ -30,6 +31,7 @@ __all__ = [
     "RawAnswer",
     "TransportError",
     "ask_judge",
+    "check_key_url",
     "read_message",
     "shorten",
 ]
@@ -56,6 +58,19 @@ class RawAnswer:
         self.tool_input = tool_input
         self.usage = usage or TokenUsage()
         self.problem = problem
+
+
+_LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def check_key_url(judge: str, url: str | None) -> None:
+    """Refuse to send a key over plain http to anything but a loopback address."""
+    if url is None:
+        return
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme != "https" and not (parts.scheme == "http" and parts.hostname in _LOOPBACK):
+        raise JudgeError(f"judge {judge!r}: the key is only sent over https (or to a "
+                         f"loopback address), not to {url!r}")
 
 
 class TransportError(Exception):
@@ -211,9 +226,11 @@ class JudgeClientFactory:
                                  "or OPENAI_BASE_URL")
             return OpenAIJudgeClient(config, api_key=self._key(config, "OPENAI_API_KEY"),
                                      base_url=base_url, timeout=self.timeout)
+        base_url = config.base_url or self.base_url
+        check_key_url(config.name, base_url)
         return AnthropicJudgeClient(
-            config, api_key=self._key(config, "ANTHROPIC_API_KEY"),
-            base_url=config.base_url or self.base_url, timeout=self.timeout
+            config, api_key=self._key(config, "ANTHROPIC_API_KEY"), base_url=base_url,
+            timeout=self.timeout
         )
 
 

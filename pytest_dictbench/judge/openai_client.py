@@ -20,12 +20,10 @@ from __future__ import annotations
 import asyncio
 import json
 import urllib.error
-import urllib.parse
 import urllib.request
 from typing import Any
 
-from ..errors import JudgeError
-from .client import RawAnswer, TransportError
+from .client import RawAnswer, TransportError, check_key_url
 from .records import JudgeConfig, TokenUsage
 from .task import Prompt
 
@@ -76,9 +74,6 @@ def read_completion(data: Any) -> RawAnswer:
         return RawAnswer(None, usage, f"message content is not JSON ({exc})")
 
 
-_LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
-
-
 class _NoRedirects(urllib.request.HTTPRedirectHandler):
     """A redirect is an error: the Authorization header must not follow it elsewhere."""
 
@@ -95,11 +90,7 @@ class OpenAIJudgeClient:
 
     def __init__(self, config: JudgeConfig, *, api_key: str, base_url: str,
                  timeout: float = 60.0):
-        parts = urllib.parse.urlsplit(base_url)
-        if parts.scheme != "https" and not (parts.scheme == "http"
-                                            and parts.hostname in _LOOPBACK):
-            raise JudgeError(f"judge {config.name!r}: the key is only sent over https (or "
-                             f"to a loopback address), not to {base_url!r}")
+        check_key_url(config.name, base_url)
         self._config = config
         self._secret = api_key
         self.url = base_url.rstrip("/") + "/chat/completions"
