@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from anthropic import AsyncAnthropic
 
 from ..errors import JudgeError
+from ..redact import register_secret
 from .estimate import Budget, worst_case_cost
 from .records import JudgeConfig, JudgeRequest, SpendMeter, TokenUsage, Verdict
 from .task import Prompt, anthropic_params, cache_key, task_of
@@ -214,6 +215,7 @@ class JudgeClientFactory:
                 f"judge {config.name!r} must call the API but no key is set: "
                 f"export {variable} or use --judge=replay"
             )
+        register_secret(key)  # scrubbed from every file written from now on
         return key
 
     def __call__(self, config: JudgeConfig) -> JudgeClient:
