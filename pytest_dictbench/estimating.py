@@ -39,7 +39,7 @@ class JudgeEstimate:
         from .judge.batch import BOOK_FILE, BatchBook
         from .judge.cache import VerdictCache
         from .judge.estimate import Estimate
-        from .judge.task import cache_key, task_of
+        from .judge.request import cache_key, task_of
         from .judging import VERDICTS_FILE
 
         folder = self.state.judging.folder

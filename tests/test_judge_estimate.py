@@ -28,8 +28,8 @@ from pytest_dictbench.judge.estimate import (
     estimate_text,
     worst_case_cost,
 )
-from pytest_dictbench.judge.request import RubricTask
-from pytest_dictbench.judge.task import anthropic_params, task_of
+from pytest_dictbench.judge.request import RubricTask, task_of
+from pytest_dictbench.judge.task import anthropic_params
 
 RUBRIC = RubricTask((("A1", "content words kept"), ("A6", "strength of conjecture kept"),
                      ("B2", "self-corrections resolved"), ("C1", "paragraphs as spoken")))

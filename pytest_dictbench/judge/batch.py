@@ -24,10 +24,11 @@ import anthropic
 
 from ..errors import JudgeError
 from ..files import atomic_write
-from .client import AnthropicJudgeClient, RawAnswer, read_message, shorten
+from .client import AnthropicJudgeClient, read_message
 from .estimate import worst_case_cost
 from .records import JudgeConfig, JudgeOutcome, JudgeRequest, Verdict
-from .task import task_of
+from .request import task_of
+from .transport import RawAnswer, shorten
 
 #: Why a request was not sent: the budget would have been exceeded.
 BUDGET_DETAIL = "not sent: budget_usd would be exceeded"

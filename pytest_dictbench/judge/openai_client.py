@@ -23,9 +23,9 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from .client import RawAnswer, TransportError, check_key_url
 from .records import JudgeConfig, TokenUsage
 from .task import Prompt
+from .transport import RawAnswer, TransportError, check_key_url
 
 __all__ = ["OpenAIJudgeClient", "chat_body", "read_completion"]
 

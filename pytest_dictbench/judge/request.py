@@ -18,8 +18,8 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from . import guide
-from .records import JudgeConfig, JudgeRequest, RuleVerdict
-from .task import Prompt, anthropic_params, cache_key, task_of
+from .records import JudgeConfig, JudgeRequest, RuleVerdict, content_hash
+from .task import JudgeTask, Prompt, anthropic_params
 
 __all__ = [
     "REASON_MAX_CHARS",
@@ -30,6 +30,7 @@ __all__ = [
     "build_params",
     "cache_key",
     "parse_verdicts",
+    "task_of",
     "user_message",
     "verdict_schema",
 ]
@@ -186,6 +187,20 @@ _SENT_SCHEMA = _sent_schema()
 
 #: The rubric task with the guide alone (requests that name no task).
 RUBRIC_TASK = RubricTask()
+
+
+def task_of(request: JudgeRequest) -> JudgeTask:
+    """The request's task, the rubric's (guide alone) by default."""
+    return request.task if request.task is not None else RUBRIC_TASK
+
+
+def cache_key(request: JudgeRequest, config: JudgeConfig) -> str:
+    """Content hash of the judge's settings and the task's key content.
+
+    Not the product name, the repetition, the prices or the mode (live or batch): the
+    same output of the same case gets the same verdict however it was obtained.
+    """
+    return content_hash({"judge": config.settings(), **task_of(request).key_content(request)})
 
 
 def build_params(request: JudgeRequest, config: JudgeConfig) -> dict[str, Any]:

@@ -41,7 +41,7 @@ from .records import (
     SpendMeter,
     Verdict,
 )
-from .task import cache_key
+from .request import cache_key
 
 __all__ = [
     "JudgeMode",

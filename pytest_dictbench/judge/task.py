@@ -15,7 +15,8 @@ generic over the task. A task supplies, for one :class:`~.records.JudgeRequest`:
   verdict (guide version, request format, content); its hash is the cache key.
 
 The rubric's task is :class:`~.request.RubricTask`. A request names its task in
-``JudgeRequest.task`` (``None`` = the rubric with the guide alone).
+``JudgeRequest.task`` (``None`` = the rubric with the guide alone; see
+:func:`~.request.task_of`, and :func:`~.request.cache_key` for the key).
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from .records import JudgeConfig, JudgeRequest, RuleVerdict, content_hash
+from .records import JudgeConfig, JudgeRequest, RuleVerdict
 
-__all__ = ["JudgeTask", "Prompt", "anthropic_params", "cache_key", "task_of"]
+__all__ = ["JudgeTask", "Prompt", "anthropic_params"]
 
 #: Marks the end of the cacheable prefix (tools and system) in a Messages API request.
 CACHE_CONTROL = {"type": "ephemeral"}
@@ -60,24 +61,6 @@ class JudgeTask(Protocol):
               ) -> tuple[dict[str, RuleVerdict], dict[str, Any]]: ...
 
     def key_content(self, request: JudgeRequest) -> dict[str, Any]: ...
-
-
-def task_of(request: JudgeRequest) -> JudgeTask:
-    """The request's task, the rubric's by default."""
-    if request.task is not None:
-        return request.task
-    from .request import RUBRIC_TASK
-
-    return RUBRIC_TASK
-
-
-def cache_key(request: JudgeRequest, config: JudgeConfig) -> str:
-    """Content hash of the judge's settings and the task's key content.
-
-    Not the product name, the repetition, the prices or the mode (live or batch): the
-    same output of the same case gets the same verdict however it was obtained.
-    """
-    return content_hash({"judge": config.settings(), **task_of(request).key_content(request)})
 
 
 def anthropic_params(prompt: Prompt) -> dict[str, Any]:
