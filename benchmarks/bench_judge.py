@@ -6,7 +6,14 @@ this process's GIL), judges ``--items`` distinct outputs with two judges at
 time (items x 2 x delay / concurrency), their ratio (target <= 1.3), then re-runs with
 the now warm verdict cache and prints its request count (must be 0).
 
-Run: ``python benchmarks/bench_judge.py [--items 500] [--concurrency 16] [--delay 0.2]``
+Batch case (``--batch-items``, default 2,000): the same requests, two judges, submitted
+as Message Batches to a server that ends each batch ``--batch-delay`` (2 s) after
+creation, then collected with a wait and a 0.25 s poll. It prints the HTTP requests
+made, the wall time, and the cost of the verdicts against the same tokens at live list
+prices (expect 0.5). ``--case live|batch|both`` chooses what runs.
+
+Run: ``python benchmarks/bench_judge.py [--items 500] [--concurrency 16] [--delay 0.2]
+[--batch-items 2000] [--batch-delay 2] [--case both]``
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from pathlib import Path
 
 from pytest_dictbench.judge import (
     AnthropicClientFactory,
+    BatchBook,
     JudgeConfig,
     JudgeRequest,
     JudgeRun,
@@ -47,9 +55,10 @@ def make_requests(items: int) -> list[JudgeRequest]:
     ]
 
 
-def start_server(delay: float) -> tuple[subprocess.Popen[str], str]:
+def start_server(delay: float, batch_delay: float = 2.0) -> tuple[subprocess.Popen[str], str]:
     server = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "judge_server.py"), "--delay", str(delay)],
+        [sys.executable, str(ROOT / "tests" / "judge_server.py"), "--delay", str(delay),
+         "--batch-delay", str(batch_delay)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )
     assert server.stdout is not None
@@ -65,13 +74,64 @@ def judge(requests: list[JudgeRequest], url: str, cache: VerdictCache, concurren
     return run, time.perf_counter() - started
 
 
+def stop_server(server: subprocess.Popen[str]) -> int:
+    """Close the server's stdin; it prints how many requests it saw, then exits."""
+    assert server.stdin is not None and server.stdout is not None
+    server.stdin.close()
+    served = int(server.stdout.readline().strip() or -1)
+    server.wait(timeout=10)
+    return served
+
+
+def batch_case(items: int, batch_delay: float) -> None:
+    """Submit and collect ``items`` x 2 judges as batches; print requests, time, cost."""
+    requests = make_requests(items)
+    server, url = start_server(0.0, batch_delay)
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            factory = AnthropicClientFactory(api_key="bench-key", base_url=url, timeout=120.0)
+            started = time.perf_counter()
+            with VerdictCache(Path(folder) / "verdicts.jsonl") as cache:
+                run = asyncio.run(judge_all(
+                    requests, JUDGES, mode="batch", cache=cache, client_factory=factory,
+                    book=BatchBook.load(Path(folder) / "batches.json"),
+                    batch_wait=600.0, batch_poll=0.25))
+            wall = time.perf_counter() - started
+            verdicts = [o.verdict for per in run.outcomes.values() for o in per.values()
+                        if o.verdict is not None]
+    finally:
+        served = stop_server(server)
+    by_name = {j.name: j for j in JUDGES}
+    live = sum(by_name[v.judge].cost_usd(v.usage) for v in verdicts)
+    batch = sum(by_name[v.judge].cost_usd(v.usage, batch=True) for v in verdicts)
+    print(f"batch run: {len(requests)} items x {len(JUDGES)} judges = "
+          f"{len(requests) * len(JUDGES)} requests in {len(JUDGES)} batches, server ends "
+          f"each batch {batch_delay:.1f} s after creation")
+    print(f"  verdicts   {len(verdicts):8d}   judged {run.count('judged')}, "
+          f"pending {run.count('pending')}, errors {run.count('error')}")
+    print(f"  HTTP       {served:8d}   requests to the server (create, poll, results)")
+    print(f"  wall time  {wall:8.2f} s  (floor {batch_delay:.1f} s)")
+    print(f"  cost       ${batch:.4f} batch vs ${live:.4f} for the same tokens live: "
+          f"ratio {batch / live if live else float('nan'):.3f} (expect 0.5)")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--items", type=int, default=500)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--delay", type=float, default=0.2)
+    parser.add_argument("--batch-items", type=int, default=2000)
+    parser.add_argument("--batch-delay", type=float, default=2.0)
+    parser.add_argument("--case", choices=("live", "batch", "both"), default="both")
     args = parser.parse_args(argv)
+    if args.case in ("live", "both"):
+        live_case(args)
+    if args.case in ("batch", "both"):
+        batch_case(args.batch_items, args.batch_delay)
 
+
+def live_case(args: argparse.Namespace) -> None:
+    """The live throughput case (see the module docstring)."""
     requests = make_requests(args.items)
     server, url = start_server(args.delay)
     try:
@@ -82,10 +142,7 @@ def main(argv: list[str] | None = None) -> None:
             with VerdictCache(path) as cache:
                 warm, warm_wall = judge(requests, url, cache, args.concurrency)
     finally:
-        assert server.stdin is not None and server.stdout is not None
-        server.stdin.close()
-        served = int(server.stdout.readline().strip() or -1)
-        server.wait(timeout=10)
+        served = stop_server(server)
 
     calls = len(requests) * len(JUDGES)
     ideal = calls * args.delay / args.concurrency

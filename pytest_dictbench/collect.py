@@ -193,11 +193,17 @@ class CaseItem(pytest.Item):
                 return
             pytest.fail(text, pytrace=False)
         self.output = output
-        self.judgement = self.session_state.judging.for_item(self, output)
+        state = self.session_state
+        self.judgement = state.judging.for_item(self, output, state.method(self.suite),
+                                                state.judge_settings.get(self.suite.id),
+                                                self.session.items)
         if self.judgement.error:
             self._record("error", message=self.judgement.error, output=output,
                          extra=self.judgement.record)
             pytest.fail(visible(f"judge error: {self.judgement.error}"), pytrace=False)
+        if self.judgement.unscored:  # pending in a batch, or held back by the budget
+            self._record("not_tested", message=self.judgement.unscored, output=output)
+            pytest.skip(f"not scored: {self.judgement.unscored}")
 
     def runtest(self) -> None:
         if self.failed_run is not None:

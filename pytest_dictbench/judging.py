@@ -2,12 +2,15 @@
 
 Judging is batched per (suite, product) in each process: the first item of a group to
 run asks for verdicts on every selected item of that group, so requests go out
-concurrently. Only items whose preliminary score leaves a rule unjudged are sent; the
-judges then score every rule of the item (automated results shown to them), and their
-agreed score, or a person's decision, is final over the automated one.
+concurrently (or, with ``--judge=batch``, as one Message Batch per judge). Only items
+whose preliminary score leaves a rule unjudged are sent; the judges then score every
+rule of the item (automated results shown to them), and their agreed score, or a
+person's decision, is final over the automated one.
 
 What the controller needs travels on the item record: each judge's scores (for kappa),
-pending adjudications, the cost of the verdicts used, and judge errors.
+pending adjudications, the cost of the verdicts used, and judge errors. An item whose
+verdicts are still in an open batch, or were not asked for because of ``budget_usd``,
+is not scored (``Judgement.unscored``).
 
 A suite that declares no judges still takes a person's decisions: lines of
 ``adjudications.jsonl`` in the judge folder whose suite, case, product and output hash
@@ -20,21 +23,26 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from .adapters.base import Adapter
 from .errors import DictbenchError
 from .files import file_lock
 from .judge.records import JudgeRequest
 from .judge.settings import JudgeSettings
-from .model import Output, RuleScore, ScoreContext
+from .methods.base import Method
+from .model import ItemLike, Output, RuleScore, ScoreContext
 
-if TYPE_CHECKING:
-    from .collect import CaseItem
-
-__all__ = ["JUDGE_MODES", "NO_JUDGEMENT", "Judgement", "Judging"]
+__all__ = ["JUDGE_MODES", "NO_JUDGEMENT", "JudgeItem", "Judgement", "Judging"]
 
 #: Values of ``--judge``.
-JUDGE_MODES = ("off", "replay", "live")
+JUDGE_MODES = ("off", "replay", "live", "batch")
+
+
+class JudgeItem(ItemLike, Protocol):
+    """A benchmark item as the judges see it (``collect.CaseItem`` is one)."""
+
+    adapter: Adapter
 
 #: Name of the verdict cache and of the human decisions file in the judge folder.
 VERDICTS_FILE = "verdicts.jsonl"
@@ -50,41 +58,89 @@ class Judgement:
     record: Mapping[str, Any] = field(default_factory=dict)
     #: Set when a judge request failed: the item is an error, never a score.
     error: str | None = None
+    #: Set when verdicts are pending in a batch or were held back by the budget: the
+    #: item is not scored (reported as not tested) and its product not ranked.
+    unscored: str | None = None
 
 
 #: The judgement of an item nobody judges (shared: a Judgement is immutable).
 NO_JUDGEMENT = Judgement()
 
 
-def _group(item: CaseItem) -> tuple[str, str]:
+def _terminal_line(config: Any) -> Any:
+    """A function printing one line on the terminal even while output is captured (the
+    batch progress line is printed from inside an item's setup); ``None`` on workers."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    capture = config.pluginmanager.get_plugin("capturemanager")
+    if reporter is None:
+        return None
+
+    def write(line: str) -> None:
+        if capture is None:
+            reporter.write_line(line)
+            return
+        with capture.global_and_fixture_disabled():
+            reporter.write_line(line)
+
+    return write
+
+
+def _group(item: JudgeItem) -> tuple[str, str]:
     return (item.suite.id, item.product.name)
 
 
 class Judging:
     """Per-process judge runner; one per dictbench session."""
 
-    def __init__(self, mode: str, folder: Path, audit: int = 0) -> None:
+    def __init__(self, mode: str, folder: Path, audit: int = 0, *, batch_wait: float = 0.0,
+                 workers: int = 1, progress: Any = None) -> None:
         self.mode = mode
         self.folder = folder
         self.audit = audit
+        self.batch_wait = batch_wait
+        #: xdist workers sharing each suite's budget (each gets an equal share).
+        self.workers = max(1, workers)
+        #: Called with a progress line while waiting for batches (or ``None``).
+        self.progress = progress
         #: per group: each item's judgement, or why the group could not be judged
         self._done: dict[tuple[str, str], dict[tuple[str, int], Judgement] | str] = {}
+        self._budgets: dict[str, Any] = {}
         self.calls = 0
         self.cache_hits = 0
         self._human: dict[tuple[str, str, str, str], list[Any]] | None = None
 
-    def for_item(self, item: CaseItem, output: Output) -> Judgement:
-        """The judgement of ``item`` (judging its whole group on first use)."""
-        method = item.session_state.method(item.suite)
+    @classmethod
+    def from_config(cls, config: Any, folder: Path) -> Judging:
+        """The runner for a pytest config (``--judge``, ``--judge-audit``,
+        ``--judge-batch-wait``, xdist worker count)."""
+        workerinput = getattr(config, "workerinput", None)
+        return cls(config.getoption("dictbench_judge"), folder,
+                   config.getoption("dictbench_judge_audit"),
+                   batch_wait=config.getoption("dictbench_judge_batch_wait"),
+                   workers=int(workerinput.get("workercount", 1)) if workerinput else 1,
+                   progress=_terminal_line(config))
+
+    def budget(self, suite_id: str, settings: JudgeSettings) -> Any:
+        """This process's share of the suite's ``budget_usd`` (shared by its groups)."""
+        from .judge.estimate import Budget
+
+        if suite_id not in self._budgets:
+            limit = settings.budget_usd
+            self._budgets[suite_id] = Budget(None if limit is None else limit / self.workers)
+        return self._budgets[suite_id]
+
+    def for_item(self, item: JudgeItem, output: Output, method: Method,
+                 settings: JudgeSettings | None, items: Sequence[Any]) -> Judgement:
+        """The judgement of ``item`` (judging its whole group, among ``items``, on first
+        use)."""
         if self.mode == "off" or not hasattr(method, "rule_meanings"):
             return NO_JUDGEMENT
-        settings = item.session_state.judge_settings.get(item.suite.id)
         if settings is None:
             return self._human_only(item, output)
         group = _group(item)
         if group not in self._done:
             try:
-                self._done[group] = self._judge_group(item, settings)
+                self._done[group] = self._judge_group(item, method, settings, items)
             except (DictbenchError, OSError) as exc:
                 self._done[group] = f"{type(exc).__name__}: {exc}"
         done = self._done[group]
@@ -92,7 +148,7 @@ class Judging:
             return Judgement(error=done)
         return done.get((item.case.id, item.repetition), NO_JUDGEMENT)
 
-    def _human_only(self, item: CaseItem, output: Output) -> Judgement:
+    def _human_only(self, item: JudgeItem, output: Output) -> Judgement:
         """A person's decisions on ``item`` (suites without judges)."""
         from .judge.records import output_hash
 
@@ -118,11 +174,16 @@ class Judging:
 
     # -- batching ----------------------------------------------------------------------
 
-    def _requests(self, first: CaseItem) -> list[tuple[CaseItem, JudgeRequest]]:
-        method = first.session_state.method(first.suite)
+    def requests(self, first: JudgeItem, method: Any, items: Sequence[Any]
+                 ) -> list[tuple[JudgeItem, JudgeRequest]]:
+        """The judge requests of ``first``'s group among ``items`` (outputs read through
+        each item's adapter)."""
+        from .judge.request import RubricTask
+
         version = f"{method.name}-{getattr(method, 'version', '0')}"
+        task = RubricTask(tuple(sorted(method.rule_meanings.items())))
         requests = []
-        for item in first.session.items:
+        for item in items:
             if getattr(item, "suite", None) is not first.suite or _group(item) != _group(first):
                 continue
             output = item.adapter.get(item.case, item.repetition)
@@ -137,32 +198,39 @@ class Judging:
             requests.append((item, JudgeRequest(
                 suite=item.suite.id, product=item.product.name, repetition=item.repetition,
                 case=dict(item.case.data), output_text=output.text, rules=rules,
-                auto_results=auto, rubric_version=version)))
+                auto_results=auto, rubric_version=version, task=task)))
         return requests
 
-    def _judge_group(self, first: CaseItem, settings: JudgeSettings
-                     ) -> dict[tuple[str, int], Judgement]:
+    def _judge_group(self, first: JudgeItem, method: Method, settings: JudgeSettings,
+                     items: Sequence[Any]) -> dict[tuple[str, int], Judgement]:
         from .judge import (  # the anthropic SDK loads only when judges run
-            AnthropicClientFactory,
+            JudgeClientFactory,
             VerdictCache,
             combine,
             judge_all_sync,
             load_decisions,
         )
+        from .judge.batch import BOOK_FILE, BatchBook
 
-        pairs = self._requests(first)
+        pairs = self.requests(first, method, items)
         if not pairs:
             return {}
         requests = [request for _, request in pairs]
-        factory = AnthropicClientFactory(base_url=settings.base_url, timeout=settings.timeout)
+        factory = JudgeClientFactory(base_url=settings.base_url, timeout=settings.timeout)
         # One process at a time judges against the cache, reloaded under the lock: xdist
-        # workers reuse each other's verdicts instead of paying for them twice.
+        # workers reuse each other's verdicts instead of paying for them twice (the
+        # batch book is read and written under the same lock).
         with file_lock(self.folder / f".{VERDICTS_FILE}.lock"):
             cache = VerdictCache(self.folder / VERDICTS_FILE)
+            book = BatchBook.load(self.folder / BOOK_FILE) if self.mode in (
+                "live", "batch") else None
             try:
-                run = judge_all_sync(requests, settings.judges, mode=self.mode, cache=cache,
-                                     client_factory=factory,
-                                     concurrency=settings.concurrency, retry=settings.retry)
+                run = judge_all_sync(
+                    requests, settings.judges, mode=self.mode, cache=cache,
+                    client_factory=factory, concurrency=settings.concurrency,
+                    retry=settings.retry, budget=self.budget(first.suite.id, settings),
+                    book=book, batch_wait=self.batch_wait, batch_poll=settings.batch_poll,
+                    batch_failures=settings.batch_failures, progress=self.progress)
                 audit = self._audit(requests, settings, cache, factory)
             finally:
                 cache.close()
@@ -207,21 +275,28 @@ class Judging:
 
 def _judgement(run: Any, combined: Any, request: JudgeRequest,
                audit: Mapping[str, Any], listed: set[tuple[str, ...]]) -> Judgement:
-    errors, scores, spend = [], {}, {}
+    from .judge.batch import BUDGET_DETAIL
+
+    errors, unscored, scores, spend = [], [], {}, {}
     for config in run.judges:
         outcome = run.outcome(request.key, config.name)
         if outcome is None:
             continue
         if outcome.status == "error":
             errors.append(f"judge {config.name!r}: {outcome.error}: {outcome.detail}")
+        if outcome.status == "pending" or outcome.detail == BUDGET_DETAIL:
+            unscored.append(f"judge {config.name!r}: {outcome.detail}")
         if outcome.verdict is not None:
             scores[config.name] = {r: v.score for r, v in outcome.verdict.rules.items()}
             usage = outcome.verdict.usage
-            entry = spend.setdefault(config.model, {"input_tokens": 0, "output_tokens": 0,
-                                                    "cost_usd": 0.0, "verdicts": 0})
+            entry = spend.setdefault(config.model, {
+                "input_tokens": 0, "output_tokens": 0, "cache_write_tokens": 0,
+                "cache_read_tokens": 0, "cost_usd": 0.0, "verdicts": 0})
             entry["input_tokens"] += usage.input_tokens
             entry["output_tokens"] += usage.output_tokens
-            entry["cost_usd"] += config.cost_usd(usage)
+            entry["cache_write_tokens"] += usage.cache_write_tokens
+            entry["cache_read_tokens"] += usage.cache_read_tokens
+            entry["cost_usd"] += config.cost_usd(usage, batch=outcome.verdict.batch)
             entry["verdicts"] += 1
     pending = []
     for p in combined.pending:
@@ -230,9 +305,13 @@ def _judgement(run: Any, combined: Any, request: JudgeRequest,
                           request.output_hash) and target not in listed:
             listed.add(target)
             pending.append(p.to_json())
-    record = {"judges": scores, "pending": pending, "judge_spend": spend}
+    models = {c.name: f"{c.family}:{c.model}" for c in run.judges}
+    record = {"judges": scores, "pending": pending, "judge_spend": spend,
+              "judge_models": models}
     if audit:
         record["judge_audit"] = dict(audit)
     if errors:
         return Judgement(record=record, error="; ".join(errors))
+    if unscored:
+        return Judgement(unscored="verdicts not available: " + "; ".join(unscored))
     return Judgement(judged=combined.final.get(request.key, {}), record=record)

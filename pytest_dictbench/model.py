@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 #: Outcome of one item as it appears in the reports.
 Status = Literal["passed", "failed", "error", "not_tested"]
@@ -178,3 +178,15 @@ class ScoreContext:
     @property
     def params(self) -> Mapping[str, Any]:
         return self.suite.params
+
+
+class ItemLike(Protocol):
+    """What the session and the judges read from a benchmark item (``collect.CaseItem``).
+
+    A structural type, so that modules below ``collect`` need not import it.
+    """
+
+    suite: Suite
+    case: Case
+    product: Product
+    repetition: int

@@ -18,6 +18,7 @@ from .adapters.base import AdapterFactory
 from .adapters.cache import CacheAdapter
 from .collect import CaseItem, SuiteCollector, split_item_id
 from .errors import DictbenchError
+from .estimating import JudgeEstimate
 from .judging import JUDGE_MODES
 from .methods.base import Method
 from .methods.error_rate import ErrorRate
@@ -30,11 +31,14 @@ from .registry import Registry
 from .rig.collect import RigCollector
 from .rig.package import is_package
 from .rootdir import redetermine_setup
-from .session import SESSION_KEY, DictbenchSession, ini_folder
+from .session import SESSION_KEY, DictbenchSession, ini_folder, is_worker
 from .stats import DEFAULT_RESAMPLES
 from .suites import MANIFEST, read_toml
 from .text.visible import visible
 from .verify import VerifyCollector
+
+#: Name under which the ``--judge-estimate`` plugin is registered.
+ESTIMATE_PLUGIN = "dictbench-judge-estimate"
 
 
 def _at_least(minimum: int) -> Any:
@@ -104,7 +108,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--judge", dest="dictbench_judge", default="replay", choices=JUDGE_MODES,
         help="LLM judges for rules that need judgement: 'off' leaves them unjudged, "
         "'replay' uses cached verdicts only (no network), 'live' calls the API for cache "
-        "misses. Default: %(default)r.")
+        "misses, 'batch' submits them as Message Batches and collects them on a later run "
+        "(items pending meanwhile are not scored). Default: %(default)r.")
+    group.addoption(
+        "--judge-batch-wait", dest="dictbench_judge_batch_wait", metavar="SECONDS",
+        type=float, default=0.0,
+        help="With --judge=batch, wait up to SECONDS for open batches to end (printing "
+        "progress) before leaving their items pending. Default: %(default)r.")
+    group.addoption(
+        "--judge-estimate", dest="dictbench_judge_estimate", nargs="?", const="local",
+        default=None, choices=("local", "api"),
+        help="Send nothing and run no item: print the uncached judge requests, their "
+        "expected tokens and cost live and in batch. Tokens are estimated locally, or "
+        "counted by the API's token counting with =api (a network call, not billed).")
     group.addoption(
         "--judge-audit", dest="dictbench_judge_audit", metavar="N", type=_at_least(0),
         default=0,
@@ -206,6 +222,12 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"dictbench: {exc}") from None
     config.stash[SESSION_KEY] = session
     config.pluginmanager.register(session, "dictbench-session")
+    estimate = config.getoption("dictbench_judge_estimate")
+    if estimate:
+        if getattr(config.option, "numprocesses", None) or is_worker(config):
+            raise pytest.UsageError("dictbench: --judge-estimate runs in one process; "
+                                    "drop -n")
+        config.pluginmanager.register(JudgeEstimate(session, estimate), ESTIMATE_PLUGIN)
     if not config.pluginmanager.hasplugin("xdist"):
         config.addinivalue_line("markers", "xdist_group(name): capture group of a live "
                                 "product (scheduling needs pytest-xdist)")
@@ -237,6 +259,9 @@ def _item_product(nodeid: str, products: Iterable[str]) -> str | None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     session = config.stash.get(SESSION_KEY, None)
+    estimate = config.pluginmanager.get_plugin(ESTIMATE_PLUGIN)
+    if estimate is not None:
+        config.pluginmanager.unregister(estimate)
     if session is not None:
         config.pluginmanager.unregister(session)
         for name in ("dictbench-scheduling", "dictbench-progress"):

@@ -12,7 +12,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 
@@ -27,7 +27,7 @@ from .judge.records import output_hash
 from .judge.settings import JudgeSettings, parse_judge_settings
 from .judging import Judging
 from .methods.base import Method
-from .model import ItemResult, Output, Product, Suite
+from .model import ItemLike, ItemResult, Output, Product, Suite
 from .registry import Registry
 from .report.files import dumps, write_report_set
 from .report.html import render_html
@@ -39,9 +39,6 @@ from .rig.package import is_package, load_package
 from .rig.results import export_csv
 from .stats import DEFAULT_SEED
 from .suites import DEFAULT_MAX_TEXT_CHARS, MANIFEST, canary_status, load_suite, read_toml
-
-if TYPE_CHECKING:
-    from .collect import CaseItem
 
 __all__ = ["RECORD_PROPERTY", "SESSION_KEY", "DictbenchSession"]
 
@@ -93,9 +90,8 @@ class DictbenchSession:
                                       recapture=config.getoption("dictbench_recapture"),
                                       warmup=config.getoption("dictbench_warmup"),
                                       hook=config.hook, repetitions=self.repetitions)
-        self.judging = Judging(config.getoption("dictbench_judge"),
-                               ini_folder(config, config.getini("dictbench_judge_dir")),
-                               config.getoption("dictbench_judge_audit"))
+        self.judging = Judging.from_config(
+            config, ini_folder(config, config.getini("dictbench_judge_dir")))
         self.records: dict[str, str] = {}
         self.report: dict[str, Any] | None = None
         self.written: list[Path] = []
@@ -152,7 +148,7 @@ class DictbenchSession:
             self._adapters[key] = factory(product, suite, self.options)
         return self._adapters[key]
 
-    def make_record(self, item: CaseItem, status: str, *, result: ItemResult | None = None,
+    def make_record(self, item: ItemLike, status: str, *, result: ItemResult | None = None,
                     output: Output | None = None, message: str = "",
                     extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The plain-JSON record of one item (a line of ``items.jsonl``)."""

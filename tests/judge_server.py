@@ -3,7 +3,22 @@
 It runs a stdlib ``ThreadingHTTPServer`` on 127.0.0.1 (port 0), records every request
 (path, headers, JSON body) and answers from a script: a queue of :class:`Reply` objects,
 then a responder function of the recorded request. The default responder gives every rule
-named in the ``record_verdicts`` tool schema the score 2.
+listed in the request's ``<rules>`` block the score 2.
+
+Besides ``POST /v1/messages`` it serves:
+
+* ``POST /v1/messages/count_tokens`` - :func:`count_tokens` of the body (the server's
+  own tokenizer stand-in; ``counted_twos`` bills the same count, with prompt caching:
+  the first request carrying a ``cache_control`` prefix writes it, later ones read it);
+* Message Batches: ``POST /v1/messages/batches`` (create), ``GET .../{id}`` (retrieve),
+  ``GET .../{id}/results`` (JSONL), ``POST .../{id}/cancel``. A batch ends
+  ``batch_delay`` seconds after creation; its requests are then answered by the same
+  queue and responder (a non-200 reply becomes an ``errored`` result), except the
+  custom ids in ``expire`` (``expired``); with ``end_after_polls`` set it ends at that
+  many status checks plus one instead. :meth:`MessagesServer.expire_batch` ends a
+  batch at once with every request expired;
+* ``POST /v1/chat/completions`` - an OpenAI-compatible endpoint: the responder's
+  ``record_verdicts`` input comes back as the JSON content of ``choices[0].message``.
 
 Run as a script (``python tests/judge_server.py --delay 0.2``) it prints its base URL on
 the first line of stdout and serves until stdin closes; the benchmark uses that.
@@ -12,8 +27,11 @@ the first line of stdout and serves until stdin closes; the benchmark uses that.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import itertools
 import json
+import math
+import re
 import sys
 import threading
 import time
@@ -50,12 +68,49 @@ class Recorded:
 Responder = Callable[[Recorded], Reply]
 
 
+_RULE_LINE = re.compile(r"^- ([A-Za-z0-9_.-]+): ", re.MULTILINE)
+
+
 def requested_rules(body: Mapping[str, Any]) -> list[str]:
-    """The rule ids a request asks for, read from its tool's input schema."""
-    for tool in body.get("tools", ()):
-        if tool.get("name") == TOOL_NAME:
-            return list(tool["input_schema"]["properties"]["verdicts"]["required"])
-    return []
+    """The rule ids a request asks for, read from the ``<rules>`` block of its user turn."""
+    text = user_text(body)
+    start, end = text.rfind("<rules>"), text.rfind("</rules>")
+    return _RULE_LINE.findall(text[start:end]) if 0 <= start < end else []
+
+
+def _system_text(body: Mapping[str, Any]) -> str:
+    system = body.get("system", "")
+    if isinstance(system, str):
+        return system
+    return "".join(block.get("text", "") for block in system)
+
+
+def _tokens(text: str) -> int:
+    """The server's token count of a text: each run of letters or digits counts one
+    token per 5 characters begun, each other non-space character one token."""
+    words = re.findall(r"[A-Za-z0-9]+", text)
+    rest = re.sub(r"[A-Za-z0-9\s]+", "", text)
+    return sum(math.ceil(len(w) / 5) for w in words) + len(rest)
+
+
+#: Tokens the server adds for a tool definition's preamble.
+TOOL_PREAMBLE = 300
+
+
+def prefix_tokens(body: Mapping[str, Any]) -> int:
+    """Tokens of the tools and system text (the cacheable prefix)."""
+    tools = json.dumps(body.get("tools", []), sort_keys=True)
+    return _tokens(tools) + _tokens(_system_text(body)) + (TOOL_PREAMBLE if tools else 0)
+
+
+def count_tokens(body: Mapping[str, Any]) -> int:
+    """Input tokens of a Messages request as this server counts (and bills) them."""
+    return prefix_tokens(body) + _tokens(user_text(body))
+
+
+def _cached_prefix(body: Mapping[str, Any]) -> bool:
+    system = body.get("system")
+    return isinstance(system, list) and any("cache_control" in b for b in system)
 
 
 def user_text(body: Mapping[str, Any]) -> str:
@@ -123,6 +178,78 @@ def all_twos(request: Recorded, *, delay: float = 0.0) -> Reply:
     return verdict_reply({rule: 2 for rule in requested_rules(request.body)}, delay=delay)
 
 
+class PromptCache:
+    """The server's prompt cache: prefixes seen, by hash."""
+
+    def __init__(self) -> None:
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()
+
+    def usage(self, body: Mapping[str, Any], output_tokens: int) -> dict[str, int]:
+        """Usage of one request: a marked prefix is written once, then read."""
+        total, prefix = count_tokens(body), prefix_tokens(body)
+        if not _cached_prefix(body):
+            return {"input_tokens": total, "output_tokens": output_tokens}
+        key = hashlib.sha256(json.dumps([body.get("tools"), body.get("system"),
+                                         body.get("model")], sort_keys=True).encode())
+        with self._lock:
+            first = key.hexdigest() not in self._seen
+            self._seen.add(key.hexdigest())
+        cache = "cache_creation_input_tokens" if first else "cache_read_input_tokens"
+        return {"input_tokens": total - prefix, "output_tokens": output_tokens, cache: prefix}
+
+
+def counted_twos(cache: PromptCache, *, output_tokens: int = 20, delay: float = 0.0
+                 ) -> Responder:
+    """A responder giving 2 everywhere and billing :func:`count_tokens` with caching."""
+
+    def respond(request: Recorded) -> Reply:
+        reply = all_twos(request, delay=delay)
+        reply.body["usage"] = cache.usage(request.body, output_tokens)
+        return reply
+
+    return respond
+
+
+def chat_body(reply: Reply, request: Recorded) -> Reply:
+    """A Messages API reply turned into an OpenAI chat completion (errors pass through)."""
+    if reply.status != 200 or not isinstance(reply.body, dict):
+        return reply
+    blocks = [b for b in reply.body.get("content", []) if b.get("type") == "tool_use"]
+    content = json.dumps(blocks[0]["input"]) if blocks else "not json"
+    usage = reply.body.get("usage", {})
+    prompt = sum(int(usage.get(k, 0)) for k in (
+        "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
+    body = {
+        "id": reply.body.get("id", "chatcmpl"), "object": "chat.completion",
+        "model": (request.body or {}).get("model", "m"),
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": content}}],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": usage.get("output_tokens", 0),
+                  "prompt_tokens_details": {
+                      "cached_tokens": int(usage.get("cache_read_input_tokens", 0))}},
+    }
+    return Reply(body=body, headers=reply.headers, delay=reply.delay)
+
+
+@dataclass
+class Batch:
+    """One Message Batch on the server."""
+
+    id: str
+    requests: list[Mapping[str, Any]]
+    created: float
+    status: str = "in_progress"
+    results: list[dict[str, Any]] = field(default_factory=list)
+    canceled: bool = False
+    #: Status retrievals so far.
+    polls: int = 0
+
+
+def _iso(seconds: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+
+
 class _Server(ThreadingHTTPServer):
     # The stdlib default backlog (5) refuses connections when many clients open at once.
     request_queue_size = 128
@@ -135,7 +262,18 @@ class MessagesServer:
         self.responder: Responder = responder or (lambda request: all_twos(request, delay=delay))
         self.queue: deque[Reply] = deque()
         self.requests: list[Recorded] = []
+        self.batches: dict[str, Batch] = {}
+        #: Seconds from creation until a batch ends.
+        self.batch_delay = 0.0
+        #: When set, a batch ends at its status retrieval number ``end_after_polls + 1``
+        #: instead of after ``batch_delay``.
+        self.end_after_polls: int | None = None
+        #: When set, the answer to every batch creation (an error reply, say).
+        self.refuse_batches: Reply | None = None
+        #: Custom ids answered ``expired`` when their batch ends.
+        self.expire: set[str] = set()
         self._lock = threading.Lock()
+        self._batch_ids = itertools.count(1)
         self._httpd = _Server(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -159,6 +297,98 @@ class MessagesServer:
     def record(self, item: Recorded) -> None:
         with self._lock:
             self.requests.append(item)
+
+    # -- batches ---------------------------------------------------------------------
+
+    def create_batch(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        batch = Batch(f"msgbatch_{next(self._batch_ids):06d}", list(body["requests"]),
+                      time.time())
+        with self._lock:
+            self.batches[batch.id] = batch
+        return self.batch_json(batch)
+
+    def expire_batch(self, batch_id: str) -> None:
+        """End a batch now with every unanswered request expired."""
+        self._end(self.batches[batch_id], everything="expired")
+
+    def _end(self, batch: Batch, everything: str | None = None) -> None:
+        if batch.status == "ended":
+            return
+        results = []
+        for entry in batch.requests:
+            custom_id = entry["custom_id"]
+            kind = everything or ("expired" if custom_id in self.expire else "succeeded")
+            if kind != "succeeded":
+                results.append({"custom_id": custom_id, "result": {"type": kind}})
+                continue
+            recorded = Recorded("/v1/messages", {}, entry["params"], time.monotonic())
+            reply = self.next_reply(recorded)
+            if reply.status == 200:
+                result = {"type": "succeeded", "message": reply.body}
+            else:
+                result = {"type": "errored", "error": reply.body}
+            results.append({"custom_id": custom_id, "result": result})
+        with self._lock:
+            batch.results, batch.status = results, "ended"
+
+    def batch_json(self, batch: Batch, *, poll: bool = False) -> dict[str, Any]:
+        batch.polls += poll
+        if self.end_after_polls is not None:
+            due = batch.polls > self.end_after_polls
+        else:
+            due = time.time() - batch.created >= self.batch_delay
+        if batch.status != "ended" and due:
+            self._end(batch, "canceled" if batch.canceled else None)
+        counts = dict.fromkeys(("processing", "succeeded", "errored", "canceled", "expired"), 0)
+        if batch.status == "ended":
+            for line in batch.results:
+                counts[line["result"]["type"]] += 1
+        else:
+            counts["processing"] = len(batch.requests)
+        return {
+            "id": batch.id, "type": "message_batch", "processing_status": batch.status,
+            "request_counts": counts, "created_at": _iso(batch.created),
+            "expires_at": _iso(batch.created + 86400),
+            "ended_at": _iso(time.time()) if batch.status == "ended" else None,
+            "cancel_initiated_at": _iso(batch.created) if batch.canceled else None,
+            "archived_at": None,
+            "results_url": (f"{self.url}/v1/messages/batches/{batch.id}/results"
+                            if batch.status == "ended" else None),
+        }
+
+    def cancel_batch(self, batch_id: str) -> dict[str, Any]:
+        batch = self.batches[batch_id]
+        batch.canceled = True
+        if batch.status != "ended":
+            batch.status = "canceling"
+            self._end(batch, "canceled")
+        return self.batch_json(batch)
+
+    def route(self, method: str, path: str, recorded: Recorded) -> Reply:
+        """The answer to one request, by method and path."""
+        parts = path.split("?")[0].rstrip("/").split("/")
+        if method == "POST" and path == "/v1/messages":
+            return self.next_reply(recorded)
+        if method == "POST" and path == "/v1/chat/completions":
+            return chat_body(self.next_reply(recorded), recorded)
+        if method == "POST" and path == "/v1/messages/count_tokens":
+            return Reply(body={"input_tokens": count_tokens(recorded.body)})
+        if parts[:4] == ["", "v1", "messages", "batches"]:
+            if method == "POST" and len(parts) == 4:
+                if self.refuse_batches is not None:
+                    return self.refuse_batches
+                return Reply(body=self.create_batch(recorded.body))
+            batch = self.batches.get(parts[4]) if len(parts) > 4 else None
+            if batch is None:
+                return error_reply(404, "not_found_error")
+            if method == "GET" and len(parts) == 5:
+                return Reply(body=self.batch_json(batch, poll=True))
+            if method == "POST" and parts[5:] == ["cancel"]:
+                return Reply(body=self.cancel_batch(batch.id))
+            if method == "GET" and parts[5:] == ["results"] and batch.status == "ended":
+                lines = "".join(json.dumps(r) + "\n" for r in batch.results)
+                return Reply(body=lines.encode(), headers={"content-type": "application/binary"})
+        return error_reply(404, "not_found_error")
 
     def start(self) -> MessagesServer:
         self._thread = threading.Thread(
@@ -189,20 +419,23 @@ class MessagesServer:
             def log_message(self, format: str, *args: Any) -> None:  # quiet
                 return
 
+            def do_GET(self) -> None:
+                self.answer("GET")
+
             def do_POST(self) -> None:
+                self.answer("POST")
+
+            def answer(self, method: str) -> None:
                 length = int(self.headers.get("content-length", "0"))
-                raw = self.rfile.read(length)
+                raw = self.rfile.read(length) if length else b""
                 try:
-                    body = json.loads(raw)
+                    body = json.loads(raw) if raw else None
                 except ValueError:
                     body = None
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 recorded = Recorded(self.path, headers, body, time.monotonic())
                 server.record(recorded)
-                if self.path.split("?")[0] != "/v1/messages":
-                    reply = error_reply(404, "not_found_error")
-                else:
-                    reply = server.next_reply(recorded)
+                reply = server.route(method, self.path.split("?")[0], recorded)
                 if reply.delay:
                     time.sleep(reply.delay)
                 payload = (
@@ -212,7 +445,8 @@ class MessagesServer:
                 )
                 try:
                     self.send_response(reply.status)
-                    self.send_header("content-type", "application/json")
+                    if "content-type" not in reply.headers:
+                        self.send_header("content-type", "application/json")
                     self.send_header("content-length", str(len(payload)))
                     for name, value in reply.headers.items():
                         self.send_header(name, value)
@@ -228,8 +462,10 @@ def main(argv: list[str] | None = None) -> None:
     """Serve with a fixed answer delay until stdin closes (used by the benchmark)."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--delay", type=float, default=0.2)
+    parser.add_argument("--batch-delay", type=float, default=2.0)
     args = parser.parse_args(argv)
     with MessagesServer(delay=args.delay) as server:
+        server.batch_delay = args.batch_delay
         print(server.url, flush=True)
         sys.stdin.read()
         print(len(server.requests), flush=True)

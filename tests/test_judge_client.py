@@ -58,9 +58,13 @@ def test_request_shape_and_bearer_key(server: MessagesServer) -> None:
     assert seen.headers["anthropic-version"]
     body = seen.body
     assert body["model"] == "model-a" and body["max_tokens"] == 1024
-    assert body["system"] == GUIDE_TEXT
+    # The guide is one system block marked cacheable; the sent tool schema names no
+    # rules, so tools + system are the same prefix in every request.
+    assert body["system"] == [{"type": "text", "text": GUIDE_TEXT,
+                               "cache_control": {"type": "ephemeral"}}]
     assert body["tool_choice"] == {"type": "tool", "name": TOOL_NAME}
     assert [t["name"] for t in body["tools"]] == [TOOL_NAME]
+    assert "A1" not in json.dumps(body["tools"])
     assert requested_rules(body) == ["A1", "A6", "B2"]
     assert "temperature" not in body  # None by default: the 2026-10-21 API rejects it
     text = user_text(body)

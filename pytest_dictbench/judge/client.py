@@ -16,16 +16,24 @@ from typing import Any, Protocol
 from anthropic import AsyncAnthropic
 
 from ..errors import JudgeError
+from ..redact import register_secret
+from .estimate import Budget, worst_case_cost
 from .records import JudgeConfig, JudgeRequest, SpendMeter, TokenUsage, Verdict
-from .request import TOOL_NAME, build_params, cache_key, parse_verdicts
+from .request import cache_key, task_of
+from .task import Prompt, anthropic_params
+from .transport import RawAnswer, TransportError, check_key_url, shorten
 
 __all__ = [
     "AnthropicClientFactory",
     "AnthropicJudgeClient",
+    "BudgetExceeded",
     "ClientFactory",
     "JudgeClient",
+    "JudgeClientFactory",
     "RawAnswer",
+    "TransportError",
     "ask_judge",
+    "check_key_url",
     "read_message",
     "shorten",
 ]
@@ -34,31 +42,12 @@ __all__ = [
 ANSWER_ATTEMPTS = 2
 
 
-def shorten(text: str, keep: int = 120) -> str:
-    """One line, both ends kept: jsonschema and API messages can quote whole values.
-
-    Redact before shortening, so that no fragment of a secret survives the cut.
-    """
-    text = " ".join(text.split())
-    return text if len(text) <= 2 * keep else f"{text[:keep]} ... {text[-keep:]}"
-
-
-class RawAnswer:
-    """What came back from one successful HTTP call: the tool input, or why there is none."""
-
-    __slots__ = ("problem", "tool_input", "usage")
-
-    def __init__(self, tool_input: Any = None, usage: TokenUsage | None = None, problem: str = ""):
-        self.tool_input = tool_input
-        self.usage = usage or TokenUsage()
-        self.problem = problem
-
-
 class JudgeClient(Protocol):
-    """The transport the runner uses; :class:`AnthropicJudgeClient` is the real one."""
+    """The transport the runner uses: :class:`AnthropicJudgeClient` or
+    :class:`~.openai_client.OpenAIJudgeClient`."""
 
-    async def send(self, params: Mapping[str, Any]) -> RawAnswer:
-        """One Messages API call; API errors propagate as the SDK raises them."""
+    async def send(self, prompt: Prompt) -> RawAnswer:
+        """One API call; API errors propagate (SDK errors or :class:`TransportError`)."""
         ...
 
     def redact(self, text: str) -> str:
@@ -76,22 +65,22 @@ def _usage_of(message: Any) -> TokenUsage:
     usage = getattr(message, "usage", None)
     if usage is None:
         return TokenUsage()
-    return TokenUsage(
-        int(getattr(usage, "input_tokens", 0) or 0), int(getattr(usage, "output_tokens", 0) or 0)
-    )
+    return TokenUsage(*(int(getattr(usage, name, 0) or 0) for name in (
+        "input_tokens", "output_tokens", "cache_creation_input_tokens",
+        "cache_read_input_tokens")))
 
 
-def read_message(message: Any) -> RawAnswer:
-    """Find the ``record_verdicts`` tool call in an SDK ``Message``."""
+def read_message(message: Any, tool_name: str) -> RawAnswer:
+    """Find the ``tool_name`` tool call in an SDK ``Message``."""
     usage = _usage_of(message)
     content = getattr(message, "content", None)
     if not isinstance(content, list):
         return RawAnswer(None, usage, "response has no content list")
     for block in content:
-        if getattr(block, "type", None) == "tool_use" and getattr(block, "name", "") == TOOL_NAME:
+        if getattr(block, "type", None) == "tool_use" and getattr(block, "name", "") == tool_name:
             return RawAnswer(getattr(block, "input", None), usage)
     stop = getattr(message, "stop_reason", None)
-    return RawAnswer(None, usage, f"no {TOOL_NAME} call in the response (stop_reason {stop})")
+    return RawAnswer(None, usage, f"no {tool_name} call in the response (stop_reason {stop})")
 
 
 class AnthropicJudgeClient:
@@ -107,36 +96,54 @@ class AnthropicJudgeClient:
     ):
         self._config = config
         self._secret = api_key
-        self._sdk = AsyncAnthropic(
+        self.sdk = AsyncAnthropic(
             api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout
         )
 
     def __repr__(self) -> str:
         return f"AnthropicJudgeClient(judge={self._config.name!r}, model={self._config.model!r})"
 
-    async def send(self, params: Mapping[str, Any]) -> RawAnswer:
+    def params(self, prompt: Prompt) -> dict[str, Any]:
+        """The Messages API parameters of ``prompt`` (temperature only when set)."""
+        params = anthropic_params(prompt)
+        if self._config.temperature is not None:
+            params["temperature"] = self._config.temperature
+        return params
+
+    async def send(self, prompt: Prompt) -> RawAnswer:
+        params = anthropic_params(prompt)
         extra = None
         if self._config.temperature is not None:
             extra = {"temperature": self._config.temperature}
         try:
-            message = await self._sdk.messages.create(**params, extra_body=extra)
+            message = await self.sdk.messages.create(**params, extra_body=extra)
         except json.JSONDecodeError as exc:  # a 200 whose body is not JSON
             return RawAnswer(None, None, f"response body is not JSON ({exc.msg})")
-        return read_message(message)
+        return read_message(message, prompt.tool_name)
+
+    async def count_tokens(self, prompt: Prompt) -> int:
+        """Input tokens of ``prompt`` by the API's own count (a network call, not billed)."""
+        params = anthropic_params(prompt)
+        params.pop("max_tokens")
+        result = await self.sdk.messages.count_tokens(**params)
+        return int(result.input_tokens)
 
     def redact(self, text: str) -> str:
         return text.replace(self._secret, "[redacted]") if self._secret else text
 
     async def aclose(self) -> None:
-        await self._sdk.close()
+        await self.sdk.close()
 
 
-class AnthropicClientFactory:
-    """Makes :class:`AnthropicJudgeClient` s with one key, base URL and timeout.
+class JudgeClientFactory:
+    """Makes each judge's client from its family, endpoint and key variable.
 
-    The key is ``api_key`` or ``ANTHROPIC_API_KEY``; the base URL is ``base_url`` or
-    ``ANTHROPIC_BASE_URL`` (else the SDK default). A missing key is reported only when a
-    request actually has to be sent, so ``replay`` and warm-cache runs need no key.
+    Anthropic judges: the key is ``api_key``, else the judge's ``api_key_env``, else
+    ``ANTHROPIC_API_KEY``; the base URL is the judge's ``base_url``, else ``base_url``
+    here, else ``ANTHROPIC_BASE_URL`` (else the SDK default). OpenAI-compatible judges:
+    the key is the judge's ``api_key_env`` (default ``OPENAI_API_KEY``) and the base URL
+    the judge's ``base_url``, else ``OPENAI_BASE_URL``. A missing key is reported only
+    when a request actually has to be sent, so ``replay`` and warm-cache runs need none.
     """
 
     def __init__(
@@ -145,23 +152,53 @@ class AnthropicClientFactory:
         api_key: str | None = None,
         base_url: str | None = None,
         timeout: float = 60.0,
+        environ: Mapping[str, str] | None = None,
     ):
-        self._api_key = api_key if api_key is not None else os.environ.get("ANTHROPIC_API_KEY")
-        self.base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
+        self._environ = os.environ if environ is None else environ
+        self._api_key = api_key
+        self.base_url = base_url or self._environ.get("ANTHROPIC_BASE_URL") or None
         self.timeout = timeout
 
     def __repr__(self) -> str:
-        return f"AnthropicClientFactory(base_url={self.base_url!r}, timeout={self.timeout!r})"
+        return f"{type(self).__name__}(base_url={self.base_url!r}, timeout={self.timeout!r})"
 
-    def __call__(self, config: JudgeConfig) -> AnthropicJudgeClient:
-        if not self._api_key:
+    def _key(self, config: JudgeConfig, default_env: str) -> str:
+        variable = config.api_key_env or default_env
+        key = self._environ.get(variable)
+        if config.family == "anthropic" and self._api_key and not config.api_key_env:
+            key = self._api_key
+        if not key:
             raise JudgeError(
                 f"judge {config.name!r} must call the API but no key is set: "
-                "export ANTHROPIC_API_KEY or use --judge=replay"
+                f"export {variable} or use --judge=replay"
             )
+        register_secret(key)  # scrubbed from every file written from now on
+        return key
+
+    def __call__(self, config: JudgeConfig) -> JudgeClient:
+        if config.family == "openai":
+            from .openai_client import OpenAIJudgeClient
+
+            base_url = config.base_url or self._environ.get("OPENAI_BASE_URL")
+            if not base_url:
+                raise JudgeError(f"judge {config.name!r} (family openai) needs a base_url "
+                                 "or OPENAI_BASE_URL")
+            return OpenAIJudgeClient(config, api_key=self._key(config, "OPENAI_API_KEY"),
+                                     base_url=base_url, timeout=self.timeout)
+        base_url = config.base_url or self.base_url
+        check_key_url(config.name, base_url)
         return AnthropicJudgeClient(
-            config, api_key=self._api_key, base_url=self.base_url, timeout=self.timeout
+            config, api_key=self._key(config, "ANTHROPIC_API_KEY"), base_url=base_url,
+            timeout=self.timeout
         )
+
+
+#: The factory's earlier name (it made Anthropic clients only).
+AnthropicClientFactory = JudgeClientFactory
+
+
+class BudgetExceeded(JudgeError):
+    """The next call would take the run over its ``budget_usd``; it was not sent."""
 
 
 async def ask_judge(
@@ -169,28 +206,44 @@ async def ask_judge(
     request: JudgeRequest,
     config: JudgeConfig,
     meter: SpendMeter,
+    budget: Budget | None = None,
 ) -> Verdict:
     """Ask one judge about one request; retry an invalid answer once.
 
     API errors propagate (the runner decides about backoff). Every call and every
-    token is counted in ``meter``, invalid answers included.
+    token is counted in ``meter``, invalid answers included. With a ``budget``, each
+    call's worst case is reserved first (:class:`BudgetExceeded` when it does not fit).
     """
-    params = build_params(request, config)
+    task = task_of(request)
+    prompt = task.prompt(request, config)
     usage = TokenUsage()
     problem = ""
     for _attempt in range(ANSWER_ATTEMPTS):
+        limited = budget is not None and budget.limited
+        held = worst_case_cost(config, prompt) if limited else 0.0
+        if budget is not None and not budget.reserve(held):
+            raise BudgetExceeded(f"judge {config.name!r}: {request.key} not sent, the "
+                                 "budget would be exceeded")
         meter.count_call(config)
-        answer = await client.send(params)
+        try:
+            answer = await client.send(prompt)
+        except BaseException:
+            if budget is not None:  # an error answer is not billed
+                budget.settle(held, 0.0)
+            raise
+        if budget is not None:
+            budget.settle(held, config.cost_usd(answer.usage))
         meter.add_usage(config, answer.usage)
         usage = usage + answer.usage
         problem = answer.problem
         if not problem:
             try:
-                rules = parse_verdicts(answer.tool_input, request.rule_ids)
+                rules, extra = task.parse(answer.tool_input, request)
             except ValueError as exc:
                 problem = str(exc)
             else:
-                return Verdict(config.name, config.model, cache_key(request, config), rules, usage)
+                return Verdict(config.name, config.model, cache_key(request, config), rules,
+                               usage, extra=extra)
     raise JudgeError(
         f"judge {config.name!r} gave no valid answer in {ANSWER_ATTEMPTS} attempts "
         f"for {request.key}: {shorten(client.redact(problem))}"

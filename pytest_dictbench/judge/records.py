@@ -14,6 +14,7 @@ from typing import Any, Literal
 from ..jsonl import canonical_line
 
 __all__ = [
+    "FAMILIES",
     "HIDDEN_CASE_FIELDS",
     "JudgeConfig",
     "JudgeOutcome",
@@ -33,7 +34,7 @@ __all__ = [
 HIDDEN_CASE_FIELDS = frozenset({"id", "canary", "audio"})
 
 #: What happened to one (request, judge) pair.
-OutcomeStatus = Literal["judged", "cached", "missing", "error"]
+OutcomeStatus = Literal["judged", "cached", "missing", "pending", "error"]
 
 
 def canonical_json(value: Any) -> str:
@@ -51,6 +52,10 @@ def output_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+#: Model families a judge may belong to (how its endpoint is spoken to).
+FAMILIES = ("anthropic", "openai")
+
+
 @dataclass(frozen=True)
 class JudgeConfig:
     """One judge: a name, the model it calls, its settings and its list prices.
@@ -58,6 +63,12 @@ class JudgeConfig:
     ``temperature`` is ``None`` by default and then not sent: API version 2026-10-21
     (what anthropic SDK 2.x speaks) rejects sampling parameters. Set it only for a
     server that accepts it; it is sent as an extra body field.
+
+    ``family`` is ``anthropic`` (Messages API) or ``openai`` (any OpenAI-compatible
+    chat-completions endpoint with structured output); ``base_url`` and ``api_key_env``
+    name that judge's own endpoint and key variable. Cache prices default to the usual
+    list ratios of the input price: writes 1.25x, reads 0.1x. ``batch_discount`` is the
+    share of the live price charged for a Message Batches request.
     """
 
     name: str
@@ -68,22 +79,51 @@ class JudgeConfig:
     price_in_per_mtok: float = 0.0
     #: US dollars per million output tokens.
     price_out_per_mtok: float = 0.0
+    family: str = "anthropic"
+    base_url: str | None = None
+    api_key_env: str | None = None
+    #: US dollars per million tokens written to the prompt cache (default 1.25x input).
+    price_cache_write_per_mtok: float | None = None
+    #: US dollars per million tokens read from the prompt cache (default 0.1x input).
+    price_cache_read_per_mtok: float | None = None
+    batch_discount: float = 0.5
 
     def settings(self) -> dict[str, Any]:
-        """What shapes this judge's answers (prices do not), for the cache key."""
-        return {
+        """What shapes this judge's answers (prices, endpoint and key do not), for the
+        cache key. ``family`` enters only when it is not the default, so keys made before
+        families existed stay valid."""
+        settings: dict[str, Any] = {
             "name": self.name,
             "model": self.model,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
         }
+        if self.family != "anthropic":
+            settings["family"] = self.family
+        return settings
 
-    def cost_usd(self, usage: TokenUsage) -> float:
-        """List price of ``usage`` for this judge's model."""
-        return (
+    @property
+    def cache_write_price(self) -> float:
+        if self.price_cache_write_per_mtok is not None:
+            return self.price_cache_write_per_mtok
+        return self.price_in_per_mtok * 1.25
+
+    @property
+    def cache_read_price(self) -> float:
+        if self.price_cache_read_per_mtok is not None:
+            return self.price_cache_read_per_mtok
+        return self.price_in_per_mtok * 0.1
+
+    def cost_usd(self, usage: TokenUsage, *, batch: bool = False) -> float:
+        """List price of ``usage`` for this judge's model (cache tokens at their own
+        prices; the whole call at ``batch_discount`` when it went through a batch)."""
+        cost = (
             usage.input_tokens * self.price_in_per_mtok
             + usage.output_tokens * self.price_out_per_mtok
+            + usage.cache_write_tokens * self.cache_write_price
+            + usage.cache_read_tokens * self.cache_read_price
         ) / 1_000_000
+        return cost * self.batch_discount if batch else cost
 
 
 @dataclass(frozen=True)
@@ -105,6 +145,9 @@ class JudgeRequest:
     #: Automated check results by rule id: ``{"score": 0|1|2|None, "evidence": str}``.
     auto_results: Mapping[str, Any] = field(default_factory=dict)
     rubric_version: str = ""
+    #: The judge task that turns this request into a prompt and reads the answer (a
+    #: :class:`~.task.JudgeTask`); ``None`` means the rubric task with the guide alone.
+    task: Any = None
 
     @property
     def case_id(self) -> str:
@@ -141,23 +184,39 @@ class JudgeRequest:
 
 @dataclass(frozen=True)
 class TokenUsage:
-    """Tokens billed for one or more API calls."""
+    """Tokens billed for one or more API calls.
+
+    ``input_tokens`` are the uncached input tokens; prompt-cache writes and reads are
+    counted apart because they have their own prices.
+    """
 
     input_tokens: int = 0
     output_tokens: int = 0
+    cache_write_tokens: int = 0
+    cache_read_tokens: int = 0
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(
-            self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+            self.cache_read_tokens + other.cache_read_tokens,
         )
 
     def to_json(self) -> dict[str, int]:
-        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
+        """Token counts; the cache counts only when non-zero (older lines lack them)."""
+        data = {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
+        if self.cache_write_tokens:
+            data["cache_write_tokens"] = self.cache_write_tokens
+        if self.cache_read_tokens:
+            data["cache_read_tokens"] = self.cache_read_tokens
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> TokenUsage:
         data = data or {}
-        return cls(int(data.get("input_tokens") or 0), int(data.get("output_tokens") or 0))
+        return cls(*(int(data.get(name) or 0) for name in (
+            "input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens")))
 
 
 @dataclass(frozen=True)
@@ -179,15 +238,25 @@ class Verdict:
     rules: Mapping[str, RuleVerdict]
     #: Tokens spent to obtain this verdict (invalid first answers included).
     usage: TokenUsage = TokenUsage()
+    #: Obtained through the Message Batches API (charged at the batch discount).
+    batch: bool = False
+    #: Further answer fields a judge task keeps besides per-rule scores (see
+    #: :class:`~.task.JudgeTask`); empty for the rubric.
+    extra: Mapping[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "hash": self.content_hash,
             "judge": self.judge,
             "model": self.model,
             "rules": {r: {"score": v.score, "reason": v.reason} for r, v in self.rules.items()},
             "usage": self.usage.to_json(),
         }
+        if self.batch:
+            data["batch"] = True
+        if self.extra:
+            data["extra"] = dict(self.extra)
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Verdict:
@@ -202,6 +271,8 @@ class Verdict:
             content_hash=str(data["hash"]),
             rules=rules,
             usage=TokenUsage.from_json(data.get("usage")),
+            batch=bool(data.get("batch", False)),
+            extra=dict(data.get("extra") or {}),
         )
 
 
@@ -240,6 +311,15 @@ class ModelSpend:
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    cache_write_tokens: int = 0
+    cache_read_tokens: int = 0
+
+    def add(self, config: JudgeConfig, usage: TokenUsage, *, batch: bool = False) -> None:
+        self.input_tokens += usage.input_tokens
+        self.output_tokens += usage.output_tokens
+        self.cache_write_tokens += usage.cache_write_tokens
+        self.cache_read_tokens += usage.cache_read_tokens
+        self.cost_usd += config.cost_usd(usage, batch=batch)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -247,6 +327,8 @@ class ModelSpend:
             "calls": self.calls,
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
+            "cache_read_tokens": self.cache_read_tokens,
             "cost_usd": round(self.cost_usd, 6),
         }
 
@@ -263,11 +345,8 @@ class SpendMeter:
     def count_call(self, config: JudgeConfig) -> None:
         self._spend(config).calls += 1
 
-    def add_usage(self, config: JudgeConfig, usage: TokenUsage) -> None:
-        spend = self._spend(config)
-        spend.input_tokens += usage.input_tokens
-        spend.output_tokens += usage.output_tokens
-        spend.cost_usd += config.cost_usd(usage)
+    def add_usage(self, config: JudgeConfig, usage: TokenUsage, *, batch: bool = False) -> None:
+        self._spend(config).add(config, usage, batch=batch)
 
     @property
     def calls(self) -> int:

@@ -12,7 +12,11 @@ from typing import Any
 
 from .audit import agreement, agreement_table
 
-__all__ = ["judges_table"]
+__all__ = ["RULE_HEAD", "judges_table", "rule_rows"]
+
+#: Columns of the per-rule judging table (see :func:`rule_rows`).
+RULE_HEAD = ("Product", "Rule", "Scored by all judges", "Sent to a human", "Share",
+             "Agreement with humans")
 
 
 def _spend(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
@@ -20,20 +24,61 @@ def _spend(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
     for record in records:
         for model, spend in record.get("judge_spend", {}).items():
             entry = total.setdefault(model, {"input_tokens": 0, "output_tokens": 0,
+                                             "cache_write_tokens": 0, "cache_read_tokens": 0,
                                              "cost_usd": 0.0, "verdicts": 0})
             for key in entry:
                 entry[key] += spend.get(key, 0)
     return dict(sorted(total.items()))
 
 
+def _human_by_rule(records: Iterable[Mapping[str, Any]]
+                   ) -> dict[str, dict[str, list[tuple[int, int]]]]:
+    """judge -> rule -> (judge score, human score) over rules a human decided."""
+    found: dict[str, dict[str, list[tuple[int, int]]]] = {}
+    for r in records:
+        for rule, final in r.get("rules", {}).items():
+            if final.get("source") != "human":
+                continue
+            for name, scores in r.get("judges", {}).items():
+                if rule in scores:
+                    found.setdefault(name, {}).setdefault(rule, []).append(
+                        (scores[rule], final["score"]))
+    return found
+
+
+def adjudication_share(records: Iterable[Mapping[str, Any]], names: list[str]
+                       ) -> dict[str, Any] | None:
+    """Per rule: of the rules every judge scored, how many they disagreed on (and so
+    sent to a human). ``None`` with fewer than two judges."""
+    if len(names) < 2:
+        return None
+    counts: dict[str, list[int]] = {}
+    for r in records:
+        scored = [r.get("judges", {}).get(n, {}) for n in names]
+        for rule in sorted(set.intersection(*(set(s) for s in scored))):
+            entry = counts.setdefault(rule, [0, 0])
+            entry[0] += 1
+            entry[1] += len({s[rule] for s in scored}) > 1
+
+    def row(judged: int, sent: int) -> dict[str, Any]:
+        return {"judged": judged, "sent": sent,
+                "share": round(sent / judged, 6) if judged else None}
+
+    return {"overall": row(sum(c[0] for c in counts.values()), sum(c[1] for c in counts.values())),
+            "rules": {rule: row(*c) for rule, c in sorted(counts.items())}}
+
+
 def judges_table(records: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
-    """Agreement, human agreement, self-consistency, pending count and cost."""
+    """Agreement, human agreement (pooled and per rule), the share of rules sent to
+    adjudication per rule, self-consistency, pending count and cost."""
     judged = [r for r in records if r.get("judges") or r.get("pending")]
     if not judged:
         return None
     names = sorted({name for r in judged for name in r.get("judges", {})})
+    models = {n: m for r in judged for n, m in r.get("judge_models", {}).items()}
     table: dict[str, Any] = {
         "judges": names,
+        "judge_models": dict(sorted(models.items())),
         "items_judged": len(judged),
         "pending": sum(len(r.get("pending", ())) for r in judged),
         "spend": _spend(judged),
@@ -58,6 +103,12 @@ def judges_table(records: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
                     human.setdefault(name, []).append((scores[rule], final["score"]))
     if human:
         table["human_agreement"] = {n: agreement(p).to_json() for n, p in sorted(human.items())}
+        table["human_agreement_rules"] = {
+            n: agreement_table(by_rule).to_json()["rules"]
+            for n, by_rule in sorted(_human_by_rule(judged).items())}
+    sent = adjudication_share(judged, names)
+    if sent is not None:
+        table["adjudication"] = sent
     audit: dict[str, dict[str, list[tuple[int, int]]]] = {}
     for r in judged:
         for name, rules in r.get("judge_audit", {}).items():
@@ -67,3 +118,22 @@ def judges_table(records: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
         table["self_consistency"] = {n: agreement_table(p).to_json()
                                      for n, p in sorted(audit.items())}
     return table
+
+
+def rule_rows(entries: Iterable[Mapping[str, Any]]) -> list[list[str]]:
+    """Per product and rule: how often the judges disagreed (sent to adjudication) and
+    each judge's agreement with human decisions (``agreed/n``), as text cells."""
+    rows = []
+    for entry in entries:
+        j = entry.get("judging") or {}
+        sent = (j.get("adjudication") or {}).get("rules", {})
+        human = j.get("human_agreement_rules") or {}
+        for rule in sorted(set(sent) | {r for t in human.values() for r in t}):
+            s = sent.get(rule, {})
+            share = s.get("share")
+            agree = "; ".join(f"{name}: {t[rule]['agreed']}/{t[rule]['n']}"
+                              for name, t in sorted(human.items()) if rule in t) or "-"
+            rows.append([str(entry.get("product", "")), rule, str(s.get("judged", 0)),
+                         str(s.get("sent", 0)), "-" if share is None else f"{share:.3f}",
+                         agree])
+    return rows

@@ -1,14 +1,17 @@
 """Building the Messages API request for one judge and checking the answer's shape.
 
-The request is: system = the grading guide; one user message holding the case, the
-output, the automated results and the rules; one tool, ``record_verdicts``, whose input
-schema lists every requested rule; ``tool_choice`` forcing that tool.
+The request is: system = the grading guide (plus the whole rubric when the task has it),
+marked cacheable; one user message holding the case, the output, the automated results
+and the rules; one tool, ``record_verdicts``, whose schema is the same in every request;
+``tool_choice`` forcing that tool. The answer is validated against the strict schema of
+the requested rules (:func:`verdict_schema`).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -16,21 +19,27 @@ from jsonschema import Draft202012Validator
 
 from . import guide
 from .records import JudgeConfig, JudgeRequest, RuleVerdict, content_hash
+from .task import JudgeTask, Prompt, anthropic_params
 
 __all__ = [
     "REASON_MAX_CHARS",
     "REQUEST_FORMAT",
+    "RUBRIC_TASK",
     "TOOL_NAME",
+    "RubricTask",
     "build_params",
     "cache_key",
     "parse_verdicts",
+    "task_of",
     "user_message",
     "verdict_schema",
 ]
 
 TOOL_NAME = "record_verdicts"
 #: Bumped when the layout of the user message or the tool changes (enters the cache key).
-REQUEST_FORMAT = 1
+#: 2: the guide is a cacheable system block and the sent tool schema is the same for
+#: every request (the requested rules are checked locally).
+REQUEST_FORMAT = 2
 REASON_MAX_CHARS = 500
 
 _TOOL_DESCRIPTION = (
@@ -61,6 +70,7 @@ def verdict_schema(rule_ids: Sequence[str]) -> dict[str, Any]:
             }
         },
         "required": ["verdicts"],
+        "additionalProperties": False,
     }
 
 
@@ -115,34 +125,51 @@ def user_message(request: JudgeRequest) -> str:
     )
 
 
-def build_params(request: JudgeRequest, config: JudgeConfig) -> dict[str, Any]:
-    """Keyword arguments for ``messages.create`` (temperature is added by the client)."""
+def _sent_schema() -> dict[str, Any]:
+    """The tool schema sent to the API: the verdict shape without the rule list, so that
+    it is the same in every request (the cacheable prefix). The answer is then checked
+    against :func:`verdict_schema` of the requested rules."""
+    entry = verdict_schema(("_",))["properties"]["verdicts"]["properties"]["_"]
     return {
-        "model": config.model,
-        "max_tokens": config.max_tokens,
-        "system": guide.GUIDE_TEXT,
-        "messages": [{"role": "user", "content": user_message(request)}],
-        "tools": [
-            {
-                "name": TOOL_NAME,
-                "description": _TOOL_DESCRIPTION,
-                "input_schema": verdict_schema(request.rule_ids),
-            }
-        ],
-        "tool_choice": {"type": "tool", "name": TOOL_NAME},
+        "type": "object",
+        "properties": {"verdicts": {"type": "object", "additionalProperties": entry}},
+        "required": ["verdicts"],
     }
 
 
-def cache_key(request: JudgeRequest, config: JudgeConfig) -> str:
-    """Content hash of everything that can change this judge's verdict on this request.
+def _rubric_block(rubric: Sequence[tuple[str, str]]) -> str:
+    lines = "\n".join(f"- {rule}: {meaning}" for rule, meaning in rubric)
+    return "The rubric (every rule you may be asked to score):\n" + _block("rubric", lines)
 
-    Judge settings, guide version, request format, rubric version, the visible case,
-    the output text, the rules and the automated results. Not the product name, the
-    repetition or the prices: the same output of the same case gets the same verdict.
-    """
-    return content_hash(
-        {
-            "judge": config.settings(),
+
+@dataclass(frozen=True)
+class RubricTask:
+    """The rubric's judge task: the guide (and the whole rubric, when given) as the
+    cacheable system text, the item in the user turn, a score per requested rule."""
+
+    #: ``(rule id, meaning)`` of every rule of the rubric, sent in the system text.
+    rubric: tuple[tuple[str, str], ...] = ()
+    name: str = "rubric"
+
+    def system(self) -> str:
+        if not self.rubric:
+            return guide.GUIDE_TEXT
+        return guide.GUIDE_TEXT.rstrip("\n") + "\n\n" + _rubric_block(self.rubric)
+
+    def prompt(self, request: JudgeRequest, config: JudgeConfig) -> Prompt:
+        return Prompt(
+            model=config.model, max_tokens=config.max_tokens, system=self.system(),
+            user=user_message(request), tool_name=TOOL_NAME,
+            tool_description=_TOOL_DESCRIPTION, tool_schema=_SENT_SCHEMA,
+            answer_schema=verdict_schema(request.rule_ids),
+        )
+
+    def parse(self, answer: Any, request: JudgeRequest
+              ) -> tuple[dict[str, RuleVerdict], dict[str, Any]]:
+        return parse_verdicts(answer, request.rule_ids), {}
+
+    def key_content(self, request: JudgeRequest) -> dict[str, Any]:
+        content = {
             "guide": guide.GUIDE_VERSION,
             "format": REQUEST_FORMAT,
             "rubric": request.rubric_version,
@@ -151,4 +178,31 @@ def cache_key(request: JudgeRequest, config: JudgeConfig) -> str:
             "rules": [list(rule) for rule in request.rules],
             "auto": request.auto_json(),
         }
-    )
+        if self.rubric:
+            content["rubric_table"] = [list(rule) for rule in self.rubric]
+        return content
+
+
+_SENT_SCHEMA = _sent_schema()
+
+#: The rubric task with the guide alone (requests that name no task).
+RUBRIC_TASK = RubricTask()
+
+
+def task_of(request: JudgeRequest) -> JudgeTask:
+    """The request's task, the rubric's (guide alone) by default."""
+    return request.task if request.task is not None else RUBRIC_TASK
+
+
+def cache_key(request: JudgeRequest, config: JudgeConfig) -> str:
+    """Content hash of the judge's settings and the task's key content.
+
+    Not the product name, the repetition, the prices or the mode (live or batch): the
+    same output of the same case gets the same verdict however it was obtained.
+    """
+    return content_hash({"judge": config.settings(), **task_of(request).key_content(request)})
+
+
+def build_params(request: JudgeRequest, config: JudgeConfig) -> dict[str, Any]:
+    """Keyword arguments for ``messages.create`` (temperature is added by the client)."""
+    return anthropic_params(task_of(request).prompt(request, config))

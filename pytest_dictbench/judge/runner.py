@@ -2,8 +2,11 @@
 
 Modes: ``off`` judges nothing; ``replay`` answers from the verdict cache only and never
 builds a client (a miss leaves the request unjudged); ``live`` uses the cache and calls
-the API for the misses. Requests whose content hash is equal for a judge (the same
-output of the same case from two products, say) are judged once.
+the API for the misses; ``batch`` submits the misses of Anthropic judges as Message
+Batches and collects them in a later pass (see :mod:`.batch`). With a batch book, live
+passes also collect finished batches, and leave jobs held by open batches pending.
+Requests whose content hash is equal for a judge (the same output of the same case from
+two products, say) are judged once.
 """
 
 from __future__ import annotations
@@ -18,8 +21,17 @@ from typing import Any, Literal
 import anthropic
 
 from ..errors import JudgeError
+from .batch import BUDGET_DETAIL, BatchBook, BatchPass
 from .cache import VerdictCache
-from .client import ClientFactory, JudgeClient, ask_judge, shorten
+from .client import (
+    BudgetExceeded,
+    ClientFactory,
+    JudgeClient,
+    TransportError,
+    ask_judge,
+    shorten,
+)
+from .estimate import Budget
 from .records import (
     JudgeConfig,
     JudgeOutcome,
@@ -40,8 +52,8 @@ __all__ = [
     "rejudge_sample",
 ]
 
-JudgeMode = Literal["off", "replay", "live"]
-_MODES = ("off", "replay", "live")
+JudgeMode = Literal["off", "replay", "live", "batch"]
+_MODES = ("off", "replay", "live", "batch")
 
 #: HTTP statuses worth retrying besides 429 and 5xx: request timeout and conflict.
 _RETRY_STATUSES = frozenset({408, 409, 429})
@@ -70,6 +82,11 @@ def classify(exc: BaseException) -> tuple[bool, float | None]:
         return retryable, retry_after_seconds(exc.response.headers) if retryable else None
     if isinstance(exc, anthropic.APIConnectionError):  # includes APITimeoutError
         return True, None
+    if isinstance(exc, TransportError):
+        if exc.status_code is None:  # no answer at all: connection failed or timed out
+            return True, None
+        retryable = exc.status_code in _RETRY_STATUSES or exc.status_code >= 500
+        return retryable, retry_after_seconds(exc.headers) if retryable else None
     return False, None
 
 
@@ -88,6 +105,8 @@ class JudgeRun:
     spend: dict[str, ModelSpend] = field(default_factory=dict)
     #: What the verdicts taken from the cache cost when they were made, per model.
     cached_spend: dict[str, ModelSpend] = field(default_factory=dict)
+    #: Results of collected batches that matched no request of this run.
+    batch_dropped: int = 0
 
     @property
     def calls(self) -> int:
@@ -110,7 +129,7 @@ class JudgeRun:
         return {
             "mode": self.mode,
             "judges": [
-                {**j.settings(), "price_in_per_mtok": j.price_in_per_mtok,
+                {**j.settings(), "family": j.family, "price_in_per_mtok": j.price_in_per_mtok,
                  "price_out_per_mtok": j.price_out_per_mtok}
                 for j in self.judges
             ],
@@ -119,6 +138,7 @@ class JudgeRun:
             "cache_hits": self.cache_hits,
             "judged": self.count("judged"),
             "missing": self.count("missing"),
+            "pending": self.count("pending"),
             "errors": self.count("error"),
             "cost_usd": round(self.cost_usd, 6),
             "spend": [s.to_json() for _, s in sorted(self.spend.items())],
@@ -139,7 +159,9 @@ class _Judging:
         concurrency: int,
         retry: RetryPolicy,
         sleep: Sleep,
+        budget: Budget | None = None,
     ):
+        self.budget = budget if budget is not None else Budget()
         self.cache = cache
         self.client_factory = client_factory
         self.semaphore = asyncio.Semaphore(concurrency)
@@ -164,10 +186,12 @@ class _Judging:
             attempt += 1
             try:
                 async with self.semaphore:
-                    verdict = await ask_judge(client, request, config, self.meter)
+                    verdict = await ask_judge(client, request, config, self.meter, self.budget)
+            except BudgetExceeded:
+                return JudgeOutcome(config.name, "missing", detail=BUDGET_DETAIL)
             except JudgeError as exc:
                 return _error_outcome(config, exc, client)
-            except anthropic.APIError as exc:
+            except (anthropic.APIError, TransportError) as exc:
                 retryable, retry_after = classify(exc)
                 if not retryable or attempt >= self.retry.max_attempts:
                     return _error_outcome(config, exc, client, attempt)
@@ -193,9 +217,7 @@ def _error_outcome(
 
 def _add_spend(into: dict[str, ModelSpend], config: JudgeConfig, verdict: Verdict) -> None:
     spend = into.setdefault(config.model, ModelSpend(config.model))
-    spend.input_tokens += verdict.usage.input_tokens
-    spend.output_tokens += verdict.usage.output_tokens
-    spend.cost_usd += config.cost_usd(verdict.usage)
+    spend.add(config, verdict.usage, batch=verdict.batch)
 
 
 def _check_inputs(requests: Sequence[JudgeRequest], judges: Sequence[JudgeConfig]) -> None:
@@ -218,12 +240,23 @@ async def judge_all(
     concurrency: int = 16,
     retry: RetryPolicy | None = None,
     sleep: Sleep = asyncio.sleep,
+    budget: Budget | None = None,
+    book: BatchBook | None = None,
+    batch_wait: float = 0.0,
+    batch_poll: float = 5.0,
+    batch_failures: str = "live",
+    progress: Callable[[str], None] | None = None,
 ) -> JudgeRun:
     """Judge every request with every judge; see the module docstring for the modes.
 
     ``concurrency`` bounds the HTTP calls in flight across all judges (a call waiting
     out its backoff does not hold a slot). A request that still fails after the retry
     policy gives an ``error`` outcome naming the error class; it never gets a score.
+    ``budget`` is checked before every call and batch submission (a refused request
+    stays ``missing``). ``book`` lists open batches (required in mode ``batch``);
+    ``batch_wait`` seconds are spent polling them (a ``progress`` line each
+    ``batch_poll`` seconds); a request that failed in its batch is judged live
+    (``batch_failures="live"``) or reported as an error (``"report"``).
     """
     if mode not in _MODES:
         raise JudgeError(f"unknown judge mode {mode!r}; expected one of {', '.join(_MODES)}")
@@ -234,7 +267,9 @@ async def judge_all(
     if mode == "off":
         return run
 
-    state = _Judging(cache, client_factory, concurrency, retry or RetryPolicy(), sleep)
+    if mode == "batch" and book is None:
+        book = BatchBook(None)
+    state = _Judging(cache, client_factory, concurrency, retry or RetryPolicy(), sleep, budget)
     jobs: dict[tuple[str, str], list[str]] = {}  # (judge, hash) -> request keys
     firsts: dict[tuple[str, str], tuple[JudgeRequest, JudgeConfig]] = {}
     for request in requests:
@@ -254,16 +289,22 @@ async def judge_all(
                 jobs.setdefault((config.name, chash), []).append(request.key)
                 firsts.setdefault((config.name, chash), (request, config))
 
+    decided: dict[tuple[str, str], JudgeOutcome] = {}
     try:
         for config in judges:  # build clients first: a missing key fails before any call
             if any(name == config.name for name, _ in firsts):
                 state.client(config)
-        results = await asyncio.gather(
-            *(state.judge(req, cfg, job[1]) for job, (req, cfg) in firsts.items())
-        )
+        live = list(firsts)
+        if book is not None and firsts:
+            batches = BatchPass(state, book, wait=batch_wait, poll=batch_poll,
+                                progress=progress, failures=batch_failures)
+            decided, live = await batches.run(mode, firsts)
+            run.batch_dropped = batches.dropped
+        results = await asyncio.gather(*(state.judge(*firsts[job], job[1]) for job in live))
+        decided.update(zip(live, results, strict=True))
     finally:
         await state.close()
-    for job, outcome in zip(firsts, results, strict=True):
+    for job, outcome in decided.items():
         for key in jobs[job]:
             run.outcomes[key][job[0]] = outcome
     run.spend = state.meter.by_model

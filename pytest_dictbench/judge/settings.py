@@ -10,6 +10,9 @@ The table (from a suite manifest or project file; the plugin decides where)::
     max_delay = 30.0        # backoff cap
     seed = 0                # jitter seed
     base_url = "https://..."  # optional; else ANTHROPIC_BASE_URL, else the SDK default
+    budget_usd = 5.0        # optional: stop sending before the run would cost more
+    batch_poll = 5.0        # seconds between batch status checks while waiting
+    batch_failures = "live" # expired/errored/canceled batch requests: "live" or "report"
 
     [[judge.judges]]
     name = "judge-a"
@@ -17,9 +20,17 @@ The table (from a suite manifest or project file; the plugin decides where)::
     max_tokens = 1024
     price_in_per_mtok = 3.0
     price_out_per_mtok = 15.0
+    # optional: price_cache_write_per_mtok, price_cache_read_per_mtok, batch_discount
 
-The API key is never configured here (a key-like field is rejected): it comes from
-``ANTHROPIC_API_KEY``.
+    [[judge.judges]]
+    name = "judge-b"
+    family = "openai"       # any OpenAI-compatible chat-completions endpoint
+    model = "..."
+    base_url = "https://host/v1"
+    api_key_env = "OTHER_API_KEY"
+
+The API key is never configured here (a key-like field is rejected): it comes from the
+judge's ``api_key_env`` variable, else ``ANTHROPIC_API_KEY`` / ``OPENAI_API_KEY``.
 """
 
 from __future__ import annotations
@@ -32,7 +43,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from ..errors import JudgeError
-from .records import JudgeConfig, RetryPolicy
+from .records import FAMILIES, JudgeConfig, RetryPolicy
 
 __all__ = ["JUDGE_SETTINGS_SCHEMA", "JudgeSettings", "parse_judge_settings"]
 
@@ -49,6 +60,12 @@ _JUDGE = {
         "max_tokens": {"type": "integer", "minimum": 1},
         "price_in_per_mtok": _PRICE,
         "price_out_per_mtok": _PRICE,
+        "price_cache_write_per_mtok": _PRICE,
+        "price_cache_read_per_mtok": _PRICE,
+        "batch_discount": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+        "family": {"enum": list(FAMILIES)},
+        "base_url": {"type": "string", "pattern": "^https?://"},
+        "api_key_env": {"type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$"},
     },
     "required": ["name", "model"],
     "additionalProperties": False,
@@ -65,6 +82,9 @@ JUDGE_SETTINGS_SCHEMA: dict[str, Any] = {
         "max_delay": {"type": "number", "minimum": 0},
         "seed": {"type": "integer"},
         "base_url": {"type": "string", "pattern": "^https?://"},
+        "budget_usd": {"type": "number", "minimum": 0},
+        "batch_poll": _POSITIVE,
+        "batch_failures": {"enum": ["live", "report"]},
     },
     "required": ["judges"],
     "additionalProperties": False,
@@ -82,6 +102,10 @@ class JudgeSettings:
     timeout: float = 60.0
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     base_url: str | None = None
+    #: Spending limit of a run, in US dollars (``None``: none).
+    budget_usd: float | None = None
+    batch_poll: float = 5.0
+    batch_failures: str = "live"
 
 
 def _secret_field(table: Mapping[str, Any]) -> str | None:
@@ -99,7 +123,8 @@ def parse_judge_settings(table: Mapping[str, Any], *, path: Path | str | None = 
     secret = _secret_field(table)
     if secret is not None:
         raise JudgeError(
-            f"[judge] must not hold a credential ({secret!r}); set ANTHROPIC_API_KEY instead",
+            f"[judge] must not hold a credential ({secret!r}); name its environment "
+            "variable in api_key_env (default ANTHROPIC_API_KEY)",
             path=path,
         )
     errors = sorted(_VALIDATOR.iter_errors(dict(table)), key=lambda e: list(e.absolute_path))
@@ -108,6 +133,10 @@ def parse_judge_settings(table: Mapping[str, Any], *, path: Path | str | None = 
         raise JudgeError(f"[judge]{'.' + where if where else ''}: {errors[0].message}",
                          path=path)
     judges = tuple(JudgeConfig(**entry) for entry in table["judges"])
+    for judge in judges:
+        if judge.family == "openai" and judge.base_url is None:
+            raise JudgeError(f"[judge] judge {judge.name!r}: family 'openai' needs a base_url",
+                             path=path)
     names = [j.name for j in judges]
     if len(set(names)) != len(names):
         raise JudgeError(f"[judge] judge names must be unique, got {names}", path=path)
@@ -124,4 +153,7 @@ def parse_judge_settings(table: Mapping[str, Any], *, path: Path | str | None = 
         timeout=float(table.get("timeout", 60.0)),
         retry=retry,
         base_url=table.get("base_url"),
+        budget_usd=table.get("budget_usd"),
+        batch_poll=float(table.get("batch_poll", 5.0)),
+        batch_failures=table.get("batch_failures", "live"),
     )

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .. import __version__
+from ..judge.report import RULE_HEAD, rule_rows
 from ..methods.base import ItemRecord
 from ..text.visible import visible
 from . import plots
@@ -275,6 +276,11 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
         parts.append('<p class="empty">No pair of products scored the same items.</p>')
     if any(e.get("judging") for e in suite["products"]):
         parts += ["<h3>Judging</h3>", judging_table(suite["products"])]
+        per_rule = rule_rows(suite["products"])
+        if per_rule:
+            parts += ["<h3>Judging per rule</h3>", table(
+                RULE_HEAD, [[esc(c) for c in row] for row in per_rule],
+                numeric=(2, 3, 4), full=True)]
     parts += ["<h3>Failing items</h3>", _failing(suite, records, expected), _errors(records),
               "</section>"]
     return "\n".join(p for p in parts if p)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ..judge.report import RULE_HEAD, rule_rows
 from ..methods.base import ItemRecord
 from ..text.visible import visible
 from .rig import rig_notes, rig_tables_text
@@ -215,9 +216,13 @@ def _judging(suite: Mapping[str, Any]) -> list[str]:
                      f"{float(j.get('cost_usd') or 0.0):.4f}", fmt(kappa, "kappa")])
     if not rows:
         return []
-    return ["**Judging**", "", *_table(["Product", "Judges", "Items judged", "Pending",
-                                        "Cost (USD)", "Judge agreement κ"], rows,
-                                       range(2, 6))]
+    lines = ["**Judging**", "", *_table(["Product", "Judges", "Items judged", "Pending",
+                                         "Cost (USD)", "Judge agreement κ"], rows,
+                                        range(2, 6))]
+    per_rule = [[md(c) for c in row] for row in rule_rows(suite["products"])]
+    if per_rule:
+        lines += ["**Judging per rule**", "", *_table(list(RULE_HEAD), per_rule, range(2, 5))]
+    return lines
 
 
 def _failing(suite: Mapping[str, Any], records: Sequence[ItemRecord],

@@ -1,0 +1,137 @@
+"""``--judge-estimate``: what judging this selection would cost, with nothing sent.
+
+Registered by the plugin as its own pytest plugin when the option is given. After
+collection it builds the judge requests of every selected item exactly as a run would
+(same prompts, same cache keys), drops those with a cached verdict or held by an open
+batch, and estimates the rest per judge (see :mod:`.judge.estimate`); then it deselects
+every item, so nothing is captured, judged or scored, and no report is written.
+
+Only outputs that need no capture are estimated: items of live products are counted as
+not estimated (their outputs do not exist before they run).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+__all__ = ["JudgeEstimate"]
+
+
+class JudgeEstimate:
+    """The estimate plugin; ``how`` is ``local`` or ``api`` (token counting endpoint)."""
+
+    def __init__(self, state: Any, how: str) -> None:
+        self.state = state  # the DictbenchSession
+        self.how = how
+        self.estimates: dict[str, Any] = {}
+        self.budgets: dict[str, float] = {}
+        self.not_estimated = 0
+        self.in_batches = 0
+        self.cached = 0
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config,
+                                      items: list[pytest.Item]) -> None:
+        from .judge.batch import BOOK_FILE, BatchBook
+        from .judge.cache import VerdictCache
+        from .judge.estimate import Estimate
+        from .judge.request import cache_key, task_of
+        from .judging import VERDICTS_FILE
+
+        folder = self.state.judging.folder
+        cache = VerdictCache(folder / VERDICTS_FILE)
+        book = BatchBook.load(folder / BOOK_FILE)
+        todo: list[tuple[Any, Any, Any, int]] = []  # (settings, config, prompt, rules)
+        seen: set[tuple[str, str]] = set()
+        groups: dict[tuple[str, str], Any] = {}
+        for item in items:
+            if hasattr(item, "suite"):
+                groups.setdefault((item.suite.id, item.product.name), item)
+        for first in groups.values():
+            settings = self.state.judge_settings.get(first.suite.id)
+            method = self.state.method(first.suite)
+            if settings is None or not hasattr(method, "rule_meanings"):
+                continue
+            if settings.budget_usd is not None:
+                self.budgets[first.suite.id] = settings.budget_usd
+            if first.product.adapter != "cache":
+                self.not_estimated += sum(
+                    1 for i in items if getattr(i, "suite", None) is first.suite
+                    and i.product.name == first.product.name)
+                continue
+            for _, request in self.state.judging.requests(first, method, items):
+                for judge in settings.judges:
+                    chash = cache_key(request, judge)
+                    if chash in cache:
+                        self.cached += 1
+                    elif book.holding(judge.name, chash) is not None:
+                        self.in_batches += 1
+                    elif (judge.name, chash) not in seen:
+                        seen.add((judge.name, chash))
+                        prompt = task_of(request).prompt(request, judge)
+                        todo.append((settings, judge, prompt, len(request.rules)))
+        cache.close()
+        counted = asyncio.run(self._count(todo)) if self.how == "api" else [None] * len(todo)
+        for (_, judge, prompt, rules), tokens in zip(todo, counted, strict=True):
+            estimate = self.estimates.setdefault(judge.name, Estimate(judge.name, judge.model))
+            estimate.add(judge, prompt, rules, tokens)
+        config.hook.pytest_deselected(items=list(items))
+        items[:] = []
+
+    async def _count(self, todo: Sequence[tuple[Any, Any, Any, int]]) -> list[int | None]:
+        """Input tokens by the API's own count (Anthropic judges; others stay local)."""
+        from .judge.client import JudgeClientFactory
+
+        clients: dict[str, Any] = {}
+        semaphore = asyncio.Semaphore(8)
+
+        async def one(settings: Any, judge: Any, prompt: Any) -> int | None:
+            if judge.family != "anthropic":
+                return None
+            if judge.name not in clients:
+                clients[judge.name] = JudgeClientFactory(
+                    base_url=settings.base_url, timeout=settings.timeout)(judge)
+            async with semaphore:
+                return await clients[judge.name].count_tokens(prompt)
+
+        try:
+            return list(await asyncio.gather(*(one(s, j, p) for s, j, p, _ in todo)))
+        finally:
+            for client in clients.values():
+                await client.aclose()
+
+    def lines(self) -> list[str]:
+        """The printed estimate."""
+        source = ("input tokens counted by the API" if self.how == "api"
+                  else "input tokens estimated locally")
+        out = [f"judge estimate ({source}; nothing was sent, no item ran)"]
+        live = batch = 0.0
+        for name, e in sorted(self.estimates.items()):
+            live += e.cost_live_usd
+            batch += e.cost_batch_usd
+            out.append(f"  {name} ({e.model}): {e.requests} uncached requests, "
+                       f"{e.input_tokens} input tokens, {e.output_tokens} output tokens; "
+                       f"live ${e.cost_live_usd:.4f}, batch ${e.cost_batch_usd:.4f}")
+        requests = sum(e.requests for e in self.estimates.values())
+        out.append(f"  total: {requests} uncached requests; live ${live:.4f}, "
+                   f"batch ${batch:.4f}; {self.cached} cached, {self.in_batches} "
+                   f"in open batches, {self.not_estimated} items of live products not "
+                   "estimated")
+        for suite, limit in sorted(self.budgets.items()):
+            verdict = "within" if live <= limit else "OVER"
+            out.append(f"  {suite}: budget_usd {limit} - the live estimate is {verdict} it")
+        return out
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        terminalreporter.write_sep("=", "dictbench judge estimate")
+        for line in self.lines():
+            terminalreporter.write_line(line)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+            session.exitstatus = pytest.ExitCode.OK

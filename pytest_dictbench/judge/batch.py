@@ -1,0 +1,349 @@
+"""Message Batches: the book of submitted batches, submission and collection.
+
+``batches.json`` in the judge folder lists every batch submitted and not yet collected:
+its id, the judge, and the content hashes it holds (each request's ``custom_id`` *is*
+its verdict cache key, so a result lands in the cache exactly as a live answer would).
+The book is rewritten atomically after each submission and each collection, under the
+verdict cache's lock (the plugin holds it), so a crash between submitting and recording
+can at worst lose track of a batch - never record one twice. A hash held by an open
+batch is never submitted again, in batch or live mode: nothing is charged twice.
+
+The book holds ids, names and hashes only: no key, no header, no prompt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anthropic
+
+from ..errors import JudgeError
+from ..files import atomic_write
+from .client import AnthropicJudgeClient, read_message
+from .estimate import worst_case_cost
+from .records import JudgeConfig, JudgeOutcome, JudgeRequest, Verdict
+from .request import task_of
+from .transport import RawAnswer, shorten
+
+#: Why a request was not sent: the budget would have been exceeded.
+BUDGET_DETAIL = "not sent: budget_usd would be exceeded"
+
+__all__ = [
+    "BOOK_FILE",
+    "BUDGET_DETAIL",
+    "BatchBook",
+    "BatchEntry",
+    "BatchPass",
+    "BatchResult",
+    "BatchStatus",
+    "fetch_results",
+    "fetch_status",
+    "submit",
+]
+
+BOOK_FILE = "batches.json"
+BOOK_VERSION = 1
+
+
+@dataclass
+class BatchEntry:
+    """One submitted batch of one judge."""
+
+    id: str
+    judge: str
+    model: str
+    hashes: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "judge": self.judge, "model": self.model,
+                "hashes": sorted(self.hashes)}
+
+
+@dataclass
+class BatchBook:
+    """The open batches, persisted at ``path`` (``None``: in memory only)."""
+
+    path: Path | None
+    entries: list[BatchEntry] = field(default_factory=list)
+    _index: dict[tuple[str, str], BatchEntry] | None = field(default=None, repr=False)
+
+    @classmethod
+    def load(cls, path: Path | None) -> BatchBook:
+        if path is None or not path.is_file():
+            return cls(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            entries = [BatchEntry(str(e["id"]), str(e["judge"]), str(e["model"]),
+                                  [str(h) for h in e["hashes"]]) for e in data["batches"]]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise JudgeError(f"unreadable batch book ({type(exc).__name__}: {exc}); it "
+                             "lists batches whose results are not collected yet: fix or "
+                             "remove it", path=path) from None
+        return cls(path, entries)
+
+    def save(self) -> None:
+        if self.path is None:
+            return
+        data = {"version": BOOK_VERSION,
+                "batches": [e.to_json() for e in sorted(self.entries, key=lambda e: e.id)]}
+        atomic_write(self.path, json.dumps(data, indent=1, sort_keys=True) + "\n")
+
+    def holding(self, judge: str, chash: str) -> BatchEntry | None:
+        """The open batch of ``judge`` that holds ``chash``."""
+        if self._index is None:
+            self._index = {(e.judge, h): e for e in self.entries for h in e.hashes}
+        return self._index.get((judge, chash))
+
+    def add(self, entry: BatchEntry) -> None:
+        self.entries.append(entry)
+        self._index = None
+        self.save()
+
+    def remove(self, entry: BatchEntry) -> None:
+        self.entries = [e for e in self.entries if e.id != entry.id]
+        self._index = None
+        self.save()
+
+
+@dataclass(frozen=True)
+class BatchStatus:
+    """Where a batch stands: ``in_progress``, ``canceling`` or ``ended``."""
+
+    id: str
+    processing: str
+    counts: Mapping[str, int]
+
+    @property
+    def ended(self) -> bool:
+        return self.processing == "ended"
+
+    @property
+    def done(self) -> int:
+        return sum(n for k, n in self.counts.items() if k != "processing")
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """One request's result: ``succeeded`` (with the answer) or why it has none
+    (``errored``, ``canceled``, ``expired``)."""
+
+    custom_id: str
+    kind: str
+    answer: RawAnswer | None = None
+    detail: str = ""
+
+
+async def _guarded(client: AnthropicJudgeClient, what: str, call: Any) -> Any:
+    """Await ``call``; an API failure becomes a redacted :class:`JudgeError`."""
+    try:
+        return await call
+    except anthropic.APIError as exc:
+        raise JudgeError(f"batch {what} failed: {type(exc).__name__}: "
+                         f"{shorten(client.redact(str(exc)))}") from None
+
+
+async def submit(client: AnthropicJudgeClient,
+                 requests: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
+    """Create one batch of ``(custom_id, params)`` requests; returns its id."""
+    batch = await _guarded(client, "submission", client.sdk.messages.batches.create(
+        requests=[{"custom_id": cid, "params": dict(params)} for cid, params in requests]))
+    return str(batch.id)
+
+
+async def fetch_status(client: AnthropicJudgeClient, batch_id: str) -> BatchStatus:
+    batch = await _guarded(client, f"status of {batch_id}",
+                           client.sdk.messages.batches.retrieve(batch_id))
+    counts = batch.request_counts
+    return BatchStatus(batch.id, batch.processing_status, {
+        name: int(getattr(counts, name, 0) or 0)
+        for name in ("processing", "succeeded", "errored", "canceled", "expired")})
+
+
+def _detail(result: Any) -> str:
+    error = getattr(result, "error", None)
+    inner = getattr(error, "error", None)
+    if inner is not None:
+        return f"{getattr(inner, 'type', '')}: {getattr(inner, 'message', '')}".strip(": ")
+    return str(getattr(result, "type", "no result"))
+
+
+async def fetch_results(client: AnthropicJudgeClient, batch_id: str,
+                        tool_name: Callable[[str], str]) -> list[BatchResult]:
+    """Every result of an ended batch (``tool_name(custom_id)`` names the answer tool)."""
+    found: list[BatchResult] = []
+    entries = await _guarded(client, f"results of {batch_id}",
+                             client.sdk.messages.batches.results(batch_id))
+    async for entry in entries:
+        result = entry.result
+        kind = str(getattr(result, "type", ""))
+        if kind == "succeeded":
+            answer = read_message(result.message, tool_name(entry.custom_id))
+            found.append(BatchResult(entry.custom_id, kind, answer))
+        else:
+            found.append(BatchResult(entry.custom_id, kind, None, _detail(result)))
+    return found
+
+
+#: (judge name, content hash): one verdict to obtain.
+Job = tuple[str, str]
+
+
+class BatchPass:
+    """Batch side of one judging pass: collect open batches holding this pass's jobs,
+    submit the rest (mode ``batch``), wait up to ``wait`` seconds, and say which jobs
+    are pending, answered, or to be judged live (failed in their batch)."""
+
+    def __init__(self, state: Any, book: BatchBook, *, wait: float = 0.0, poll: float = 5.0,
+                 progress: Callable[[str], None] | None = None, failures: str = "live"):
+        self.state = state  # runner._Judging: client(), cache, meter, budget, sleep
+        self.book = book
+        self.wait = wait
+        self.poll = poll
+        self.progress = progress
+        self.failures = failures
+        #: Results of collected batches with no job in this pass (selection changed).
+        self.dropped = 0
+
+    async def run(self, mode: str, jobs: Mapping[Job, tuple[JudgeRequest, JudgeConfig]]
+                  ) -> tuple[dict[Job, JudgeOutcome], list[Job]]:
+        """Outcomes decided here, and the jobs left for live judging."""
+        outcomes: dict[Job, JudgeOutcome] = {}
+        open_entries: dict[str, BatchEntry] = {}
+        for job in jobs:
+            entry = self.book.holding(*job)
+            if entry is not None:
+                open_entries[entry.id] = entry
+        live = [job for job in jobs if self.book.holding(*job) is None]
+        if mode == "batch":
+            live = await self._submit(live, jobs, outcomes, open_entries)
+        retry: dict[Job, str] = {}
+        statuses = await self._wait(open_entries, jobs, outcomes, retry)
+        for entry in open_entries.values():
+            status = statuses[entry.id]
+            for chash in entry.hashes:
+                if (entry.judge, chash) in jobs:
+                    outcomes[(entry.judge, chash)] = JudgeOutcome(
+                        entry.judge, "pending",
+                        detail=f"in batch {entry.id} ({status.done}/{status.total} done)")
+        for job, reason in sorted(retry.items()):
+            if self.failures == "live":
+                live.append(job)
+            else:
+                outcomes[job] = JudgeOutcome(job[0], "error", error="BatchRequestFailed",
+                                             detail=reason)
+        return outcomes, live
+
+    async def _submit(self, candidates: list[Job],
+                      jobs: Mapping[Job, tuple[JudgeRequest, JudgeConfig]],
+                      outcomes: dict[Job, JudgeOutcome], open_entries: dict[str, BatchEntry]
+                      ) -> list[Job]:
+        live: list[Job] = []
+        by_judge: dict[str, list[tuple[Job, Mapping[str, Any]]]] = {}
+        for job in candidates:
+            request, config = jobs[job]
+            if config.family != "anthropic":  # no Message Batches there: judged live
+                live.append(job)
+                continue
+            client = self.state.client(config)
+            prompt = task_of(request).prompt(request, config)
+            budget = self.state.budget
+            held = worst_case_cost(config, prompt, batch=True) if budget.limited else 0.0
+            if not budget.reserve(held):
+                outcomes[job] = JudgeOutcome(config.name, "missing", detail=BUDGET_DETAIL)
+                continue
+            by_judge.setdefault(config.name, []).append((job, client.params(prompt)))
+        for name, pairs in by_judge.items():
+            config = jobs[pairs[0][0]][1]
+            batch_id = await submit(self.state.client(config),
+                                    [(job[1], params) for job, params in pairs])
+            entry = BatchEntry(batch_id, name, config.model, [job[1] for job, _ in pairs])
+            self.book.add(entry)
+            open_entries[batch_id] = entry
+        return live
+
+    async def _wait(self, open_entries: dict[str, BatchEntry],
+                    jobs: Mapping[Job, tuple[JudgeRequest, JudgeConfig]],
+                    outcomes: dict[Job, JudgeOutcome], retry: dict[Job, str]
+                    ) -> dict[str, BatchStatus]:
+        clock = asyncio.get_running_loop().time
+        deadline = clock() + self.wait
+        statuses: dict[str, BatchStatus] = {}
+        while open_entries:
+            for batch_id, entry in sorted(open_entries.items()):
+                config = self._config(entry, jobs)
+                statuses[batch_id] = await fetch_status(self.state.client(config), batch_id)
+                if statuses[batch_id].ended:
+                    await self._collect(entry, config, jobs, outcomes, retry)
+                    del open_entries[batch_id]
+            left = deadline - clock()
+            if not open_entries or left <= 0:
+                break
+            if self.progress is not None:
+                done = sum(statuses[i].done for i in open_entries)
+                total = sum(statuses[i].total for i in open_entries)
+                self.progress(f"[judge] {len(open_entries)} batch(es) open: {done}/{total} "
+                              f"requests done; waiting up to {left:.0f} s more")
+            await self.state.sleep(min(self.poll, left))
+        return statuses
+
+    @staticmethod
+    def _config(entry: BatchEntry, jobs: Mapping[Job, tuple[JudgeRequest, JudgeConfig]]
+                ) -> JudgeConfig:
+        return next(cfg for (name, _), (_, cfg) in jobs.items() if name == entry.judge)
+
+    async def _collect(self, entry: BatchEntry, config: JudgeConfig,
+                       jobs: Mapping[Job, tuple[JudgeRequest, JudgeConfig]],
+                       outcomes: dict[Job, JudgeOutcome], retry: dict[Job, str]) -> None:
+        names: dict[int, str] = {}  # tool name per task (a prompt is built once per task)
+
+        def tool(custom_id: str) -> str:
+            job = jobs.get((entry.judge, custom_id))
+            if job is None:
+                return ""
+            task = task_of(job[0])
+            if id(task) not in names:
+                names[id(task)] = task.prompt(job[0], config).tool_name
+            return names[id(task)]
+
+        results = await fetch_results(self.state.client(config), entry.id, tool)
+        seen = set()
+        for result in results:
+            job = (entry.judge, result.custom_id)
+            seen.add(result.custom_id)
+            if result.answer is not None:  # billed whether or not it is usable
+                self.state.meter.count_call(config)
+                self.state.meter.add_usage(config, result.answer.usage, batch=True)
+            if job not in jobs:
+                self.dropped += 1
+                continue
+            if result.answer is None:
+                retry[job] = f"{result.kind} in batch {entry.id}: {result.detail}"
+                continue
+            request = jobs[job][0]
+            problem = result.answer.problem
+            if not problem:
+                try:
+                    rules, extra = task_of(request).parse(result.answer.tool_input, request)
+                except ValueError as exc:
+                    problem = str(exc)
+                else:
+                    verdict = Verdict(config.name, config.model, result.custom_id, rules,
+                                      result.answer.usage, batch=True, extra=extra)
+                    if self.state.cache is not None:
+                        self.state.cache.put(verdict)
+                    outcomes[job] = JudgeOutcome(config.name, "judged", verdict)
+                    continue
+            retry[job] = f"invalid answer in batch {entry.id}: {problem}"
+        for chash in entry.hashes:
+            if chash not in seen and (entry.judge, chash) in jobs:
+                retry[(entry.judge, chash)] = f"no result in batch {entry.id}"
+        self.book.remove(entry)

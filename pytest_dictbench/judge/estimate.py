@@ -1,0 +1,151 @@
+"""What judging will cost before anything is sent, and a budget that stops it in time.
+
+**Local token estimate** (the offline default): a prompt's input tokens are estimated
+from its text - the system text, the user text and the sent tool schema as JSON - as
+``ceil(ascii_chars / 4) + other_chars`` (Latin text runs about four characters a
+token; kana, kanji and other non-ASCII characters about one each), plus
+:data:`TOOL_OVERHEAD` tokens for the tool-use preamble the API adds. Example: a prompt
+of 4,000 ASCII and 300 Japanese characters is ``1000 + 300 + 350 = 1650`` tokens.
+The API's own count (``messages.count_tokens``) is exact but is a network call; the
+plugin uses it only when asked (``--judge-estimate=api``).
+
+**Output tokens** are estimated as ``OUTPUT_BASE + OUTPUT_PER_RULE x rules``, capped at
+the judge's ``max_tokens`` (a score and a one-sentence reason per rule).
+
+**Cost**: live requests of one judge share the cacheable system prefix: the first
+writes it to the prompt cache, the others read it. Batch requests cost the same tokens
+at the judge's ``batch_discount``. The estimate assumes every prefix after the first
+is a cache hit (the API caches prefixes of at least 1,024 tokens only).
+
+**Budget**: before each call (or batch submission) the worst case of that request is
+reserved - estimated input at the dearer of the input and cache-write prices, plus
+``max_tokens`` of output - and replaced by the real cost when the answer comes. A
+request whose reservation would take the run over ``budget_usd`` is not sent; it is
+left unjudged (never scored).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from .records import JudgeConfig, TokenUsage
+from .task import Prompt
+
+__all__ = [
+    "OUTPUT_BASE",
+    "OUTPUT_PER_RULE",
+    "TOOL_OVERHEAD",
+    "Budget",
+    "Estimate",
+    "estimate_output",
+    "estimate_prompt",
+    "estimate_text",
+    "worst_case_cost",
+]
+
+TOOL_OVERHEAD = 350
+OUTPUT_BASE = 20
+OUTPUT_PER_RULE = 30
+
+
+def estimate_text(text: str) -> int:
+    """Local token estimate of ``text`` (see the module docstring)."""
+    ascii_chars = len(text.encode("ascii", "ignore"))
+    return math.ceil(ascii_chars / 4) + (len(text) - ascii_chars)
+
+
+@lru_cache(maxsize=64)
+def _prefix_tokens(system: str, tool_schema: str) -> int:
+    return estimate_text(system + tool_schema) + TOOL_OVERHEAD
+
+
+def estimate_prompt(prompt: Prompt) -> tuple[int, int]:
+    """``(prefix tokens, other input tokens)``: the cacheable part and the rest."""
+    schema = json.dumps(dict(prompt.tool_schema), sort_keys=True)
+    return _prefix_tokens(prompt.system, schema), estimate_text(prompt.user)
+
+
+def estimate_output(prompt: Prompt, rules: int) -> int:
+    """Expected output tokens of an answer scoring ``rules`` rules."""
+    return min(prompt.max_tokens, OUTPUT_BASE + OUTPUT_PER_RULE * rules)
+
+
+def worst_case_cost(config: JudgeConfig, prompt: Prompt, *, batch: bool = False) -> float:
+    """The reservation of one request: estimated input at the dearer input price (with
+    a 20% margin for the estimate's error) plus ``max_tokens`` of output."""
+    prefix, rest = estimate_prompt(prompt)
+    price_in = max(config.price_in_per_mtok, config.cache_write_price)
+    cost = (math.ceil((prefix + rest) * 1.2) * price_in
+            + prompt.max_tokens * config.price_out_per_mtok) / 1_000_000
+    return cost * config.batch_discount if batch else cost
+
+
+@dataclass
+class Estimate:
+    """Expected requests, tokens and cost of one judge's uncached requests."""
+
+    judge: str
+    model: str
+    requests: int = 0
+    #: Input tokens: the cacheable prefix and the rest, summed over requests.
+    prefix_tokens: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_live_usd: float = 0.0
+    cost_batch_usd: float = 0.0
+
+    def add(self, config: JudgeConfig, prompt: Prompt, rules: int,
+            counted: int | None = None) -> None:
+        """Count one request; ``counted`` = the API's input token count, if asked."""
+        prefix, rest = estimate_prompt(prompt)
+        if counted is not None:  # exact total; the split keeps the local proportion
+            rest = max(0, counted - prefix)
+            prefix = counted - rest
+        output = estimate_output(prompt, rules)
+        first = self.requests == 0
+        self.requests += 1
+        self.prefix_tokens += prefix
+        self.input_tokens += prefix + rest
+        self.output_tokens += output
+        live = TokenUsage(rest, output, prefix if first else 0, 0 if first else prefix)
+        self.cost_live_usd += config.cost_usd(live)
+        self.cost_batch_usd += config.cost_usd(TokenUsage(prefix + rest, output), batch=True)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"judge": self.judge, "model": self.model, "requests": self.requests,
+                "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                "cost_live_usd": round(self.cost_live_usd, 6),
+                "cost_batch_usd": round(self.cost_batch_usd, 6)}
+
+
+@dataclass
+class Budget:
+    """A spending limit shared by every request of a process (``None``: no limit)."""
+
+    limit: float | None = None
+    spent: float = 0.0
+    reserved: float = 0.0
+    #: Requests not sent because of the limit.
+    refused: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def limited(self) -> bool:
+        return self.limit is not None
+
+    def reserve(self, amount: float) -> bool:
+        """Hold ``amount`` for one request; False (and counted) when it does not fit."""
+        if self.limit is not None and self.spent + self.reserved + amount > self.limit:
+            self.refused += 1
+            return False
+        self.reserved += amount
+        return True
+
+    def settle(self, reserved: float, actual: float) -> None:
+        """Replace a reservation by what the request really cost."""
+        self.reserved -= reserved
+        self.spent += actual

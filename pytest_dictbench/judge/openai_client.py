@@ -1,0 +1,131 @@
+"""A judge behind any OpenAI-compatible chat-completions endpoint with structured output.
+
+The request: a system message (the task's guide), a user message, and
+``response_format = {"type": "json_schema", "json_schema": {"name": <tool name>,
+"strict": true, "schema": <the request's strict answer schema>}}``. The answer is the
+message content parsed as JSON, validated by the task like an Anthropic tool input.
+
+Plain stdlib HTTP (``urllib``) run in a worker thread, so no client package is needed.
+Failures raise :class:`~.client.TransportError` with the status and headers, which the
+runner retries like the anthropic SDK's errors. The key travels only in the
+``Authorization`` header and is redacted from every message.
+
+Usage: ``prompt_tokens`` includes cached prompt tokens
+(``prompt_tokens_details.cached_tokens``); they are counted as cache reads and the
+rest as input, the way the Messages API reports them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.error
+import urllib.request
+from typing import Any
+
+from .records import JudgeConfig, TokenUsage
+from .task import Prompt
+from .transport import RawAnswer, TransportError, check_key_url
+
+__all__ = ["OpenAIJudgeClient", "chat_body", "read_completion"]
+
+
+def chat_body(prompt: Prompt, config: JudgeConfig) -> dict[str, Any]:
+    """The JSON body of a ``/chat/completions`` request for ``prompt``."""
+    body: dict[str, Any] = {
+        "model": prompt.model,
+        "max_tokens": prompt.max_tokens,
+        "messages": [{"role": "system", "content": prompt.system},
+                     {"role": "user", "content": prompt.user}],
+        "response_format": {"type": "json_schema", "json_schema": {
+            "name": prompt.tool_name, "description": prompt.tool_description,
+            "strict": True, "schema": dict(prompt.answer_schema)}},
+    }
+    if config.temperature is not None:
+        body["temperature"] = config.temperature
+    return body
+
+
+def _usage(data: Any) -> TokenUsage:
+    usage = data.get("usage") if isinstance(data, dict) else None
+    if not isinstance(usage, dict):
+        return TokenUsage()
+    prompt = int(usage.get("prompt_tokens") or 0)
+    details = usage.get("prompt_tokens_details") or {}
+    cached = int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0
+    return TokenUsage(prompt - cached, int(usage.get("completion_tokens") or 0), 0, cached)
+
+
+def read_completion(data: Any) -> RawAnswer:
+    """The structured answer of a chat completion, or why there is none."""
+    usage = _usage(data)
+    try:
+        message = data["choices"][0]["message"]
+    except (KeyError, IndexError, TypeError):
+        return RawAnswer(None, usage, "response has no choices[0].message")
+    if message.get("refusal"):
+        return RawAnswer(None, usage, f"the model refused: {message['refusal']}")
+    content = message.get("content")
+    if not isinstance(content, str):
+        return RawAnswer(None, usage, "message content is not text")
+    try:
+        return RawAnswer(json.loads(content), usage)
+    except ValueError as exc:
+        return RawAnswer(None, usage, f"message content is not JSON ({exc})")
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """A redirect is an error: the Authorization header must not follow it elsewhere."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+class OpenAIJudgeClient:
+    """One judge's connection to an OpenAI-compatible endpoint.
+
+    The key is sent only over https or to a loopback address, and never follows a
+    redirect.
+    """
+
+    def __init__(self, config: JudgeConfig, *, api_key: str, base_url: str,
+                 timeout: float = 60.0):
+        check_key_url(config.name, base_url)
+        self._config = config
+        self._secret = api_key
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.timeout = timeout
+        self._opener = urllib.request.build_opener(_NoRedirects())
+
+    def __repr__(self) -> str:
+        return f"OpenAIJudgeClient(judge={self._config.name!r}, model={self._config.model!r})"
+
+    def _post(self, body: bytes) -> tuple[int, dict[str, str], bytes]:
+        request = urllib.request.Request(self.url, data=body, method="POST", headers={
+            "content-type": "application/json", "authorization": f"Bearer {self._secret}"})
+        try:
+            with self._opener.open(request, timeout=self.timeout) as response:
+                return response.status, dict(response.headers.items()), response.read()
+        except urllib.error.HTTPError as exc:
+            headers = {k.lower(): v for k, v in exc.headers.items()} if exc.headers else {}
+            detail = exc.read()[:300].decode("utf-8", "replace")
+            raise TransportError(f"HTTP {exc.code} from {self.url}: {detail}",
+                                 status_code=exc.code, headers=headers) from None
+        except (urllib.error.URLError, OSError) as exc:  # refused, reset, timed out
+            reason = getattr(exc, "reason", exc)
+            raise TransportError(f"connection to {self.url} failed: {reason}") from None
+
+    async def send(self, prompt: Prompt) -> RawAnswer:
+        payload = json.dumps(chat_body(prompt, self._config)).encode("utf-8")
+        _status, _headers, raw = await asyncio.to_thread(self._post, payload)
+        try:
+            data = json.loads(raw)
+        except ValueError as exc:
+            return RawAnswer(None, None, f"response body is not JSON ({exc})")
+        return read_completion(data)
+
+    def redact(self, text: str) -> str:
+        return text.replace(self._secret, "[redacted]") if self._secret else text
+
+    async def aclose(self) -> None:
+        return None

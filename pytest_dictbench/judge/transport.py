@@ -1,0 +1,59 @@
+"""What every judge client shares: the raw answer, transport errors, key-URL check.
+
+Kept apart from the clients so that each client module imports only this one.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import JudgeError
+from .records import TokenUsage
+
+__all__ = ["RawAnswer", "TransportError", "check_key_url", "shorten"]
+
+
+def shorten(text: str, keep: int = 120) -> str:
+    """One line, both ends kept: jsonschema and API messages can quote whole values.
+
+    Redact before shortening, so that no fragment of a secret survives the cut.
+    """
+    text = " ".join(text.split())
+    return text if len(text) <= 2 * keep else f"{text[:keep]} ... {text[-keep:]}"
+
+
+class RawAnswer:
+    """What came back from one successful HTTP call: the tool input, or why there is none."""
+
+    __slots__ = ("problem", "tool_input", "usage")
+
+    def __init__(self, tool_input: Any = None, usage: TokenUsage | None = None, problem: str = ""):
+        self.tool_input = tool_input
+        self.usage = usage or TokenUsage()
+        self.problem = problem
+
+
+_LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def check_key_url(judge: str, url: str | None) -> None:
+    """Refuse to send a key over plain http to anything but a loopback address."""
+    if url is None:
+        return
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme != "https" and not (parts.scheme == "http" and parts.hostname in _LOOPBACK):
+        raise JudgeError(f"judge {judge!r}: the key is only sent over https (or to a "
+                         f"loopback address), not to {url!r}")
+
+
+class TransportError(Exception):
+    """An HTTP failure of a client that is not the anthropic SDK (the runner retries it
+    like the SDK's errors: 408/409/429/5xx and connection failures)."""
+
+    def __init__(self, message: str, *, status_code: int | None = None,
+                 headers: Mapping[str, str] | None = None):
+        super().__init__(message)
+        self.status_code = status_code
+        self.headers = dict(headers or {})
