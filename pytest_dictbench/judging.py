@@ -67,7 +67,8 @@ class Judging:
     def for_item(self, item: CaseItem, output: Output) -> Judgement:
         """The judgement of ``item`` (judging its whole group on first use)."""
         method = item.session_state.method(item.suite)
-        if self.mode == "off" or not hasattr(method, "rule_meanings"):
+        if self.mode == "off" or not (hasattr(method, "rule_meanings")
+                                      or hasattr(method, "judge_protocol")):
             return Judgement()
         settings = item.session_state.judge_settings.get(item.suite.id)
         if settings is None:
@@ -88,6 +89,7 @@ class Judging:
     def _requests(self, first: CaseItem) -> list[tuple[CaseItem, JudgeRequest]]:
         method = first.session_state.method(first.suite)
         version = f"{method.name}-{getattr(method, 'version', '0')}"
+        protocol = getattr(method, "judge_protocol", None)  # a method's own guide and tool
         requests = []
         for item in first.session.items:
             if getattr(item, "suite", None) is not first.suite or _group(item) != _group(first):
@@ -98,13 +100,16 @@ class Judging:
             preliminary = method.score(item.case, output, ScoreContext(item.suite))
             if all(r.source != "unjudged" for r in preliminary.rules):
                 continue
-            rules = [(r.rule, method.rule_meanings[r.rule]) for r in preliminary.rules]
-            auto = {r.rule: {"score": r.score, "evidence": r.evidence}
-                    for r in preliminary.rules if r.source == "auto"}
+            if protocol is not None:
+                rules, auto = method.judge_rules(item.case), {}
+            else:
+                rules = [(r.rule, method.rule_meanings[r.rule]) for r in preliminary.rules]
+                auto = {r.rule: {"score": r.score, "evidence": r.evidence}
+                        for r in preliminary.rules if r.source == "auto"}
             requests.append((item, JudgeRequest(
                 suite=item.suite.id, product=item.product.name, repetition=item.repetition,
                 case=dict(item.case.data), output_text=output.text, rules=rules,
-                auto_results=auto, rubric_version=version)))
+                auto_results=auto, rubric_version=version, protocol=protocol)))
         return requests
 
     def _judge_group(self, first: CaseItem, settings: JudgeSettings

@@ -21,6 +21,7 @@ from .errors import DictbenchError
 from .judging import JUDGE_MODES
 from .methods.base import Method
 from .methods.error_rate import ErrorRate
+from .methods.keypoints import Keypoints
 from .methods.rubric import RubricMethod
 from .methods.verbatim import Verbatim
 from .products import load_product
@@ -203,7 +204,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
 
 
 def pytest_dictbench_methods() -> Iterable[Method]:
-    return [ErrorRate(), RubricMethod(), Verbatim()]
+    return [ErrorRate(), Keypoints(), RubricMethod(), Verbatim()]
 
 
 def pytest_dictbench_adapters() -> Mapping[str, AdapterFactory]:

@@ -17,7 +17,7 @@ from anthropic import AsyncAnthropic
 
 from ..errors import JudgeError
 from .records import JudgeConfig, JudgeRequest, SpendMeter, TokenUsage, Verdict
-from .request import TOOL_NAME, build_params, cache_key, parse_verdicts
+from .request import TOOL_NAME, build_params, cache_key, parse_answer
 
 __all__ = [
     "AnthropicClientFactory",
@@ -186,7 +186,7 @@ async def ask_judge(
         problem = answer.problem
         if not problem:
             try:
-                rules = parse_verdicts(answer.tool_input, request.rule_ids)
+                rules = parse_answer(request, answer.tool_input)
             except ValueError as exc:
                 problem = str(exc)
             else:

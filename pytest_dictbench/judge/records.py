@@ -105,6 +105,9 @@ class JudgeRequest:
     #: Automated check results by rule id: ``{"score": 0|1|2|None, "evidence": str}``.
     auto_results: Mapping[str, Any] = field(default_factory=dict)
     rubric_version: str = ""
+    #: A method's own judge protocol (guide, user message, tool schema, parsing), or
+    #: ``None`` for the rubric guide. See :func:`pytest_dictbench.judge.request.build_params`.
+    protocol: Any = None
 
     @property
     def case_id(self) -> str:

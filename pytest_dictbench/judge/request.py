@@ -3,6 +3,12 @@
 The request is: system = the grading guide; one user message holding the case, the
 output, the automated results and the rules; one tool, ``record_verdicts``, whose input
 schema lists every requested rule; ``tool_choice`` forcing that tool.
+
+A request may carry a method's own ``protocol`` object instead (the keypoints method
+does): it supplies ``version``, ``system``, ``tool_description``,
+``tool_schema(rule_ids)``, ``user_message(case, output_text, rule_ids)`` and
+``parse(tool_input, rule_ids) -> {rule: (score, reason)}``. Everything else (client,
+validation, retries, cache, double judging, decisions) stays the same.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ __all__ = [
     "TOOL_NAME",
     "build_params",
     "cache_key",
+    "parse_answer",
     "parse_verdicts",
     "user_message",
     "verdict_schema",
@@ -74,7 +81,20 @@ def parse_verdicts(tool_input: Any, rule_ids: Sequence[str]) -> dict[str, RuleVe
 
     The message quotes the offending value in full (callers redact, then shorten).
     """
-    validator = _validator(tuple(rule_ids))
+    _check_schema(_validator(tuple(rule_ids)), tool_input)
+    verdicts = tool_input["verdicts"]
+    return {
+        rule: RuleVerdict(int(verdicts[rule]["score"]), verdicts[rule]["reason"])
+        for rule in rule_ids
+    }
+
+
+@lru_cache(maxsize=256)
+def _protocol_validator(protocol: Any, rule_ids: tuple[str, ...]) -> Draft202012Validator:
+    return Draft202012Validator(protocol.tool_schema(rule_ids))
+
+
+def _check_schema(validator: Draft202012Validator, tool_input: Any) -> None:
     errors = sorted(validator.iter_errors(tool_input), key=lambda e: list(e.absolute_path))
     if errors:
         first = errors[0]
@@ -83,11 +103,16 @@ def parse_verdicts(tool_input: Any, rule_ids: Sequence[str]) -> dict[str, RuleVe
         raise ValueError(
             f"tool input invalid at {where} ({first.validator}): {first.message}{more}"
         )
-    verdicts = tool_input["verdicts"]
-    return {
-        rule: RuleVerdict(int(verdicts[rule]["score"]), verdicts[rule]["reason"])
-        for rule in rule_ids
-    }
+
+
+def parse_answer(request: JudgeRequest, tool_input: Any) -> dict[str, RuleVerdict]:
+    """Validate a tool input against the request's tool schema and return the verdicts."""
+    protocol = request.protocol
+    if protocol is None:
+        return parse_verdicts(tool_input, request.rule_ids)
+    _check_schema(_protocol_validator(protocol, request.rule_ids), tool_input)
+    return {rule: RuleVerdict(int(score), str(reason))
+            for rule, (score, reason) in protocol.parse(tool_input, request.rule_ids).items()}
 
 
 def _block(tag: str, body: str) -> str:
@@ -117,6 +142,18 @@ def user_message(request: JudgeRequest) -> str:
 
 def build_params(request: JudgeRequest, config: JudgeConfig) -> dict[str, Any]:
     """Keyword arguments for ``messages.create`` (temperature is added by the client)."""
+    protocol = request.protocol
+    if protocol is not None:
+        return {
+            "model": config.model,
+            "max_tokens": config.max_tokens,
+            "system": protocol.system,
+            "messages": [{"role": "user", "content": protocol.user_message(
+                request.visible_case(), request.output_text, request.rule_ids)}],
+            "tools": [{"name": TOOL_NAME, "description": protocol.tool_description,
+                       "input_schema": protocol.tool_schema(request.rule_ids)}],
+            "tool_choice": {"type": "tool", "name": TOOL_NAME},
+        }
     return {
         "model": config.model,
         "max_tokens": config.max_tokens,
@@ -143,7 +180,7 @@ def cache_key(request: JudgeRequest, config: JudgeConfig) -> str:
     return content_hash(
         {
             "judge": config.settings(),
-            "guide": guide.GUIDE_VERSION,
+            "guide": request.protocol.version if request.protocol else guide.GUIDE_VERSION,
             "format": REQUEST_FORMAT,
             "rubric": request.rubric_version,
             "case": request.visible_case(),

@@ -80,6 +80,8 @@ class Token:
     normalized: str
     start: int
     end: int
+    #: True when the word is not in the dictionary (sudachipy ``is_oov``).
+    oov: bool = False
 
     @property
     def is_space(self) -> bool:
@@ -126,6 +128,7 @@ def tokenize(folded: str) -> tuple[Token, ...]:
                             normalized=m.normalized_form(),
                             start=offset + start + m.begin(),
                             end=offset + start + m.end(),
+                            oov=m.is_oov(),
                         )
                     )
         offset += len(line) + 1
