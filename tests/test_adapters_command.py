@@ -12,8 +12,8 @@ import pytest
 from adapter_support import cache_lines, make_product, make_suite
 
 from pytest_dictbench.adapters.base import AdapterOptions
-from pytest_dictbench.adapters.command import command_adapter, expand_argv
-from pytest_dictbench.adapters.live import LiveAdapter
+from pytest_dictbench.adapters.command import CommandTranscriber, command_adapter, expand_argv
+from pytest_dictbench.adapters.live import CaptureRequest, LiveAdapter
 from pytest_dictbench.errors import ProductError
 from pytest_dictbench.model import Output, Suite
 
@@ -108,12 +108,23 @@ def test_non_zero_exit_is_an_error_with_code_and_last_stderr_line(
     assert "s3cr3t-value" not in "\n".join(cache_lines(adapter.product, suite))
 
 
-def test_empty_stdout_is_an_error(tmp_path: Path) -> None:
+def test_empty_stdout_is_an_empty_transcript_not_an_error(tmp_path: Path) -> None:
     suite = make_suite(tmp_path / "suite", {"c1": "c1.wav"})
     quiet = script(tmp_path, "quiet.py", "print('   ')\n")
     output, _ = run(tmp_path, suite, {"command": [sys.executable, quiet]})
-    assert output is not None and output.status == "error"
-    assert output.error == "command printed no text on stdout"
+    assert output is not None and output.status == "complete" and not output.is_error
+    assert output.text == ""
+
+
+def test_context_placeholder_gets_the_case_context(tmp_path: Path) -> None:
+    echo = script(tmp_path, "echo_args.py", ECHO_ARGS)
+    transcriber = CommandTranscriber([sys.executable, echo, "--prompt={context}", "{case_id}"],
+                                     timeout_s=30, cwd=tmp_path, describe={})
+    request = CaptureRequest("c1", tmp_path / "a.wav", "ja-JP", context="佐藤; $(x) {audio}")
+    assert json.loads(transcriber.transcribe(request)) == ["--prompt=佐藤; $(x) {audio}", "c1"]
+    plain = CaptureRequest("c1", tmp_path / "a.wav", "ja-JP")
+    assert json.loads(transcriber.transcribe(plain)) == ["--prompt=", "c1"]
+    assert request.fill("名前: {context}") == "名前: 佐藤; $(x) {audio}"
 
 
 def test_timeout_kills_the_command_and_is_an_error(tmp_path: Path) -> None:

@@ -51,6 +51,12 @@ class CaptureRequest:
     locale: str
     #: True for the unscored warm-up capture.
     warmup: bool = False
+    #: The case's ``context`` (names, vocabulary, situation), "" when it has none.
+    context: str = ""
+
+    def fill(self, template: str) -> str:
+        """``template`` with ``{context}`` replaced by the case's context (one pass)."""
+        return template.replace("{context}", self.context)
 
     @property
     def language(self) -> str:
@@ -117,15 +123,16 @@ class LiveAdapter:
         transcriber = self._ready()
         if not transcriber.decodes_audio:
             read_audio(audio.path)
-        output = self._capture(transcriber, case.id, repetition, audio)
+        output = self._capture(transcriber, case.id, repetition, audio,
+                               str(case.data.get("context", "")))
         self._captured[key] = output
         return output
 
     # -- capture ------------------------------------------------------------------------
 
     def _capture(self, transcriber: Transcriber, case_id: str, repetition: int,
-                 audio: _Audio) -> Output:
-        request = CaptureRequest(case_id, audio.path, self.suite.locale)
+                 audio: _Audio, context: str = "") -> Output:
+        request = CaptureRequest(case_id, audio.path, self.suite.locale, context=context)
         started = _utc_now()
         start = time.perf_counter()
         text: str | None = None

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..methods.base import ItemRecord
+from .method_tables import method_tables
 from .sections import (
     GroupTable,
     error_items,
@@ -264,6 +265,10 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
     if gate and not gate.get("ready", True):
         lines += [f"Execution gate closed: {md(', '.join(gate.get('blocking_items', [])))}", ""]
     lines += _leaderboard(suite) + _metric_groups(suite)
+    for extra in method_tables(suite):
+        lines += [f"**{md(extra.title)}**" + (f": {md(extra.note)}" if extra.note else ""), "",
+                  *_table([md(h) for h in extra.head],
+                          [[md(c) for c in row] for row in extra.rows], extra.numeric)]
     for group in group_tables(suite, records):
         lines += _group(group)
     lines += _rule_failures(suite) + _rule_sources(suite) + _comparisons(suite)

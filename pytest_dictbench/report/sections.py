@@ -46,7 +46,8 @@ EXPECTED_FIELDS: Mapping[str, tuple[str, ...]] = {
 _FALLBACK_FIELDS = ("references", "reference", "expected", "verbatim")
 
 #: Metric names (or name endings) whose values are fractions 0..1, printed with 3 places.
-_FRACTION_ENDINGS = ("wer", "cer", "rate", "f1", "precision", "recall", "kappa", "share")
+_FRACTION_ENDINGS = ("wer", "cer", "rate", "f1", "precision", "recall", "kappa", "share",
+                     "fbeta", "overall")
 #: Summary figures that are settings or bookkeeping rather than results.
 _NOT_RESULTS = frozenset({"items", "threshold", "vwer_threshold", "unit", "passed"})
 
@@ -68,6 +69,8 @@ def fmt(value: Any, name: str = "") -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
+        if name.endswith("_usd"):  # money: cents matter
+            return f"{value:.4f}"
         text = f"{value:.3f}" if is_fraction(name) else f"{value:.1f}"
         return text.lstrip("-") if not text.strip("-0.") else text  # no "-0.0"
     return str(value)

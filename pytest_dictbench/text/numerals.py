@@ -3,7 +3,7 @@
 Accepted (after NFKC folding, so full-width digits are ASCII digits):
 
 - Arabic digits with optional thousands commas and one decimal point (``1,500``, ``3.5``);
-- kanji digits read positionally (``二〇二六`` -> 2026);
+- kanji digits read positionally (``二〇二六`` -> 2026, ``七.二`` -> 7.2);
 - kanji with the multipliers 十 百 千 and the myriads 万 億 兆, digits or kanji in front
   of them (``二十三`` -> 23, ``千五百`` -> 1500, ``3万`` -> 30000, ``1.5万`` -> 15000).
 
@@ -36,11 +36,13 @@ def _text(value: Decimal) -> str:
 
 
 def _plain(part: str) -> Decimal | None:
-    """Value of digits without multipliers: ``35``, ``1,500``, ``3.5``, ``二〇二六``."""
+    """Value of digits without multipliers: ``35``, ``1,500``, ``3.5``, ``二〇二六``,
+    ``七.二``."""
     if _ARABIC.fullmatch(part):
         return Decimal(part.replace(",", ""))
-    if part and all(c in _DIGITS for c in part):  # positional kanji
-        return Decimal("".join(str(_DIGITS[c]) for c in part))
+    digits = "".join(str(_DIGITS[c]) if c in _DIGITS else c for c in part)
+    if part and digits != part and re.fullmatch(r"\d+(?:\.\d+)?", digits):
+        return Decimal(digits)  # positional kanji, perhaps with a decimal point
     return None
 
 

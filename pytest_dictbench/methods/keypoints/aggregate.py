@@ -25,8 +25,8 @@ from .names import extract_names
 
 __all__ = ["aggregate_records"]
 
-_JUDGED = ("overall", "fbeta", "recall", "precision", "fbeta_weighted", "recall_weighted",
-           "precision_weighted")
+_JUDGED = ("overall", "fbeta", "recall", "precision", "weighted_fbeta", "weighted_recall",
+           "weighted_precision")
 _NAMES = ("names_f1", "names_precision", "names_recall")
 _COUNTS = ("critical_missing", "critical_contradicted", "insertions", "contradicted",
            "missing", "present")

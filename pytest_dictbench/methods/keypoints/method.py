@@ -52,10 +52,9 @@ class Keypoints:
     judge_protocol = KEYPOINTS_PROTOCOL
     #: The report adds ASR and judge cost per product for this method.
     reports_cost = True
-    leaderboard_columns = ("overall", "names_f1", "fbeta", "recall", "precision",
-                           "fbeta_weighted", "critical_missing", "critical_contradicted",
-                           "empty", "provisional", "latency_median_ms", "latency_p95_ms",
-                           "mean_rtf", "total_cost_usd", "usd_per_audio_hour")
+    #: The score column is the overall score (0-100); the rest are in the report tables.
+    leaderboard_columns = ("names_f1", "fbeta", "recall", "precision", "latency_median_ms",
+                           "latency_p95_ms", "mean_rtf", "total_cost_usd")
 
     def judge_rules(self, case: Case) -> list[tuple[str, str]]:
         """What the judges rule on: every key point, then the insertions."""
@@ -131,9 +130,9 @@ class Keypoints:
         if params.severity_weights is not None:
             weighted = proposition_counts(verdicts, insertions, severities,
                                           params.severity_weights)
-            metrics.update({"recall_weighted": weighted.recall,
-                            "precision_weighted": weighted.precision,
-                            "fbeta_weighted": weighted.f_beta(params.beta)})
+            metrics.update({"weighted_recall": weighted.recall,
+                            "weighted_precision": weighted.precision,
+                            "weighted_fbeta": weighted.f_beta(params.beta)})
         problems = [f"critical key point {p} missing" for p in missing]
         problems += [f"critical key point {p} contradicted" for p in contradicted]
         return ItemResult(passed=not problems, score=100.0 * overall, rules=tuple(rules),

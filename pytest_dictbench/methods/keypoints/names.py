@@ -7,7 +7,10 @@ NFKC folding, sudachipy core dictionary, split mode B):
   (:func:`~pytest_dictbench.text.numerals.numeral_value`) and joined with the counter that
   follows (``三人`` -> ``3人``, ``一万二千円`` -> ``12000円``, ``２０２６年`` -> ``2026年``,
   ``十五分`` -> ``15分``); a counter is a following token that sudachipy tags as a counter
-  (助数詞 / 助数詞可能), a nominal suffix (``人``, ``時半``) or ``%``;
+  (助数詞 / 助数詞可能), a nominal suffix (``人``, ``時半``) or ``%``
+  (``パーセント`` is written ``%``); a ``・`` between kanji numerals is a decimal point
+  (``七・二キロ`` -> ``7.2キロ``), and ``十分`` right after hours is ten minutes
+  (``五時間十分`` -> ``5時間``, ``10分``), not "enough";
 - **names**: tokens tagged 固有名詞 (people, places, organisations, brands);
 - **coined words**: tokens the dictionary does not know (out of vocabulary) and tokens
   holding Latin letters, case-folded.
@@ -26,6 +29,9 @@ from ...text.numerals import NUMERAL_CHARS, numeral_value
 __all__ = ["Extracted", "NameScores", "compare_names", "extract_names"]
 
 _KANJI_NUMERAL = frozenset(c for c in NUMERAL_CHARS if not c.isascii())
+#: Counters written another way on one side: the form both sides are compared in.
+_COUNTER_FORMS = {"パーセント": "%"}
+_HOURS = ("時", "時間")
 
 
 @dataclass(frozen=True)
@@ -109,6 +115,10 @@ def _number_at(tokens: Sequence[Token], i: int) -> tuple[str | None, int]:
     while j < len(tokens) and _is_numeral(tokens[j]):
         run += tokens[j].surface
         j += 1
+        if (j + 1 < len(tokens) and tokens[j].surface == "・"
+                and _is_numeral(tokens[j + 1]) and "." not in run):
+            run += "."  # 七・二: a spoken decimal point
+            j += 1
     counter = ""
     if j < len(tokens):
         nxt = tokens[j]
@@ -123,6 +133,7 @@ def _number_at(tokens: Sequence[Token], i: int) -> tuple[str | None, int]:
             counter = nxt.surface
             j += 1
     value = numeral_value(run)
+    counter = _COUNTER_FORMS.get(counter, counter)
     return (f"{value}{counter}" if value is not None else None), j
 
 
@@ -143,6 +154,9 @@ def extract_names(text: str) -> Extracted:
             item, i = _number_at(tokens, i)
             if item is not None:
                 numbers.add(item)
+                if item.endswith(_HOURS) and i < len(tokens) and tokens[i].surface == "十分":
+                    numbers.add("10分")  # 五時間十分: ten minutes, not "enough"
+                    i += 1
             continue
         i += 1
         if token.is_space or token.is_symbol:
