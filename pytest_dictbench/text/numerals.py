@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 
 __all__ = ["NUMERAL_CHARS", "numeral_value"]
 
@@ -77,6 +78,7 @@ def _below_myriad(part: str) -> Decimal | None:
     return total
 
 
+@lru_cache(maxsize=4096)
 def numeral_value(text: str) -> str | None:
     """The value of a numeral (folded text) as decimal text, or ``None``."""
     if not text or any(c not in NUMERAL_CHARS for c in text):

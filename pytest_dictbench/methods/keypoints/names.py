@@ -1,6 +1,6 @@
 """Names, numbers and coined words: extracted locally with sudachipy, compared as sets.
 
-Both sides go through the same steps (:func:`pytest_dictbench.text.japanese.tokenize`:
+Both sides go through the same steps (:func:`pytest_dictbench.text.japanese.words`:
 NFKC folding, sudachipy core dictionary, split mode B):
 
 - **numbers**: a run of numeral tokens is read to its value
@@ -20,10 +20,11 @@ Each extracted item is a string; an item found several times counts once.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ...text.japanese import Token, fold, tokenize
+from ...text.japanese import Word, fold, words
 from ...text.numerals import NUMERAL_CHARS, numeral_value
 
 __all__ = ["Extracted", "NameScores", "compare_names", "extract_names"]
@@ -32,6 +33,8 @@ _KANJI_NUMERAL = frozenset(c for c in NUMERAL_CHARS if not c.isascii())
 #: Counters written another way on one side: the form both sides are compared in.
 _COUNTER_FORMS = {"パーセント": "%"}
 _HOURS = ("時", "時間")
+_LATIN = re.compile("[A-Za-z]")
+_SKIPPED_POS = frozenset({"空白", "補助記号", "記号"})
 
 
 @dataclass(frozen=True)
@@ -91,13 +94,14 @@ class NameScores:
         return 2 * self.tp / total if total else 0.0
 
 
-def _is_numeral(token: Token) -> bool:
-    return token.pos[1] == "数詞" and numeral_value(token.surface) is not None
+def _is_numeral(word: Word) -> bool:
+    return word[1][1] == "数詞" and numeral_value(word[0]) is not None
 
 
-def _is_counter(token: Token) -> bool:
-    return (token.pos[2] in ("助数詞", "助数詞可能") or token.surface == "%"
-            or (token.pos[0] == "接尾辞" and token.pos[1] == "名詞的"))
+def _is_counter(word: Word) -> bool:
+    pos = word[1]
+    return (pos[2] in ("助数詞", "助数詞可能") or word[0] == "%"
+            or (pos[0] == "接尾辞" and pos[1] == "名詞的"))
 
 
 def _numeral_head(surface: str) -> int:
@@ -108,63 +112,60 @@ def _numeral_head(surface: str) -> int:
     return n
 
 
-def _number_at(tokens: Sequence[Token], i: int) -> tuple[str | None, int]:
+def _number_at(tokens: Sequence[Word], i: int) -> tuple[str | None, int]:
     """Read the number starting at token ``i``: (item or None, index after it)."""
     run = ""
     j = i
     while j < len(tokens) and _is_numeral(tokens[j]):
-        run += tokens[j].surface
+        run += tokens[j][0]
         j += 1
-        if (j + 1 < len(tokens) and tokens[j].surface == "・"
+        if (j + 1 < len(tokens) and tokens[j][0] == "・"
                 and _is_numeral(tokens[j + 1]) and "." not in run):
             run += "."  # 七・二: a spoken decimal point
             j += 1
     counter = ""
     if j < len(tokens):
         nxt = tokens[j]
-        head = _numeral_head(nxt.surface) if not _is_counter(nxt) else 0
-        if 0 < head < len(nxt.surface):
+        head = _numeral_head(nxt[0]) if not _is_counter(nxt) else 0
+        if 0 < head < len(nxt[0]):
             # sudachipy sometimes splits 百二|十人: the rest of the numeral is the head of
             # the next token and what follows it is the counter.
-            run += nxt.surface[:head]
-            counter = nxt.surface[head:]
+            run += nxt[0][:head]
+            counter = nxt[0][head:]
             j += 1
         elif _is_counter(nxt):
-            counter = nxt.surface
+            counter = nxt[0]
             j += 1
     value = numeral_value(run)
     counter = _COUNTER_FORMS.get(counter, counter)
     return (f"{value}{counter}" if value is not None else None), j
 
 
-def _has_latin(surface: str) -> bool:
-    return any("a" <= c <= "z" or "A" <= c <= "Z" for c in surface)
-
-
 def extract_names(text: str) -> Extracted:
     """Names, numbers and coined words of ``text`` (see the module docstring)."""
-    tokens = tokenize(fold(text))
+    tokens = words(fold(text))
     names: set[str] = set()
     numbers: set[str] = set()
     coined: set[str] = set()
     i = 0
     while i < len(tokens):
-        token = tokens[i]
-        if _is_numeral(token):
+        surface, pos, oov = tokens[i]
+        if pos[1] == "数詞" and _is_numeral(tokens[i]):
             item, i = _number_at(tokens, i)
             if item is not None:
                 numbers.add(item)
-                if item.endswith(_HOURS) and i < len(tokens) and tokens[i].surface == "十分":
+                if item.endswith(_HOURS) and i < len(tokens) and tokens[i][0] == "十分":
                     numbers.add("10分")  # 五時間十分: ten minutes, not "enough"
                     i += 1
             continue
         i += 1
-        if token.is_space or token.is_symbol:
+        if pos[0] in _SKIPPED_POS or not surface.strip():
             continue
-        if token.pos[1] == "固有名詞":
-            names.add(token.surface.casefold() if _has_latin(token.surface) else token.surface)
-        elif token.oov or _has_latin(token.surface):
-            coined.add(token.surface.casefold())
+        latin = _LATIN.search(surface) is not None
+        if pos[1] == "固有名詞":
+            names.add(surface.casefold() if latin else surface)
+        elif oov or latin:
+            coined.add(surface.casefold())
     return Extracted(frozenset(names), frozenset(numbers), frozenset(coined))
 
 
