@@ -13,7 +13,8 @@ from pytest_dictbench.methods.keypoints import KEYPOINTS_PROTOCOL, Keypoints
 from pytest_dictbench.methods.keypoints.guide import KeypointsProtocol
 from pytest_dictbench.model import Case
 
-CASE = {"id": "j1", "canary": "C", "audio": "audio/j1.flac", "reference": "佐藤さんと三時に会った。",
+CASE = {"id": "j1", "canary": "C", "audio": "audio/j1.flac",
+        "reference": "佐藤さんと三時に会った。",
         "context": "人物: 佐藤", "key_points": [
             {"id": "k1", "text": "佐藤さんと会った", "severity": "critical"},
             {"id": "k2", "text": "三時に会った", "severity": "minor"}]}
