@@ -12,6 +12,7 @@ from .compare import adjust_pvalues, compare_products
 from .judge.report import judges_table
 from .methods.base import ItemRecord, Method
 from .model import SCORED_STATUSES, Product, Suite
+from .pricing import cost_summary
 from .ranking import RankingRules, provisional_counts, rank_products
 from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED, latency_summary, mean_ci
 
@@ -43,7 +44,7 @@ def case_scores(records: Iterable[ItemRecord]) -> list[float]:
     """
     by_case: dict[str, list[float]] = defaultdict(list)
     for record in records:
-        if record["status"] in SCORED_STATUSES:
+        if record["status"] in SCORED_STATUSES and record["score"] is not None:
             by_case[record["case_id"]].append(float(record["score"]))
     return [statistics.median(v) for _, v in sorted(by_case.items())]
 
@@ -62,7 +63,8 @@ def _product_entry(records: Sequence[ItemRecord], suite: Suite, product: Product
                    method: Method, options: StatsOptions) -> dict[str, Any]:
     statuses = [r["status"] for r in records]
     scored = [r for r in records if r["status"] in SCORED_STATUSES]
-    return {
+    judging = judges_table(records)
+    entry = {
         "product": records[0]["product"],
         "version": product.version if product else None,
         "adapter": product.adapter if product else None,
@@ -82,13 +84,27 @@ def _product_entry(records: Sequence[ItemRecord], suite: Suite, product: Product
         **(_score(records, options) if getattr(method, "overall_ranking", True)
            else {"score": None, "score_ci": None}),
         "tables": method.aggregate(scored, suite) if scored else {},
-        "judging": judges_table(records),
+        "judging": judging,
         "pending_adjudications": sum(len(r.get("pending", ())) for r in records),
         "provisional": _provisional(records),
         "latency": latency_summary([r["latency_ms"] for r in scored
                                     if r.get("latency_ms") is not None]),
         "speed": _speed(scored),
     }
+    if getattr(method, "reports_cost", False):
+        entry["cost"] = cost_summary(records, suite, product,
+                                     judging["cost_usd"] if judging else 0.0)
+    return entry
+
+
+#: Run facts a method may name in ``leaderboard_columns`` beside its summary figures.
+def _facts(entry: Mapping[str, Any]) -> dict[str, Any]:
+    latency = entry.get("latency") or {}
+    cost = entry.get("cost") or {}
+    return {"latency_median_ms": latency.get("median"), "latency_p95_ms": latency.get("p95"),
+            "mean_rtf": (entry.get("speed") or {}).get("mean_rtf"),
+            **{k: cost.get(k) for k in ("asr_cost_usd", "judge_cost_usd", "total_cost_usd",
+                                        "usd_per_audio_hour")}}
 
 
 def _environment(declared: dict[str, Any], records: Sequence[ItemRecord]) -> dict[str, Any]:
@@ -140,6 +156,8 @@ def _leaderboard(entries: Sequence[Mapping[str, Any]], method: Method, headline:
     rows = []
     for entry in entries:
         summary = entry["tables"].get("summary", {})
+        if columns is not None:
+            summary = {**_facts(entry), **summary}
         row = {"product": entry["product"], "score": entry["score"], "rank": entry["rank"]}
         row.update({k: v for k, v in summary.items()
                     if (k in columns if columns is not None else

@@ -31,7 +31,7 @@ def per_case(records: Iterable[ItemRecord]) -> dict[str, tuple[float, bool]]:
     scores: dict[str, list[float]] = defaultdict(list)
     failures: dict[str, int] = defaultdict(int)
     for r in records:
-        if r["status"] in SCORED_STATUSES:
+        if r["status"] in SCORED_STATUSES and r["score"] is not None:  # not provisional
             scores[r["case_id"]].append(float(r["score"]))
             failures[r["case_id"]] += r["status"] == "failed"
     return {case: (statistics.median(values), 2 * failures[case] > len(values))

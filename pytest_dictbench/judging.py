@@ -133,7 +133,8 @@ class Judging:
                  settings: JudgeSettings | None, items: Sequence[Any]) -> Judgement:
         """The judgement of ``item`` (judging its whole group, among ``items``, on first
         use)."""
-        if self.mode == "off" or not hasattr(method, "rule_meanings"):
+        if self.mode == "off" or not (hasattr(method, "rule_meanings")
+                                      or hasattr(method, "judge_protocol")):
             return NO_JUDGEMENT
         if settings is None:
             return self._human_only(item, output)
@@ -178,10 +179,13 @@ class Judging:
                  ) -> list[tuple[JudgeItem, JudgeRequest]]:
         """The judge requests of ``first``'s group among ``items`` (outputs read through
         each item's adapter)."""
+        from .judge.protocol_task import ProtocolTask
         from .judge.request import RubricTask
 
         version = f"{method.name}-{getattr(method, 'version', '0')}"
-        task = RubricTask(tuple(sorted(method.rule_meanings.items())))
+        protocol = getattr(method, "judge_protocol", None)  # a method's own guide and tool
+        task = ProtocolTask(protocol) if protocol is not None else \
+            RubricTask(tuple(sorted(method.rule_meanings.items())))
         requests = []
         for item in items:
             if getattr(item, "suite", None) is not first.suite or _group(item) != _group(first):
@@ -192,9 +196,12 @@ class Judging:
             preliminary = method.score(item.case, output, ScoreContext(item.suite))
             if all(r.source != "unjudged" for r in preliminary.rules):
                 continue
-            rules = [(r.rule, method.rule_meanings[r.rule]) for r in preliminary.rules]
-            auto = {r.rule: {"score": r.score, "evidence": r.evidence}
-                    for r in preliminary.rules if r.source == "auto"}
+            if protocol is not None:
+                rules, auto = method.judge_rules(item.case), {}
+            else:
+                rules = [(r.rule, method.rule_meanings[r.rule]) for r in preliminary.rules]
+                auto = {r.rule: {"score": r.score, "evidence": r.evidence}
+                        for r in preliminary.rules if r.source == "auto"}
             requests.append((item, JudgeRequest(
                 suite=item.suite.id, product=item.product.name, repetition=item.repetition,
                 case=dict(item.case.data), output_text=output.text, rules=rules,

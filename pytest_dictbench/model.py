@@ -101,6 +101,8 @@ class Product:
     #: Environment facts (hardware, OS, app version, ...) from ``[environment]``.
     environment: Mapping[str, Any] = field(default_factory=dict)
     description: str = ""
+    #: List price from ``[pricing]`` (usd_per_audio_minute, snapshot_date, source_url).
+    pricing: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def outputs_dir(self) -> Path:
@@ -153,7 +155,8 @@ class ItemResult:
     """What a method says about one output: verdict, 0-100 score, rules and metrics."""
 
     passed: bool
-    score: float
+    #: ``None`` for a provisional item (its score still needs a judge): never ranked.
+    score: float | None
     rules: tuple[RuleScore, ...] = ()
     #: Numbers the method's aggregator pools over items (edit counts, F1 counts, ...).
     metrics: Mapping[str, float] = field(default_factory=dict)

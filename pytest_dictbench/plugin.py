@@ -22,6 +22,7 @@ from .estimating import JudgeEstimate
 from .judging import JUDGE_MODES
 from .methods.base import Method
 from .methods.error_rate import ErrorRate
+from .methods.keypoints import Keypoints
 from .methods.rig import RigMethod
 from .methods.rubric import RubricMethod
 from .methods.verbatim import Verbatim
@@ -342,7 +343,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
 
 
 def pytest_dictbench_methods() -> Iterable[Method]:
-    return [ErrorRate(), RubricMethod(), Verbatim(), RigMethod()]
+    return [ErrorRate(), Keypoints(), RubricMethod(), Verbatim(), RigMethod()]
 
 
 def pytest_dictbench_adapters() -> Mapping[str, AdapterFactory]:

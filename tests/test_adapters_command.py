@@ -14,8 +14,8 @@ import pytest
 from adapter_support import cache_lines, make_product, make_suite
 
 from pytest_dictbench.adapters.base import AdapterOptions
-from pytest_dictbench.adapters.command import command_adapter, expand_argv
-from pytest_dictbench.adapters.live import LiveAdapter
+from pytest_dictbench.adapters.command import CommandTranscriber, command_adapter, expand_argv
+from pytest_dictbench.adapters.live import CaptureRequest, LiveAdapter
 from pytest_dictbench.errors import ProductError
 from pytest_dictbench.model import Output, Suite
 
@@ -117,6 +117,17 @@ def test_empty_stdout_is_an_empty_transcript_not_an_error(tmp_path: Path) -> Non
     assert output is not None and output.status == "complete" and output.error is None
     assert output.text == ""
     assert json.loads(cache_lines(adapter.product, suite)[0])["text"] == ""
+
+
+def test_context_placeholder_gets_the_case_context(tmp_path: Path) -> None:
+    echo = script(tmp_path, "echo_args.py", ECHO_ARGS)
+    transcriber = CommandTranscriber([sys.executable, echo, "--prompt={context}", "{case_id}"],
+                                     timeout_s=30, cwd=tmp_path, describe={})
+    request = CaptureRequest("c1", tmp_path / "a.wav", "ja-JP", context="佐藤; $(x) {audio}")
+    assert json.loads(transcriber.transcribe(request)) == ["--prompt=佐藤; $(x) {audio}", "c1"]
+    plain = CaptureRequest("c1", tmp_path / "a.wav", "ja-JP")
+    assert json.loads(transcriber.transcribe(plain)) == ["--prompt=", "c1"]
+    assert request.fill("名前: {context}") == "名前: 佐藤; $(x) {audio}"
 
 
 def test_a_grandchild_holding_stdout_cannot_hold_the_item_past_the_timeout(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import logging
 import time
@@ -216,3 +217,13 @@ def test_a_key_is_not_sent_over_plain_http_to_another_host(tmp_path: Path,
     with pytest.raises(ProductError, match="only sent over https"):
         live.get(suite.cases[0], 1)
     assert cache_lines(live.product, suite) == []
+
+
+def test_prompt_template_is_filled_with_the_case_context(
+        tmp_path: Path, suite: Suite, server: SttServer) -> None:
+    case = suite.cases[0]
+    with_context = dataclasses.replace(case, data={**case.data, "context": "Priya, Kubernetes"})
+    suite = dataclasses.replace(suite, cases=(with_context, *suite.cases[1:]))
+    live = adapter(tmp_path, suite, openai(server, prompt="Names: {context}."))
+    assert capture(live, suite).status == "complete"
+    assert server.requests[0].fields["prompt"] == "Names: Priya, Kubernetes."

@@ -2,7 +2,8 @@
 
 The program is started directly from an argv list, never through a shell, so file names
 with spaces, quotes, ``;`` or ``$(...)`` reach it as one plain argument each. The
-placeholders ``{audio}`` (absolute path), ``{locale}`` and ``{case_id}`` are substituted
+placeholders ``{audio}`` (absolute path), ``{locale}``, ``{case_id}`` and ``{context}``
+(the case's names and vocabulary, "" when it has none) are substituted
 in one pass per argv element: substituted data is never scanned again, and nothing else
 in the template is interpreted.
 """
@@ -32,7 +33,7 @@ __all__ = ["CommandTranscriber", "command_adapter", "expand_argv", "parse_comman
 #: Seconds a command may run before it is killed (``timeout_s``).
 DEFAULT_TIMEOUT_S = 300.0
 
-_PLACEHOLDER = re.compile(r"\{(audio|locale|case_id)\}")
+_PLACEHOLDER = re.compile(r"\{(audio|locale|case_id|context)\}")
 #: Characters of the last stderr line quoted in an error message.
 _STDERR_CHARS = 300
 #: Seconds to wait for the end of stdout once the command itself has exited: a
@@ -59,12 +60,12 @@ def parse_command(value: Any, settings: Settings) -> list[str]:
 
 
 def expand_argv(template: Sequence[str], values: Mapping[str, str]) -> list[str]:
-    """Substitute ``{audio}``, ``{locale}`` and ``{case_id}`` in each element, in one pass.
+    """Substitute ``{audio}``, ``{locale}``, ``{case_id}``, ``{context}`` in one pass.
 
     Example::
 
         >>> expand_argv(["asr", "--in={audio}", "{locale}"], {"audio": "/a {locale}.wav",
-        ...             "locale": "en-US", "case_id": "c1"})
+        ...             "locale": "en-US", "case_id": "c1", "context": ""})
         ['asr', '--in=/a {locale}.wav', 'en-US']
     """
     return [_PLACEHOLDER.sub(lambda m: values[m.group(1)], part) for part in template]
@@ -87,7 +88,8 @@ class CommandTranscriber:
 
     def transcribe(self, request: CaptureRequest) -> str:
         argv = expand_argv(self.argv, {"audio": str(request.audio), "locale": request.locale,
-                                       "case_id": request.case_id})
+                                       "case_id": request.case_id,
+                                       "context": request.context})
         stdout, stderr, code = self._run(argv)
         if code != 0:
             raise CaptureError(f"command exited with status {code}{_last_line(stderr)}")

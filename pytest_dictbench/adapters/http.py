@@ -127,7 +127,7 @@ class HttpTranscriber:
         if language:
             fields["language"] = language
         if self.prompt:
-            fields["prompt"] = self.prompt
+            fields["prompt"] = request.fill(self.prompt)  # "{context}" from the case
         kind = _AUDIO_TYPES.get(request.audio.suffix.lower(), "application/octet-stream")
         return encode_multipart(fields, "file", request.audio.name, content, kind)
 

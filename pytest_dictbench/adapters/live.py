@@ -53,6 +53,12 @@ class CaptureRequest:
     locale: str
     #: True for the unscored warm-up capture.
     warmup: bool = False
+    #: The case's ``context`` (names, vocabulary, situation), "" when it has none.
+    context: str = ""
+
+    def fill(self, template: str) -> str:
+        """``template`` with ``{context}`` replaced by the case's context (one pass)."""
+        return template.replace("{context}", self.context)
 
     @property
     def language(self) -> str:
@@ -120,16 +126,17 @@ class LiveAdapter:
         transcriber = self._ready()
         if not transcriber.decodes_audio:
             read_audio(audio.path)
-        output = self._capture(transcriber, case.id, repetition, audio)
+        output = self._capture(transcriber, case.id, repetition, audio,
+                               str(case.data.get("context", "")))
         self._captured[key] = output
         return output
 
     # -- capture ------------------------------------------------------------------------
 
     def _capture(self, transcriber: Transcriber, case_id: str, repetition: int,
-                 audio: _Audio) -> Output:
+                 audio: _Audio, context: str = "") -> Output:
         locale = self.suite.case(case_id).data.get("locale", self.suite.locale)
-        request = CaptureRequest(case_id, audio.path, locale)
+        request = CaptureRequest(case_id, audio.path, locale, context=context)
         started = _utc_now()
         start = time.perf_counter()
         text: str | None = None

@@ -126,7 +126,8 @@ class WhisperTranscriber:
             segments, _info = self.model.transcribe(
                 samples, language=config.language or request.language,
                 beam_size=config.beam_size, vad_filter=config.vad_filter,
-                initial_prompt=config.initial_prompt)
+                initial_prompt=(request.fill(config.initial_prompt)  # "{context}"
+                                if config.initial_prompt else None))
             # Segments are produced lazily: decoding happens while joining them.
             return "".join(segment.text for segment in segments).strip()
         except (RuntimeError, ValueError) as exc:

@@ -36,12 +36,15 @@ DECISION_SCHEMA: dict[str, Any] = {
         "product": _NONEMPTY,
         "output_hash": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
         "rule": _NONEMPTY,
-        "score": {"type": "integer", "enum": [0, 1, 2]},
+        "score": {"type": "integer", "minimum": 0},
         "reason": _NONEMPTY,
         "decided_by": _NONEMPTY,
     },
     "required": ["suite", "case", "product", "output_hash", "rule", "score", "reason",
                  "decided_by"],
+    # 0, 1 or 2, except the keypoints pseudo-rule "insertions", which counts claims.
+    "if": {"properties": {"rule": {"not": {"const": "insertions"}}}},
+    "then": {"properties": {"score": {"enum": [0, 1, 2]}}},
 }
 
 _VALIDATOR = Draft202012Validator(DECISION_SCHEMA)

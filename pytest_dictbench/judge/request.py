@@ -29,6 +29,7 @@ __all__ = [
     "RubricTask",
     "build_params",
     "cache_key",
+    "check_schema",
     "parse_verdicts",
     "task_of",
     "user_message",
@@ -84,7 +85,15 @@ def parse_verdicts(tool_input: Any, rule_ids: Sequence[str]) -> dict[str, RuleVe
 
     The message quotes the offending value in full (callers redact, then shorten).
     """
-    validator = _validator(tuple(rule_ids))
+    check_schema(_validator(tuple(rule_ids)), tool_input)
+    verdicts = tool_input["verdicts"]
+    return {
+        rule: RuleVerdict(int(verdicts[rule]["score"]), verdicts[rule]["reason"])
+        for rule in rule_ids
+    }
+
+
+def check_schema(validator: Draft202012Validator, tool_input: Any) -> None:
     errors = sorted(validator.iter_errors(tool_input), key=lambda e: list(e.absolute_path))
     if errors:
         first = errors[0]
@@ -93,11 +102,6 @@ def parse_verdicts(tool_input: Any, rule_ids: Sequence[str]) -> dict[str, RuleVe
         raise ValueError(
             f"tool input invalid at {where} ({first.validator}): {first.message}{more}"
         )
-    verdicts = tool_input["verdicts"]
-    return {
-        rule: RuleVerdict(int(verdicts[rule]["score"]), verdicts[rule]["reason"])
-        for rule in rule_ids
-    }
 
 
 def _block(tag: str, body: str) -> str:

@@ -25,6 +25,7 @@ from .html_parts import (
     table,
 )
 from .html_style import CSS
+from .method_tables import method_tables
 from .rig import rig_notes, rig_tables_text
 from .sections import (
     error_items,
@@ -254,6 +255,11 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
         _summary_figures(suite),
         "<h3>Products</h3>", _products(suite),
     ]
+    for extra in method_tables(suite):
+        parts += [f"<h3>{esc(extra.title)}</h3>",
+                  f'<p class="meta">{esc(extra.note)}</p>' if extra.note else "",
+                  table([esc(h) for h in extra.head], [[esc(c) for c in row] for row in extra.rows],
+                        numeric=extra.numeric)]
     groups = metric_groups(suite)
     if groups:
         parts += [f"<h3>{esc(groups.title)}</h3>", metric_groups_table(groups)]

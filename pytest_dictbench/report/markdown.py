@@ -14,6 +14,7 @@ from typing import Any
 from ..judge.report import RULE_HEAD, rule_rows
 from ..methods.base import ItemRecord
 from ..text.visible import visible
+from .method_tables import method_tables
 from .rig import rig_notes, rig_tables_text
 from .sections import (
     GroupTable,
@@ -288,6 +289,10 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
     if gate and not gate.get("ready", True):
         lines += [f"Execution gate closed: {md(', '.join(gate.get('blocking_items', [])))}", ""]
     lines += ([] if "rig" in suite else _leaderboard(suite)) + _metric_groups(suite)
+    for extra in method_tables(suite):
+        lines += [f"**{md(extra.title)}**" + (f": {md(extra.note)}" if extra.note else ""), "",
+                  *_table([md(h) for h in extra.head],
+                          [[md(c) for c in row] for row in extra.rows], extra.numeric)]
     for group in ([] if "rig" in suite else group_tables(suite, records)):
         lines += _group(group)
     if "rig" in suite:

@@ -39,6 +39,7 @@ __all__ = [
     "reading",
     "squash",
     "tokenize",
+    "words",
 ]
 
 #: Characters skipped inside a match (besides whitespace), after NFKC folding.
@@ -130,6 +131,25 @@ def tokenize(folded: str) -> tuple[Token, ...]:
                     )
         offset += len(line) + 1
     return tuple(tokens)
+
+
+#: A morpheme in light form: surface, six-field part of speech, out of vocabulary.
+Word = tuple[str, tuple[str, ...], bool]
+
+
+def words(folded: str) -> list[Word]:
+    """Mode-B morphemes of already folded text, line by line, without offsets or readings.
+
+    The same tokenizer as :func:`tokenize`; for callers that only read surfaces and parts
+    of speech of many texts (about three times cheaper than building :class:`Token`)."""
+    found: list[Word] = []
+    for line in folded.split("\n"):
+        for _, chunk in _chunks(line):
+            if chunk:
+                with _LOCK:
+                    found.extend((m.surface(), m.part_of_speech(), m.is_oov())
+                                 for m in _tokenizer().tokenize(chunk))
+    return found
 
 
 @lru_cache(maxsize=512)

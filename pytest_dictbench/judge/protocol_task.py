@@ -1,0 +1,66 @@
+"""A judge task built from a method's own judge protocol (the keypoints method has one).
+
+A *protocol* supplies ``version``, ``system``, ``tool_description``,
+``tool_schema(rule_ids)``, ``user_message(case, output_text, rule_ids)`` and
+``parse(tool_input, rule_ids) -> {rule: (score, reason)}``. :class:`ProtocolTask` turns
+it into a :class:`~.task.JudgeTask`, so the client, batch mode, the verdict cache,
+double judging and human decisions serve it exactly as they serve the rubric.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from .records import JudgeConfig, JudgeRequest, RuleVerdict
+from .request import REQUEST_FORMAT, TOOL_NAME, check_schema
+from .task import Prompt
+
+__all__ = ["ProtocolTask"]
+
+
+@dataclass(frozen=True)
+class ProtocolTask:
+    """The judge task of a method-supplied protocol (see the module docstring)."""
+
+    protocol: Any
+
+    @property
+    def name(self) -> str:
+        return str(getattr(self.protocol, "name", "method"))
+
+    def prompt(self, request: JudgeRequest, config: JudgeConfig) -> Prompt:
+        schema = self.protocol.tool_schema(request.rule_ids)
+        return Prompt(
+            model=config.model, max_tokens=config.max_tokens, system=self.protocol.system,
+            user=self.protocol.user_message(request.visible_case(), request.output_text,
+                                            request.rule_ids),
+            tool_name=TOOL_NAME, tool_description=self.protocol.tool_description,
+            tool_schema=schema, answer_schema=schema,
+        )
+
+    def parse(self, answer: Any, request: JudgeRequest
+              ) -> tuple[dict[str, RuleVerdict], dict[str, Any]]:
+        check_schema(_validator(self.protocol, request.rule_ids), answer)
+        verdicts = self.protocol.parse(answer, request.rule_ids)
+        return {rule: RuleVerdict(int(score), str(reason))
+                for rule, (score, reason) in verdicts.items()}, {}
+
+    def key_content(self, request: JudgeRequest) -> dict[str, Any]:
+        return {
+            "guide": self.protocol.version,
+            "format": REQUEST_FORMAT,
+            "rubric": request.rubric_version,
+            "case": request.visible_case(),
+            "output": request.output_text,
+            "rules": [list(rule) for rule in request.rules],
+            "auto": request.auto_json(),
+        }
+
+
+@lru_cache(maxsize=256)
+def _validator(protocol: Any, rule_ids: tuple[str, ...]) -> Draft202012Validator:
+    return Draft202012Validator(protocol.tool_schema(rule_ids))
