@@ -2,6 +2,11 @@
 
     dictbench hash SUITE            refresh the sha256 of every [[files]] entry
     dictbench synth SUITE           render each case's script to FLAC audio (extra: synth)
+    dictbench draft FOLDER --out D  a draft suite from recordings (see docs/workbench.md)
+    dictbench refine SUITE          draft key points again for changed transcripts
+    dictbench review SUITE          review page and adjudication view on 127.0.0.1
+    dictbench publish REPORT OUT    aggregate-only summary of a run
+    dictbench leak-check [PATHS]    private data, secrets and home paths in files
 
 Benchmark runs themselves are ``pytest --product=NAME``.
 """
@@ -22,6 +27,7 @@ from .errors import DictbenchError
 from .files import atomic_write
 from .jsonl import read_jsonl
 from .suites import MANIFEST, data_files, inside, load_suite, read_toml
+from .workbench.commands import add_commands as add_workbench_commands
 
 __all__ = ["main", "spoken_form"]
 
@@ -68,10 +74,12 @@ def write_files_table(suite_dir: Path, entries: Sequence[dict[str, Any]]) -> Non
     read_toml(manifest)  # the result must still parse
 
 
-def cmd_hash(args: argparse.Namespace) -> int:
+def refresh_hashes(suite_path: Path) -> int:
+    """Rewrite the ``[[files]]`` tables of a suite with the sha256 of every data file
+    (what ``dictbench hash`` does); returns how many files were hashed."""
     from .audio.io import sha256_file
 
-    suite = load_suite(Path(args.suite))
+    suite = load_suite(suite_path)
     listed = {f.path: f for f in suite.files}
     raw = {e["path"]: e for e in read_toml(suite.root / MANIFEST).get("files", [])}
     paths = sorted({p.relative_to(suite.root).as_posix() for p in data_files(suite)} | set(listed))
@@ -81,7 +89,13 @@ def cmd_hash(args: argparse.Namespace) -> int:
         entry["sha256"] = sha256_file(suite.root / rel)
         entries.append(entry)
     write_files_table(suite.root, entries)
-    print(f"{suite.root / MANIFEST}: {len(entries)} file(s) hashed")
+    return len(entries)
+
+
+def cmd_hash(args: argparse.Namespace) -> int:
+    path = Path(args.suite)
+    count = refresh_hashes(path)
+    print(f"{path / MANIFEST if path.is_dir() else path}: {count} file(s) hashed")
     return 0
 
 
@@ -130,6 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--silence-ms", type=float, default=300.0,
                        help="silence added at both ends (default: %(default)s)")
     synth.set_defaults(run=cmd_synth)
+    add_workbench_commands(sub)
     return parser
 
 

@@ -11,6 +11,7 @@ import pytest
 from .errors import DictbenchError
 from .judging import Judgement
 from .model import SKIP_STATUSES, Case, ItemResult, Output, Product, ScoreContext, Suite
+from .private import REDACTED, is_private, public_case_id
 from .session import RECORD_PROPERTY, SESSION_KEY, DictbenchSession, record_line
 
 if TYPE_CHECKING:
@@ -38,10 +39,17 @@ class ItemFailed(Exception):
         self.result = result
 
 
-def item_name(case: Case, product: Product, repetition: int, repetitions: int) -> str:
-    """``<case id>[<product>]``, with ``-r<n>`` when the suite repeats items."""
+def item_name(case: Case, product: Product, repetition: int, repetitions: int,
+              suite: Suite | None = None) -> str:
+    """``<case id>[<product>]``, with ``-r<n>`` when the suite repeats items (a private
+    suite's case id is its keyed hash)."""
     suffix = f"-r{repetition}" if repetitions > 1 else ""
-    return f"{case.id}[{product.name}{suffix}]"
+    return f"{shown_id(suite, case) if suite else case.id}[{product.name}{suffix}]"
+
+
+def shown_id(suite: Suite, case: Case) -> str:
+    """The case id as node ids, terminal lines and reports show it."""
+    return public_case_id(suite, case.id) if is_private(suite) else case.id
 
 
 class SuiteCollector(pytest.File):
@@ -58,7 +66,7 @@ class SuiteCollector(pytest.File):
                 markers = _case_markers(self.config, case, suite)
                 for repetition in range(1, repetitions + 1):
                     item = CaseItem.from_parent(
-                        self, name=item_name(case, product, repetition, repetitions),
+                        self, name=item_name(case, product, repetition, repetitions, suite),
                         suite=suite, case=case, product=product, repetition=repetition,
                         adapter=adapter,
                     )
@@ -125,7 +133,11 @@ class CaseItem(pytest.Item):
         else:
             return
         self._record("error", message=message, output=self.output)
-        pytest.fail(f"setup error: {message}", pytrace=False)
+        pytest.fail(f"setup error: {self._shown(message)}", pytrace=False)
+
+    def _shown(self, message: str) -> str:
+        """``message`` as the terminal and JUnit may show it (withheld for a private suite)."""
+        return REDACTED if is_private(self.suite) else message
 
     def _prepare(self) -> None:
         """Get the output (skip when there is none, fail when it is an error) and the
@@ -138,22 +150,24 @@ class CaseItem(pytest.Item):
             problem = None
         if problem is not None:  # failed outside the except block: one message, no chain
             self._record("error", message=str(problem))
-            pytest.fail(f"capture error: {problem}", pytrace=False)
+            pytest.fail(f"capture error: {self._shown(str(problem))}", pytrace=False)
         if output is None or output.status in SKIP_STATUSES:
             reason = output.status if output else "no output"
             self._record("not_tested", message=reason)
-            pytest.skip(f"not_tested: {reason} for {self.case.id} from {self.product.name}")
+            pytest.skip(f"not_tested: {reason} for {shown_id(self.suite, self.case)} from "
+                        f"{self.product.name}")
         if output.is_error:
             message = f"{output.status}: {output.error or 'no detail'} ({output.origin})"
             self._record("error", message=message, output=output)
-            pytest.fail(f"output error: product {self.product.name!r} case {self.case.id!r}: "
-                        f"{message}", pytrace=False)
+            pytest.fail(f"output error: product {self.product.name!r} case "
+                        f"{shown_id(self.suite, self.case)!r}: {self._shown(message)}",
+                        pytrace=False)
         self.output = output
         self.judgement = self.session_state.judging.for_item(self, output)
         if self.judgement.error:
             self._record("error", message=self.judgement.error, output=output,
                          extra=self.judgement.record)
-            pytest.fail(f"judge error: {self.judgement.error}", pytrace=False)
+            pytest.fail(f"judge error: {self._shown(self.judgement.error)}", pytrace=False)
 
     def runtest(self) -> None:
         assert self.output is not None
@@ -173,6 +187,10 @@ class CaseItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
                      ) -> Any:
+        if is_private(self.suite) and not isinstance(excinfo.value, pytest.fail.Exception):
+            if isinstance(excinfo.value, ItemFailed):
+                return f"score {excinfo.value.result.score:.2f}: {REDACTED}"
+            return f"{type(excinfo.value).__name__}: {REDACTED}"
         if isinstance(excinfo.value, ItemFailed):
             return _failure_text(excinfo.value.result)
         if isinstance(excinfo.value, DictbenchError):

@@ -28,6 +28,7 @@ from .judge.settings import JudgeSettings, parse_judge_settings
 from .judging import Judging
 from .methods.base import Method
 from .model import ItemResult, Output, Product, Suite
+from .private import is_private, redact_record
 from .registry import Registry
 from .report.files import dumps, write_jsonl
 from .report.html import render_html
@@ -98,6 +99,8 @@ class DictbenchSession:
         #: Parsed ``[judge]`` tables by suite id (checked when the suite is loaded).
         self.judge_settings: dict[str, JudgeSettings] = {}
         self._suite_paths: dict[str, str] = {}
+        #: Ids of the draft cases left out of each suite (see ``dictbench review``).
+        self.drafts: dict[str, tuple[str, ...]] = {}
         self._adapters: dict[tuple[str, str], Adapter] = {}
         for product in self.products:
             if product.adapter not in registry.adapters:
@@ -112,6 +115,11 @@ class DictbenchSession:
         key = (path / MANIFEST if path.is_dir() else path).resolve()
         if key not in self._suites:
             suite = load_suite(path, self.registry.case_schema)
+            drafts = tuple(c.id for c in suite.cases if c.data.get("status") == "draft")
+            if drafts:  # not benchmark items until a person approves them
+                suite = replace(suite, cases=tuple(c for c in suite.cases
+                                                   if c.data.get("status") != "draft"))
+            self.drafts[suite.id] = drafts
             method = self.registry.method(suite.method)
             check_params = getattr(method, "check_params", None)
             if check_params is not None:
@@ -147,7 +155,7 @@ class DictbenchSession:
         suite, case = item.suite, item.case
         text = output.text if output else None
         group = {k: case.data[k] for k in ("genre", "source", "short", "tags") if k in case.data}
-        return {
+        record = {
             "suite": suite.id,
             "suite_path": self._suite_paths[suite.id],
             "case_id": case.id,
@@ -170,6 +178,7 @@ class DictbenchSession:
             if output else {},
             **(extra or {}),
         }
+        return redact_record(record, suite) if is_private(suite) else record
 
     # -- controller side ---------------------------------------------------------------
 
@@ -226,7 +235,7 @@ class DictbenchSession:
             self._write_jsonl(PENDING_FILE, [p for r in records for p in r.get("pending", ())])
         else:  # no judging this run: an old list would be taken for this run's
             (self.report_dir / PENDING_FILE).unlink(missing_ok=True)
-        expected = expected_texts(self._suites.values())
+        expected = expected_texts(s for s in self._suites.values() if not is_private(s))
         self._write("dictbench.md", render_markdown(report, records, expected))
         self._write("dictbench.html", render_html(report, records, expected))
         self._write("run-info.json", dumps(self._run_info()) + "\n")
@@ -278,6 +287,10 @@ class DictbenchSession:
         }
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        drafts = sum(len(ids) for ids in self.drafts.values())
+        if drafts:
+            terminalreporter.write_line(f"dictbench: {drafts} draft case"
+                                        f"{'' if drafts == 1 else 's'} not collected")
         if self.report is None:
             return
         terminalreporter.write_sep("=", "dictbench summary")
