@@ -81,17 +81,17 @@ def _usage_of(message: Any) -> TokenUsage:
     )
 
 
-def read_message(message: Any) -> RawAnswer:
-    """Find the ``record_verdicts`` tool call in an SDK ``Message``."""
+def read_message(message: Any, tool: str = TOOL_NAME) -> RawAnswer:
+    """Find the call of ``tool`` (``record_verdicts`` by default) in an SDK ``Message``."""
     usage = _usage_of(message)
     content = getattr(message, "content", None)
     if not isinstance(content, list):
         return RawAnswer(None, usage, "response has no content list")
     for block in content:
-        if getattr(block, "type", None) == "tool_use" and getattr(block, "name", "") == TOOL_NAME:
+        if getattr(block, "type", None) == "tool_use" and getattr(block, "name", "") == tool:
             return RawAnswer(getattr(block, "input", None), usage)
     stop = getattr(message, "stop_reason", None)
-    return RawAnswer(None, usage, f"no {TOOL_NAME} call in the response (stop_reason {stop})")
+    return RawAnswer(None, usage, f"no {tool} call in the response (stop_reason {stop})")
 
 
 class AnthropicJudgeClient:
@@ -122,7 +122,8 @@ class AnthropicJudgeClient:
             message = await self._sdk.messages.create(**params, extra_body=extra)
         except json.JSONDecodeError as exc:  # a 200 whose body is not JSON
             return RawAnswer(None, None, f"response body is not JSON ({exc.msg})")
-        return read_message(message)
+        # the tool the request forces (the workbench's drafting calls use their own)
+        return read_message(message, params.get("tool_choice", {}).get("name", TOOL_NAME))
 
     def redact(self, text: str) -> str:
         return text.replace(self._secret, "[redacted]") if self._secret else text
