@@ -122,7 +122,7 @@ def judges(request: Recorded) -> Reply:
     scores = dict.fromkeys(requested_rules(request.body), 2)
     reasons = {}
     output = _output_of(request)
-    if request.body["model"] == "model-b" and "ja-001" not in output and \
+    if request.body["model"] == "model-b" and \
             "Zoom" in json.dumps(request.body, ensure_ascii=False):
         scores["A6"] = 1
         reasons["A6"] = f'the words "{output[:6]}" lose the hedge'
