@@ -159,6 +159,6 @@ def add_commands(sub: Any) -> None:
     leak.add_argument("--staged", action="store_true", help="check git's staged files")
     leak.add_argument("--suite", dest="suites", action="append", default=[],
                       help="a private suite to look for (default: every private suite "
-                      "found under the paths and ./cases)")
+                      "found under the paths, or in the work tree with --staged)")
     leak.add_argument("--home", default=str(Path.home()), help=argparse.SUPPRESS)
     leak.set_defaults(run=cmd_leak_check)

@@ -154,8 +154,9 @@ def _git_listing(folder: Path) -> list[Path] | None:
     return sorted(folder / n for n in names if (folder / n).is_file())
 
 
-def _staged(folder: Path) -> list[tuple[Path, bytes]]:
-    """Each staged (added, copied, modified, renamed) file with its staged content."""
+def _staged(folder: Path) -> tuple[Path, list[tuple[Path, bytes]]]:
+    """The work tree's top folder, and each staged (added, copied, modified, renamed)
+    file with its staged content."""
     run = subprocess.run(["git", "-C", str(folder), "diff", "--cached", "--name-only", "-z",
                           "--diff-filter=ACMR"], capture_output=True, check=False, timeout=60)
     if run.returncode != 0:
@@ -169,7 +170,7 @@ def _staged(folder: Path) -> list[tuple[Path, bytes]]:
         blob = subprocess.run(["git", "-C", str(root), "show", f":{name}"],
                               capture_output=True, check=True, timeout=60)
         out.append((root / name, blob.stdout))
-    return out
+    return root, out
 
 
 def _scan(shown: str, path: Path, data: bytes, suites: list[PrivateSuite],
@@ -222,11 +223,14 @@ def leak_check(paths: list[Path], *, staged: bool = False, suites: list[Path] | 
                home: str = "") -> list[Finding]:
     """Findings in ``paths`` (or git's staged files), sorted by file and line."""
     paths = paths or [Path(".")]
-    suite_dirs = suites or find_private_suites([*paths, Path("cases")])
-    private = [PrivateSuite.load(p) for p in suite_dirs]
+    if staged:
+        top, files = _staged(paths[0])
+        private = [PrivateSuite.load(p) for p in suites or find_private_suites([top])]
+    else:
+        private = [PrivateSuite.load(p) for p in suites or find_private_suites(paths)]
     findings: list[Finding] = []
     if staged:
-        for path, data in _staged(paths[0]):
+        for path, data in files:
             shown = str(path)
             for suite in private:
                 if suite.owns(path):
