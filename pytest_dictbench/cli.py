@@ -111,7 +111,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
         silence_ms=args.silence_ms)
     by_case = {r["case_id"]: r for r in results}
     rows = [obj for _, obj in read_jsonl(cases_path, DictbenchError)]
-    for row in rows:
+    for row in (r for r in rows if r["id"] in by_case):  # draft cases are not rendered
         row["audio"] = Path(by_case[row["id"]]["path"]).relative_to(suite.root).as_posix()
     atomic_write(cases_path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     from .audio.io import sha256_file

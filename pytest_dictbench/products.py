@@ -62,7 +62,7 @@ def read_outputs(path: Path, suite: Suite, *, tolerate_torn_tail: bool = False
     violations, unknown case ids, a complete output without text, and two outputs for
     the same case and repetition.
     """
-    known = {case.id for case in suite.cases}
+    known = {case.id for case in (*suite.cases, *suite.drafts)}
     outputs: dict[tuple[str, int], Output] = {}
     for number, obj in read_jsonl(path, OutputError, tolerate_torn_tail=tolerate_torn_tail):
         validate(obj, "output.schema.json", OutputError, path=path, line=number)

@@ -99,8 +99,6 @@ class DictbenchSession:
         #: Parsed ``[judge]`` tables by suite id (checked when the suite is loaded).
         self.judge_settings: dict[str, JudgeSettings] = {}
         self._suite_paths: dict[str, str] = {}
-        #: Ids of the draft cases left out of each suite (see ``dictbench review``).
-        self.drafts: dict[str, tuple[str, ...]] = {}
         self._adapters: dict[tuple[str, str], Adapter] = {}
         for product in self.products:
             if product.adapter not in registry.adapters:
@@ -115,11 +113,6 @@ class DictbenchSession:
         key = (path / MANIFEST if path.is_dir() else path).resolve()
         if key not in self._suites:
             suite = load_suite(path, self.registry.case_schema)
-            drafts = tuple(c.id for c in suite.cases if c.data.get("status") == "draft")
-            if drafts:  # not benchmark items until a person approves them
-                suite = replace(suite, cases=tuple(c for c in suite.cases
-                                                   if c.data.get("status") != "draft"))
-            self.drafts[suite.id] = drafts
             method = self.registry.method(suite.method)
             check_params = getattr(method, "check_params", None)
             if check_params is not None:
@@ -287,7 +280,7 @@ class DictbenchSession:
         }
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        drafts = sum(len(ids) for ids in self.drafts.values())
+        drafts = sum(len(suite.drafts) for suite in self._suites.values())
         if drafts:
             terminalreporter.write_line(f"dictbench: {drafts} draft case"
                                         f"{'' if drafts == 1 else 's'} not collected")

@@ -83,9 +83,8 @@ class VerifyCollector(pytest.File):
                     yield self._item(f"audio[{case.data['audio']}]",
                                      lambda c=case: _check_audio(suite, c.data["audio"]))
         yield self._item("execution_gate", lambda: _check_gate(suite))
-        drafts = session.drafts.get(suite.id, ())
-        if drafts:
-            yield self._item("drafts", lambda: _check_drafts(suite, drafts))
+        if suite.drafts:
+            yield self._item("drafts", lambda: _check_drafts(suite))
 
 
 def _check_digest(suite: Suite, rel: str, expected: str | None) -> None:
@@ -132,7 +131,8 @@ def _check_gate(suite: Suite) -> None:
                                f"blocking items: {blocking}; ranking is suppressed")
 
 
-def _check_drafts(suite: Suite, drafts: tuple[str, ...]) -> None:
+def _check_drafts(suite: Suite) -> None:
+    drafts = [case.id for case in suite.drafts]
     shown = ", ".join(drafts[:10]) + (f" and {len(drafts) - 10} more" if len(drafts) > 10
                                       else "")
     raise IntegrityFailure(f"{suite.root / 'suite.toml'}: {len(drafts)} draft case(s) not "
