@@ -123,7 +123,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _audio(self, case_id: str) -> None:
         root = self.server.workbench.root
-        row = read_cases(root).row(case_id)
+        row = next((r for r in read_cases(root).rows if r.get("id") == case_id), {})
         if not isinstance(row.get("audio"), str):
             return self._error(HTTPStatus.NOT_FOUND, "the case has no audio")
         path = inside(root, row["audio"], what="audio", where=root)
