@@ -119,3 +119,27 @@ def test_apply_edit_keeps_other_fields_and_numbers_new_points() -> None:
 def test_apply_edit_refuses_bad_edits(edit: dict, message: str) -> None:
     with pytest.raises(EditError, match=message):
         apply_edit(ROW, edit)
+
+
+def test_dictbench_review_command_serves_until_stopped(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    root = make_review_suite(tmp_path / "s")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pytest_dictbench.cli", "review", str(root), "--reports",
+         str(tmp_path / "reports"), "--judges", str(tmp_path / "judges"), "--reviewer", "kk"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        url = first.split()[2].rstrip("/")
+        assert url.startswith("http://127.0.0.1:")
+        status, _, body = request(url, "GET", "/api/suite")
+        assert status == 200 and json.loads(body)["total"] == 3
+        status, _, body = request(url, "GET", "/adjudicate")
+        assert status == 200 and b'content="kk"' in body
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=20) == 0

@@ -18,6 +18,7 @@ from ..files import atomic_write, file_lock
 from ..jsonl import canonical_line, read_jsonl, read_text
 from ..judge.adjudications import load_decisions
 from ..judge.cache import VerdictCache
+from ..judge.records import output_hash
 from ..judging import DECISIONS_FILE
 from ..session import PENDING_FILE
 from .drafter import Drafter
@@ -50,11 +51,17 @@ class Adjudication:
 
     def __init__(self, suite_id: str, cases: Mapping[str, Mapping[str, Any]],
                  report_dir: Path, judge_dir: Path, drafter: Drafter | None = None,
-                 meanings: Mapping[str, str] | None = None) -> None:
+                 meanings: Mapping[str, str] | None = None, *,
+                 aliases: Mapping[str, str] | None = None,
+                 products_dir: Path | None = None) -> None:
         self.suite_id, self.cases = suite_id, cases
         self.report_dir, self.judge_dir = report_dir, judge_dir
         self.drafter = drafter
         self.meanings = meanings or {}
+        #: A private suite's keyed case ids (as reports show them) -> its real ids.
+        self.aliases = aliases or {}
+        #: Where product outputs live, for outputs the report does not hold (private).
+        self.products_dir = products_dir
 
     @property
     def decisions_path(self) -> Path:
@@ -68,7 +75,8 @@ class Adjudication:
                 if obj.get("suite") == self.suite_id]
 
     def _outputs(self) -> dict[tuple[str, str, str], str]:
-        """Output texts of the last run by (case, product, text sha256)."""
+        """Output texts of the last run by (case, product, text sha256): from the report,
+        else (a private suite's report holds none) from the products' output files."""
         path = self.report_dir / "items.jsonl"
         found: dict[tuple[str, str, str], str] = {}
         if path.is_file():
@@ -76,6 +84,13 @@ class Adjudication:
                 if record.get("suite") == self.suite_id and isinstance(record.get("text"), str):
                     found[(record["case_id"], record["product"], record["text_sha256"])] = \
                         record["text"]
+        if self.products_dir is not None and self.aliases:
+            public = {real: shown for shown, real in self.aliases.items()}
+            for outputs in self.products_dir.glob(f"*/{self.suite_id}.jsonl"):
+                for _, line in read_jsonl(outputs, DictbenchError, tolerate_torn_tail=True):
+                    case, text = line.get("case_id") or line.get("id"), line.get("text")
+                    if isinstance(text, str) and case in public:
+                        found[(public[case], outputs.parent.name, output_hash(text))] = text
         return found
 
     def _decided(self) -> dict[tuple[str, ...], dict[str, Any]]:
@@ -93,7 +108,7 @@ class Adjudication:
         drafts = VerdictCache(self.judge_dir / DRAFTS_FILE)
         entries = []
         for index, p in enumerate(self.pending()):
-            case = dict(self.cases.get(p["case"], {}))
+            case = dict(self.cases.get(self.aliases.get(p["case"], p["case"]), {}))
             output = outputs.get((p["case"], p["product"], p["output_hash"]))
             draft = None
             if self.drafter is not None and output is not None:
@@ -103,7 +118,8 @@ class Adjudication:
             reasons = [j.get("reason", "") for j in p.get("judges", [])]
             if draft:
                 reasons.append(draft["reason"])
-            target = (p["suite"], p["case"], p["product"], p["output_hash"], p["rule"])
+            target = (p["suite"], self.aliases.get(p["case"], p["case"]), p["product"],
+                      p["output_hash"], p["rule"])
             entries.append({
                 "index": index, "pending": p, "case": case, "output": output,
                 "spans": disputed_spans(output, reasons) if output else [],
@@ -150,6 +166,7 @@ class Adjudication:
                                 f"{self.decisions_path}; edit that file to change it")
         p = entry["pending"]
         line = {k: p[k] for k in ("suite", "case", "product", "output_hash", "rule")}
+        line["case"] = self.aliases.get(p["case"], p["case"])  # decisions name real ids
         line |= {"score": score, "reason": reason.strip(), "decided_by": decided_by.strip(),
                  "date": (today or dt.date.today()).isoformat(),
                  "judges": p.get("judges", [])}

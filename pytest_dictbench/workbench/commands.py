@@ -60,8 +60,16 @@ def make_workbench(args: argparse.Namespace) -> Any:
     drafter = Drafter.from_settings(settings, args.drafter_model) if settings else None
     meanings = _rule_meanings(str(manifest.get("method", "")))
     cases = {str(r.get("id")): r for r in read_cases(root).rows}
+    aliases = {}
+    if manifest.get("private") is True:  # reports name cases by their keyed hash
+        from ..private import public_case_id
+        from ..suites import load_suite
+
+        suite = load_suite(root)
+        aliases = {public_case_id(suite, case_id): case_id for case_id in cases}
     adjudication = Adjudication(str(manifest.get("id")), cases, Path(args.reports),
-                                Path(args.judges), drafter, meanings)
+                                Path(args.judges), drafter, meanings, aliases=aliases,
+                                products_dir=Path(args.products))
     return Workbench(root, adjudication, args.reviewer)
 
 
@@ -141,6 +149,7 @@ def add_commands(sub: Any) -> None:
     review.add_argument("--port", type=int, default=0, help="port (default: any free one)")
     review.add_argument("--reports", default="reports", help="report folder of the last run")
     review.add_argument("--judges", default="judges", help="judge folder (adjudications.jsonl)")
+    review.add_argument("--products", default="products", help="folder of product files")
     review.add_argument("--judge-config", help="TOML file with a [judge] table for drafting "
                         "decisions (default: the suite's own)")
     review.add_argument("--drafter-model", help="model that drafts decisions (default: the "
