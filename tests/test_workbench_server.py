@@ -143,3 +143,20 @@ def test_dictbench_review_command_serves_until_stopped(tmp_path: Path) -> None:
     finally:
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=20) == 0
+
+
+def test_fields_a_method_lacks_are_not_added(tmp_path: Path) -> None:
+    from pytest_dictbench.workbench.review import update_case
+
+    root = make_review_suite(tmp_path / "s")
+    manifest = root / "suite.toml"
+    manifest.write_text(manifest.read_text().replace('"keypoints"', '"rubric"'))
+    rows = [dict(r) for r in read_cases(root).rows]
+    rows[0].pop("key_points")
+    save_cases(root, rows, read_cases(root).fingerprint)
+    with pytest.raises(EditError, match="no 'key_points'"):
+        update_case(root, read_cases(root).fingerprint,
+                    {"id": "rec-1", "key_points": [{"text": "x"}]})
+    result = update_case(root, read_cases(root).fingerprint,
+                         {"id": "rec-1", "status": "approved"})
+    assert result["case"]["status"] == "approved" and "key_points" not in result["case"]

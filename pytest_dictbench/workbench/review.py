@@ -101,7 +101,11 @@ def update_case(root: Path, fingerprint: str, edit: Mapping[str, Any]) -> dict[s
     case_id = edit.get("id")
     if not isinstance(case_id, str):
         raise EditError("the edit names no case id")
-    snapshot.row(case_id)  # raises for an unknown id
+    row = snapshot.row(case_id)  # raises for an unknown id
+    method = read_toml(root / MANIFEST).get("method")
+    for name in ("reference", "key_points"):  # never add a field the method refuses
+        if name in edit and name not in row and method != "keypoints":
+            raise EditError(f"cases of method {method!r} have no {name!r} to edit here")
     rows = [apply_edit(r, edit) if r.get("id") == case_id else r for r in snapshot.rows]
     new_fingerprint = save_cases(root, rows, fingerprint)
     return {"fingerprint": new_fingerprint,

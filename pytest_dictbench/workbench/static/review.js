@@ -70,13 +70,18 @@ function show() {
 }
 
 function edited() {
+  // only the fields this case has (or a keypoints case should have) are sent
   const c = state.cases[state.index];
-  const points = [...$("points").querySelectorAll("tbody tr")].map((tr) => ({
-    id: tr.dataset.id,
-    text: tr.querySelector("input").value,
-    severity: tr.querySelector("select").value,
-  }));
-  return { id: c.id, reference: $("transcript").value, key_points: points };
+  const edit = { id: c.id };
+  if ("reference" in c || state.method === "keypoints") edit.reference = $("transcript").value;
+  if ("key_points" in c || state.method === "keypoints") {
+    edit.key_points = [...$("points").querySelectorAll("tbody tr")].map((tr) => ({
+      id: tr.dataset.id,
+      text: tr.querySelector("input").value,
+      severity: tr.querySelector("select").value,
+    }));
+  }
+  return edit;
 }
 
 async function save(extra) {
@@ -151,6 +156,7 @@ $("approve").addEventListener("click", approve);
   if (!response.ok) { say(data.error, true); return; }
   state.cases = data.cases;
   state.fingerprint = data.fingerprint;
+  state.method = data.suite.method;
   $("title").textContent = `Review: ${data.suite.title || data.suite.id}`;
   showProgress(data.approved, data.total);
   const firstDraft = data.cases.findIndex((c) => c.status === "draft");
