@@ -173,7 +173,7 @@ class Adjudication:
         if entry["draft"] is not None:
             line["draft"] = entry["draft"]
         path = self.decisions_path
-        with file_lock(path.with_name(path.name + ".lock")):
+        with file_lock(path.with_name(f".{path.name}.lock")):
             old = read_text(path, DecisionError) if path.exists() else ""
             if old and not old.endswith("\n"):
                 old += "\n"

@@ -3,7 +3,8 @@
 Every save is checked against the fingerprint (sha256) of the file the editor loaded:
 when the file changed on disk since then, the save is refused and nothing is written.
 A save is an atomic rewrite of the cases file followed by a refresh of the manifest's
-``[[files]]`` digests, both under one lock beside the manifest.
+``[[files]]`` digests, both under one sidecar lock (``.<cases file>.lock``), the
+convention of the capture and verdict caches.
 """
 
 from __future__ import annotations
@@ -27,8 +28,6 @@ __all__ = ["DRAFT", "ConcurrentEdit", "Snapshot", "is_draft", "read_cases", "sav
 DRAFT = "draft"
 #: ``status`` of a case a person approved.
 APPROVED = "approved"
-#: Lock file held while the cases file and the manifest are rewritten.
-LOCK_FILE = ".dictbench-edit.lock"
 
 
 class ConcurrentEdit(DictbenchError):
@@ -97,7 +96,7 @@ def save_cases(root: Path, rows: Sequence[Mapping[str, Any]], expected: str | No
     from ..cli import refresh_hashes
 
     path = cases_file(root)
-    with file_lock(root / LOCK_FILE):
+    with file_lock(path.with_name(f".{path.name}.lock")):
         current = _fingerprint(path.read_bytes()) if path.exists() else None
         if expected is not None and current != expected:
             raise ConcurrentEdit("the cases file changed on disk since it was loaded; "
