@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_dictbench.errors import JudgeError
 from pytest_dictbench.judge.adjudications import load_decisions
 from pytest_dictbench.judge.records import output_hash
 from pytest_dictbench.private import public_case_id
@@ -82,3 +83,17 @@ def test_nothing_is_decided_without_score_reason_and_name(
     with pytest.raises(DecisionError, match=message):
         adjudication.decide(0, score, reason, who)
     assert not adjudication.decisions_path.exists()
+
+
+def test_a_failing_drafting_call_is_an_error_never_a_draft(tmp_path: Path) -> None:
+    from judge_server import MessagesServer, error_reply
+    from workbench_support import KEY, drafter_for
+
+    adjudication, _ = private_setup(tmp_path)
+    with MessagesServer(lambda request: error_reply(500, "api_error")) as server:
+        adjudication.drafter = drafter_for(server.url)
+        with pytest.raises(JudgeError, match=r"InternalServerError \(HTTP 500\)") as info:
+            adjudication.draft(0)
+        assert KEY not in str(info.value)
+    assert adjudication.view()[0]["draft"] is None
+    assert not (tmp_path / "judges" / "adjudication-drafts.jsonl").exists()

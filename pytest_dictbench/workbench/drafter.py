@@ -124,7 +124,9 @@ class Drafter:
         except JudgeError:
             raise
         except Exception as exc:  # API and connection errors, key never included
-            raise JudgeError(f"{what} request failed: {type(exc).__name__}") from None
+            status = getattr(exc, "status_code", None)
+            raise JudgeError(f"{what} request failed: {type(exc).__name__}"
+                             + (f" (HTTP {status})" if status else "")) from None
 
     def key_points(self, transcript: str, count: int, locale: str) -> list[dict[str, str]]:
         """``count`` key points ``{"text", "severity"}`` of ``transcript``."""
