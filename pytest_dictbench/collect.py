@@ -13,6 +13,7 @@ from .judging import Judgement
 from .model import SKIP_STATUSES, Case, ItemResult, Output, Product, ScoreContext, Suite
 from .private import REDACTED, is_private, public_case_id
 from .session import RECORD_PROPERTY, SESSION_KEY, DictbenchSession, record_line
+from .suites import check_cases_digest
 
 if TYPE_CHECKING:
     from .adapters.base import Adapter
@@ -58,6 +59,7 @@ class SuiteCollector(pytest.File):
     def collect(self) -> Iterator[CaseItem]:
         session = self.config.stash[SESSION_KEY]
         suite = session.load_suite(self.path)
+        check_cases_digest(suite)
         repetitions = session.repetitions or suite.repetitions
         for product in session.products:
             adapter = session.adapter(product, suite)
