@@ -2,6 +2,11 @@
 
     dictbench hash SUITE            refresh the sha256 of every [[files]] entry
     dictbench synth SUITE           render each case's script to FLAC audio (extra: synth)
+    dictbench draft FOLDER --out D  a draft suite from recordings (see docs/workbench.md)
+    dictbench refine SUITE          draft key points again for changed transcripts
+    dictbench review SUITE          review page and adjudication view on 127.0.0.1
+    dictbench publish REPORT OUT    aggregate-only summary of a run
+    dictbench leak-check [PATHS]    private data, secrets and home paths in files
 
 SUITE may also be a rig package manifest (``benchmark-manifest-*.json``): ``hash``
 refreshes its ``integrity.files``, ``synth`` renders its audio fixtures to WAV.
@@ -26,6 +31,7 @@ from .files import atomic_write
 from .jsonl import read_jsonl
 from .rig.package import is_package, load_package
 from .suites import MANIFEST, data_files, inside, load_suite, read_toml
+from .workbench.commands import add_commands as add_workbench_commands
 
 __all__ = ["main", "spoken_form"]
 
@@ -86,16 +92,13 @@ def write_files_table(suite_dir: Path, entries: Sequence[dict[str, Any]]) -> boo
     return True
 
 
-def cmd_hash(args: argparse.Namespace) -> int:
+def refresh_hashes(suite_path: Path) -> tuple[int, bool]:
+    """Rewrite the ``[[files]]`` tables of a suite with the sha256 of every data file
+    (what ``dictbench hash`` does); returns how many files were hashed and whether the
+    manifest changed."""
     from .audio.io import sha256_file
 
-    if is_package(Path(args.suite)):
-        from .rig.synth import hash_package
-
-        count = hash_package(Path(args.suite))
-        print(f"{args.suite}: {count} integrity file(s) hashed")
-        return 0
-    suite = load_suite(Path(args.suite))
+    suite = load_suite(suite_path)
     listed = {f.path: f for f in suite.files}
     raw = {e["path"]: e for e in read_toml(suite.root / MANIFEST).get("files", [])}
     found = {p.relative_to(suite.root).as_posix() for p in data_files(suite)}
@@ -106,7 +109,18 @@ def cmd_hash(args: argparse.Namespace) -> int:
         entry["sha256"] = sha256_file(suite.root / rel)
         entries.append(entry)
     changed = write_files_table(suite.root, entries)
-    print(f"{suite.root / MANIFEST}: {len(entries)} file(s) hashed"
+    return len(entries), changed
+
+
+def cmd_hash(args: argparse.Namespace) -> int:
+    path = Path(args.suite)
+    if is_package(path):
+        from .rig.synth import hash_package
+
+        print(f"{args.suite}: {hash_package(path)} integrity file(s) hashed")
+        return 0
+    count, changed = refresh_hashes(path)
+    print(f"{path / MANIFEST if path.is_dir() else path}: {count} file(s) hashed"
           f"{'' if changed else ', already up to date (file left as it was)'}")
     return 0
 
@@ -131,7 +145,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
         silence_ms=args.silence_ms)
     by_case = {r["case_id"]: r for r in results}
     rows = [obj for _, obj in read_jsonl(cases_path, DictbenchError)]
-    for row in rows:
+    for row in (r for r in rows if r["id"] in by_case):  # draft cases are not rendered
         row["audio"] = Path(by_case[row["id"]]["path"]).relative_to(suite.root).as_posix()
     atomic_write(cases_path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     from .audio.io import sha256_file
@@ -164,6 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--silence-ms", type=float, default=300.0,
                        help="silence added at both ends (default: %(default)s)")
     synth.set_defaults(run=cmd_synth)
+    add_workbench_commands(sub)
     return parser
 
 

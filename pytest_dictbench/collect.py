@@ -12,6 +12,7 @@ import pytest
 from .errors import DictbenchError
 from .judging import NO_JUDGEMENT
 from .model import SKIP_STATUSES, Case, ItemResult, Output, Product, ScoreContext, Suite
+from .private import REDACTED, is_private, public_case_id
 from .session import RECORD_PROPERTY, SESSION_KEY, DictbenchSession, record_line
 from .suites import MANIFEST, check_cases_digest
 from .text.visible import visible
@@ -49,15 +50,22 @@ class ItemFailed(Exception):
         self.result = result
 
 
-def item_name(case: Case, product: Product, repetition: int, repetitions: int) -> str:
-    """``<case id>[<product>]``, with ``-r<n>`` when the suite repeats items.
+def item_name(case: Case, product: Product, repetition: int, repetitions: int,
+              suite: Suite | None = None) -> str:
+    """``<case id>[<product>]``, with ``-r<n>`` when the suite repeats items (a private
+    suite's case id is its keyed hash).
 
     The bracket is the item's parameter id, as in a parametrized test: items are given
     their node id as text, so every pytest parses it the way it parses the ids it stores
     for ``--lf``, ``--ff`` and ``--sw`` (pytest 9 keeps the bracket apart from the name).
     """
     suffix = f"-r{repetition}" if repetitions > 1 else ""
-    return f"{case.id}[{product.name}{suffix}]"
+    return f"{shown_id(suite, case) if suite else case.id}[{product.name}{suffix}]"
+
+
+def shown_id(suite: Suite, case: Case) -> str:
+    """The case id as node ids, terminal lines and reports show it."""
+    return public_case_id(suite, case.id) if is_private(suite) else case.id
 
 
 def split_item_id(nodeid: str, products: Sequence[str]) -> tuple[str, str, str, int] | None:
@@ -92,7 +100,7 @@ class SuiteCollector(pytest.File):
             for case in suite.cases:
                 markers = _case_markers(self.config, case, suite)
                 for repetition in range(1, repetitions + 1):
-                    name = item_name(case, product, repetition, repetitions)
+                    name = item_name(case, product, repetition, repetitions, suite)
                     item = getattr(self, "item_class", CaseItem).from_parent(
                         self, name=name, nodeid=f"{self.nodeid}::{name}",
                         suite=suite, case=case, product=product, repetition=repetition,
@@ -164,7 +172,11 @@ class CaseItem(pytest.Item):
         else:
             return
         self._record("error", message=message, output=self.output)
-        pytest.fail(visible(f"setup error: {message}"), pytrace=False)
+        pytest.fail(visible(f"setup error: {self._shown(message)}"), pytrace=False)
+
+    def _shown(self, message: str) -> str:
+        """``message`` as the terminal and JUnit may show it (withheld for a private suite)."""
+        return REDACTED if is_private(self.suite) else message
 
     def _prepare(self) -> None:
         """Get the output (skip when there is none, fail when it is an error) and the
@@ -177,17 +189,18 @@ class CaseItem(pytest.Item):
             problem = None
         if problem is not None:  # failed outside the except block: one message, no chain
             self._record("error", message=str(problem))
-            pytest.fail(visible(f"capture error: {problem}"), pytrace=False)
+            pytest.fail(visible(f"capture error: {self._shown(str(problem))}"), pytrace=False)
         if output is None or output.status in SKIP_STATUSES:
             reason = output.status if output else "no output"
             self._record("not_tested", message=reason,
                          extra={"output_status": output.status if output else "not_tested"})
-            pytest.skip(f"not_tested: {reason} for {self.case.id} from {self.product.name}")
+            pytest.skip(f"not_tested: {reason} for {shown_id(self.suite, self.case)} from "
+                        f"{self.product.name}")
         if output.is_error:
             message = f"{output.status}: {output.error or 'no detail'} ({output.origin})"
             self._record("error", message=message, output=output)
             text = visible(f"output error: product {self.product.name!r} case "
-                           f"{self.case.id!r}: {message}")
+                           f"{shown_id(self.suite, self.case)!r}: {self._shown(message)}")
             if output.status == "failed":  # attempted, did not finish: a test failure
                 self.failed_run = text
                 return
@@ -200,7 +213,8 @@ class CaseItem(pytest.Item):
         if self.judgement.error:
             self._record("error", message=self.judgement.error, output=output,
                          extra=self.judgement.record)
-            pytest.fail(visible(f"judge error: {self.judgement.error}"), pytrace=False)
+            pytest.fail(visible(f"judge error: {self._shown(self.judgement.error)}"),
+                        pytrace=False)
         if self.judgement.unscored:  # pending in a batch, or held back by the budget
             self._record("not_tested", message=self.judgement.unscored, output=output)
             pytest.skip(f"not scored: {self.judgement.unscored}")
@@ -225,8 +239,13 @@ class CaseItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
                      ) -> Any:
-        """Failure text with any control characters of the output made visible."""
+        """Failure text with any control characters of the output made visible (and the
+        details of a private suite's case withheld)."""
         value = excinfo.value
+        if is_private(self.suite) and not isinstance(value, pytest.fail.Exception):
+            if isinstance(value, ItemFailed):
+                return f"score {value.result.score:.2f}: {REDACTED}"
+            return f"{type(value).__name__}: {REDACTED}"
         if isinstance(value, ItemFailed):
             return visible(_failure_text(value.result))
         if isinstance(value, (RunFailed, DictbenchError)):

@@ -80,6 +80,8 @@ class Suite:
     repetitions: int = 1
     #: The rest of the manifest (ranking, audio specification, ...), as written.
     manifest: Mapping[str, Any] = field(default_factory=dict)
+    #: Cases still marked ``"status": "draft"``: waiting for review, not benchmark items.
+    drafts: tuple[Case, ...] = ()
 
     def case(self, case_id: str) -> Case:
         for case in self.cases:

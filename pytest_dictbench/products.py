@@ -87,7 +87,7 @@ def read_outputs(path: Path, suite: Suite, *, tolerate_torn_tail: bool = False,
     repetitions the run scores), a complete output without text, and two outputs for
     the same case and repetition, and a text longer than ``max_text_chars``.
     """
-    known = {case.id for case in suite.cases}
+    known = {case.id for case in (*suite.cases, *suite.drafts)}
     outputs: dict[tuple[str, int], Output] = {}
     for number, obj in read_jsonl(path, OutputError, tolerate_torn_tail=tolerate_torn_tail):
         validate(obj, "output.schema.json", OutputError, path=path, line=number)

@@ -28,6 +28,7 @@ from .judge.settings import JudgeSettings, parse_judge_settings
 from .judging import Judging
 from .methods.base import Method
 from .model import ItemLike, ItemResult, Output, Product, Suite
+from .private import is_private, redact_record
 from .registry import Registry
 from .report.files import dumps, write_report_set
 from .report.html import render_html
@@ -155,7 +156,7 @@ class DictbenchSession:
         suite, case = item.suite, item.case
         text = output.text if output else None
         group = {k: case.data[k] for k in ("genre", "source", "short", "tags") if k in case.data}
-        return {
+        record = {
             "suite": suite.id,
             "suite_path": self._suite_paths[suite.id],
             "case_id": case.id,
@@ -182,6 +183,7 @@ class DictbenchSession:
                if output and isinstance(output.meta.get("environment"), dict) else {}),
             **(extra or {}),
         }
+        return redact_record(record, suite) if is_private(suite) else record
 
     # -- controller side ---------------------------------------------------------------
 
@@ -275,7 +277,7 @@ class DictbenchSession:
             files[PENDING_FILE] = "".join(dumps(p, indent=None) + "\n" for r in records
                                           for p in r.get("pending", ()))
         # without judging this run, an old pending list is removed with the stale files
-        expected = expected_texts(self._suites.values())
+        expected = expected_texts(s for s in self._suites.values() if not is_private(s))
         files["dictbench.md"] = render_markdown(report, records, expected)
         files["dictbench.html"] = render_html(report, records, expected)
         return files
@@ -308,6 +310,10 @@ class DictbenchSession:
         }
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        drafts = sum(len(suite.drafts) for suite in self._suites.values())
+        if drafts:
+            terminalreporter.write_line(f"dictbench: {drafts} draft case"
+                                        f"{'' if drafts == 1 else 's'} not collected")
         if self.report is None:
             for problem in self.problems:
                 terminalreporter.write_line(f"dictbench ERROR: {problem}", red=True, bold=True)

@@ -39,6 +39,10 @@ def check_text_sizes(obj: Any, limit: int, error: type[SuiteError] | Any, *, pat
         elif isinstance(value, list):
             pending.extend((f"{where}/{i}", v) for i, v in enumerate(value))
 
+#: Case fields of the review workflow (``dictbench draft`` / ``review``), allowed in every
+#: method's cases: ``status`` (draft or approved) and ``drafted`` (where a draft came from).
+REVIEW_FIELDS = frozenset({"status", "drafted"})
+
 
 def read_toml(path: Path, error: type[SuiteError] | Any = SuiteError) -> dict[str, Any]:
     """Parse a TOML file; syntax errors name the file and line."""
@@ -91,9 +95,11 @@ def load_suite(path: Path, case_schema: Callable[[str], str | None] = lambda m: 
     return Suite(
         id=manifest["id"], version=manifest["version"], title=manifest["title"],
         method=manifest["method"], locale=manifest["locale"], canary=manifest["canary"],
-        root=root, cases=cases, params=manifest.get("params", {}), files=files,
+        root=root, cases=tuple(c for c in cases if c.data.get("status") != "draft"),
+        params=manifest.get("params", {}), files=files,
         repetitions=manifest.get("repetitions", 1),
         manifest={k: v for k, v in manifest.items() if k not in known},
+        drafts=tuple(c for c in cases if c.data.get("status") == "draft"),
     )
 
 
@@ -105,9 +111,9 @@ def _load_cases(path: Path, method_schema: str | None, max_text_chars: int
         validate(obj, "case.schema.json", SuiteError, path=path, line=number)
         check_text_sizes(obj, max_text_chars, SuiteError, path=path, line=number,
                          what=f"case {obj['id']!r}: ")
-        if method_schema:
-            validate(obj, method_schema, SuiteError, path=path, line=number,
-                     prefix=f"case {obj['id']!r}: ")
+        if method_schema:  # review bookkeeping is checked by the common schema only
+            validate({k: v for k, v in obj.items() if k not in REVIEW_FIELDS}, method_schema,
+                     SuiteError, path=path, line=number, prefix=f"case {obj['id']!r}: ")
         case_id = obj["id"]
         if case_id in first_line:
             raise SuiteError(f"duplicate case id {case_id!r} (first on line "
@@ -157,7 +163,8 @@ def data_files(suite: Suite) -> list[Path]:
     """Every data file of the suite: the cases file, listed files and case audio."""
     paths = {suite.root / suite.manifest.get("cases", "cases.jsonl")}
     paths.update(suite.root / f.path for f in suite.files)
-    paths.update(suite.root / c.data["audio"] for c in suite.cases if "audio" in c.data)
+    paths.update(suite.root / c.data["audio"] for c in (*suite.cases, *suite.drafts)
+                 if "audio" in c.data)
     return sorted(paths)
 
 

@@ -3,7 +3,8 @@
 Checks, in order: the manifest (schema, cases, paths inside the suite); the sha256 of
 every listed file; the canary in every data file; every case's consistency (the
 method's ``check_case``); every audio file against the suite's audio specification;
-and the execution gate. Node ids read ``<suite>/suite.toml::<check>[<file or case>]``.
+the execution gate; and draft cases still waiting for review. Node ids read
+``<suite>/suite.toml::<check>[<file or case>]``.
 """
 
 from __future__ import annotations
@@ -82,6 +83,8 @@ class VerifyCollector(pytest.File):
                     yield self._item(f"audio[{case.data['audio']}]",
                                      lambda c=case: _check_audio(suite, c.data["audio"]))
         yield self._item("execution_gate", lambda: _check_gate(suite))
+        if suite.drafts:
+            yield self._item("drafts", lambda: _check_drafts(suite))
 
 
 def _check_digest(suite: Suite, rel: str, expected: str | None) -> None:
@@ -127,3 +130,12 @@ def _check_gate(suite: Suite) -> None:
         where = suite.root / suite.manifest.get("manifest_file", "suite.toml")
         raise IntegrityFailure(f"{where}: execution gate is closed; "
                                f"blocking items: {blocking}; ranking is suppressed")
+
+
+def _check_drafts(suite: Suite) -> None:
+    drafts = [case.id for case in suite.drafts]
+    shown = ", ".join(drafts[:10]) + (f" and {len(drafts) - 10} more" if len(drafts) > 10
+                                      else "")
+    raise IntegrityFailure(f"{suite.root / 'suite.toml'}: {len(drafts)} draft case(s) not "
+                           f"yet approved ({shown}); review them with 'dictbench review "
+                           f"{suite.root}'")

@@ -1,0 +1,187 @@
+"""The adjudication view's data: pending disagreements of one suite, their outputs, the
+drafted decisions, and the person's decisions appended to ``adjudications.jsonl``.
+
+A decision is written only from what the person submitted (score, reason, name); the
+drafted decision is shown beside it and kept in the line as ``draft`` for the record.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..errors import DictbenchError
+from ..files import atomic_write, file_lock
+from ..jsonl import canonical_line, read_jsonl, read_text
+from ..judge.adjudications import load_decisions
+from ..judge.cache import VerdictCache
+from ..judge.records import output_hash
+from ..judging import DECISIONS_FILE
+from ..session import PENDING_FILE
+from .drafter import Drafter
+
+__all__ = ["DRAFTS_FILE", "Adjudication", "disputed_spans"]
+
+#: Drafted decisions, cached by content hash like verdicts (in the judge folder).
+DRAFTS_FILE = "adjudication-drafts.jsonl"
+_QUOTED = re.compile(r"\"([^\"]{2,200})\"|“([^”]{2,200})”|「([^」]{1,200})」|'([^']{3,200})'")
+
+
+class DecisionError(DictbenchError):
+    """A decision the page sent cannot be recorded."""
+
+
+def disputed_spans(output: str, reasons: list[str]) -> list[list[int]]:
+    """``[start, end]`` of every fragment quoted in a reason that occurs in ``output``."""
+    spans: set[tuple[int, int]] = set()
+    for reason in reasons:
+        for match in _QUOTED.finditer(reason):
+            fragment = next(g for g in match.groups() if g)
+            start = output.find(fragment)
+            if start >= 0:
+                spans.add((start, start + len(fragment)))
+    return [list(s) for s in sorted(spans)]
+
+
+class Adjudication:
+    """Pending rules of one suite (from a report folder) and the judge folder's files."""
+
+    def __init__(self, suite_id: str, cases: Mapping[str, Mapping[str, Any]],
+                 report_dir: Path, judge_dir: Path, drafter: Drafter | None = None,
+                 meanings: Mapping[str, str] | None = None, *,
+                 aliases: Mapping[str, str] | None = None,
+                 products_dir: Path | None = None) -> None:
+        self.suite_id, self.cases = suite_id, cases
+        self.report_dir, self.judge_dir = report_dir, judge_dir
+        self.drafter = drafter
+        self.meanings = meanings or {}
+        #: A private suite's keyed case ids (as reports show them) -> its real ids.
+        self.aliases = aliases or {}
+        #: Where product outputs live, for outputs the report does not hold (private).
+        self.products_dir = products_dir
+
+    @property
+    def decisions_path(self) -> Path:
+        return self.judge_dir / DECISIONS_FILE
+
+    def pending(self) -> list[dict[str, Any]]:
+        path = self.report_dir / PENDING_FILE
+        if not path.is_file():
+            return []
+        return [obj for _, obj in read_jsonl(path, DictbenchError)
+                if obj.get("suite") == self.suite_id]
+
+    def _outputs(self) -> dict[tuple[str, str, str], str]:
+        """Output texts of the last run by (case, product, text sha256): from the report,
+        else (a private suite's report holds none) from the products' output files."""
+        path = self.report_dir / "items.jsonl"
+        found: dict[tuple[str, str, str], str] = {}
+        if path.is_file():
+            for _, record in read_jsonl(path, DictbenchError):
+                if record.get("suite") == self.suite_id and isinstance(record.get("text"), str):
+                    found[(record["case_id"], record["product"], record["text_sha256"])] = \
+                        record["text"]
+        if self.products_dir is not None and self.aliases:
+            public = {real: shown for shown, real in self.aliases.items()}
+            for outputs in self.products_dir.glob(f"*/{self.suite_id}.jsonl"):
+                for _, line in read_jsonl(outputs, DictbenchError, tolerate_torn_tail=True):
+                    case, text = line.get("case_id") or line.get("id"), line.get("text")
+                    if isinstance(text, str) and case in public:
+                        found[(public[case], outputs.parent.name, output_hash(text))] = text
+        return found
+
+    def _decided(self) -> dict[tuple[str, ...], dict[str, Any]]:
+        decided = {}
+        for d in load_decisions(self.decisions_path):
+            decided[d.target] = {"score": d.score, "reason": d.reason,
+                                 "decided_by": d.decided_by}
+        return decided
+
+    def view(self) -> list[dict[str, Any]]:
+        """One entry per pending rule: the case, the output with spans, the judges, the
+        cached draft (if any) and the decision already taken (if any)."""
+        outputs = self._outputs()
+        decided = self._decided()
+        drafts = VerdictCache(self.judge_dir / DRAFTS_FILE)
+        entries = []
+        for index, p in enumerate(self.pending()):
+            case = dict(self.cases.get(self.aliases.get(p["case"], p["case"]), {}))
+            output = outputs.get((p["case"], p["product"], p["output_hash"]))
+            draft = None
+            if self.drafter is not None and output is not None:
+                verdict = drafts.get(self.drafter.decision_key(p, case, output))
+                if verdict is not None:
+                    draft = _draft_json(verdict, p["rule"])
+            reasons = [j.get("reason", "") for j in p.get("judges", [])]
+            if draft:
+                reasons.append(draft["reason"])
+            target = (p["suite"], self.aliases.get(p["case"], p["case"]), p["product"],
+                      p["output_hash"], p["rule"])
+            entries.append({
+                "index": index, "pending": p, "case": case, "output": output,
+                "spans": disputed_spans(output, reasons) if output else [],
+                "meaning": self.meanings.get(p["rule"], ""), "draft": draft,
+                "decided": decided.get(target),
+            })
+        return entries
+
+    def draft(self, index: int) -> dict[str, Any]:
+        """Draft a decision for pending entry ``index`` (from the cache when there)."""
+        if self.drafter is None:
+            raise DecisionError("no drafting model is configured (the suite has no [judge] "
+                                "table and no --judge-config was given)")
+        entry = self._entry(index)
+        if entry["output"] is None:
+            raise DecisionError("the judged output is not in the last run's items.jsonl")
+        p, case, output = entry["pending"], entry["case"], entry["output"]
+        with VerdictCache(self.judge_dir / DRAFTS_FILE) as cache:
+            key = self.drafter.decision_key(p, case, output)
+            verdict = cache.get(key)
+            if verdict is None:
+                verdict = self.drafter.decision(p, case, output, entry["meaning"])
+                cache.put(verdict)
+        return _draft_json(verdict, p["rule"])
+
+    def _entry(self, index: int) -> dict[str, Any]:
+        entries = self.view()
+        if not 0 <= index < len(entries):
+            raise DecisionError(f"no pending entry {index}")
+        return entries[index]
+
+    def decide(self, index: int, score: Any, reason: Any, decided_by: Any,
+               today: dt.date | None = None) -> dict[str, Any]:
+        """Append the person's decision for pending entry ``index``."""
+        if score not in (0, 1, 2) or isinstance(score, bool):
+            raise DecisionError("the score must be 0, 1 or 2")
+        if not isinstance(reason, str) or not reason.strip():
+            raise DecisionError("write a short reason for the decision")
+        if not isinstance(decided_by, str) or not decided_by.strip():
+            raise DecisionError("say who decides (decided_by)")
+        entry = self._entry(index)
+        if entry["decided"] is not None:
+            raise DecisionError("this rule is already decided in "
+                                f"{self.decisions_path}; edit that file to change it")
+        p = entry["pending"]
+        line = {k: p[k] for k in ("suite", "case", "product", "output_hash", "rule")}
+        line["case"] = self.aliases.get(p["case"], p["case"])  # decisions name real ids
+        line |= {"score": score, "reason": reason.strip(), "decided_by": decided_by.strip(),
+                 "date": (today or dt.date.today()).isoformat(),
+                 "judges": p.get("judges", [])}
+        if entry["draft"] is not None:
+            line["draft"] = entry["draft"]
+        path = self.decisions_path
+        with file_lock(path.with_name(f".{path.name}.lock")):
+            old = read_text(path, DecisionError) if path.exists() else ""
+            if old and not old.endswith("\n"):
+                old += "\n"
+            atomic_write(path, old + canonical_line(line) + "\n")
+            load_decisions(path)  # the file must still read as decisions
+        return line
+
+
+def _draft_json(verdict: Any, rule: str) -> dict[str, Any]:
+    rv = verdict.rules[rule]
+    return {"score": rv.score, "reason": rv.reason, "model": verdict.model, "draft": True}

@@ -1,0 +1,121 @@
+"""``dictbench publish REPORT_DIR OUT_DIR``: an aggregate-only summary of a run.
+
+Reads ``dictbench.json`` and nothing else (never ``items.jsonl`` or the pages that show
+items), keeps only aggregate fields - counts, scores with their intervals, ranks,
+leaderboards, comparisons, latency, judge agreement and cost - and drops every field that
+can name or quote a case (failing-item tables, canary leak lists, the case list in a
+not-ranked reason). Writes ``summary.json`` and ``summary.md`` with the shared writers.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..errors import DictbenchError
+from ..files import atomic_write
+from ..jsonl import read_text
+from ..report.files import dumps
+from ..report.sections import fmt, fmt_interval
+
+__all__ = ["publish", "summarize_report"]
+
+SUMMARY_VERSION = 1
+_SUITE_FIELDS = ("id", "title", "version", "method", "locale", "headline", "repetitions")
+_PRODUCT_FIELDS = ("product", "version", "adapter", "environment", "items", "cases",
+                   "cases_scored", "passed", "failed", "errors", "not_tested", "empty",
+                   "score", "score_ci", "rank", "latency", "speed", "pending_adjudications")
+_JUDGING_FIELDS = ("agreement", "human_agreement", "cost_usd", "spend", "pending")
+#: A parenthesis at the end of a reason lists cases: "(en-014: error, ...)".
+_CASE_LIST = re.compile(r"\s*\([^()]*:[^()]*\)\s*$")
+
+
+def _scalars(value: Any) -> Any:
+    """Numbers, booleans, None and mappings of them; lists of text (case ids) dropped."""
+    if isinstance(value, Mapping):
+        kept = {k: _scalars(v) for k, v in value.items()}
+        return {k: v for k, v in kept.items() if v is not _DROP}
+    if isinstance(value, (int, float, bool)) or value is None:
+        return value
+    if isinstance(value, str):
+        return value
+    return _DROP
+
+
+_DROP = object()
+
+
+def _product(entry: Mapping[str, Any]) -> dict[str, Any]:
+    out = {k: _scalars(entry[k]) for k in _PRODUCT_FIELDS if k in entry}
+    if entry.get("reason"):
+        out["reason"] = _CASE_LIST.sub("", str(entry["reason"]))
+    summary = (entry.get("tables") or {}).get("summary")
+    if isinstance(summary, Mapping):
+        out["summary"] = _scalars(summary)
+    judging = entry.get("judging")
+    if isinstance(judging, Mapping):
+        out["judging"] = {k: _scalars(judging[k]) for k in _JUDGING_FIELDS if k in judging}
+    return out
+
+
+def summarize_report(report: Mapping[str, Any]) -> dict[str, Any]:
+    """The publishable part of a ``dictbench.json``."""
+    suites = []
+    for suite in report.get("suites", ()):
+        entry = {k: suite[k] for k in _SUITE_FIELDS if k in suite}
+        entry["products"] = [_product(p) for p in suite.get("products", ())]
+        entry["leaderboard"] = [_scalars(row) for row in suite.get("leaderboard", ())]
+        entry["comparisons"] = [_scalars(c) for c in suite.get("comparisons", ())]
+        suites.append(entry)
+    return {"summary_version": SUMMARY_VERSION,
+            "statistics": _scalars(report.get("statistics", {})), "suites": suites}
+
+
+def render_summary(summary: Mapping[str, Any]) -> str:
+    """The summary as Markdown: one table of products per suite, then comparisons."""
+    lines = ["# dictbench results (aggregates only)", ""]
+    for suite in summary["suites"]:
+        lines += [f"## {suite.get('title', suite['id'])} (`{suite['id']}` "
+                  f"{suite.get('version', '')}, {suite.get('method', '')})", "",
+                  "| product | version | items | passed | failed | errors | score | 95% CI "
+                  "| rank |", "|---|---|---:|---:|---:|---:|---:|---|---:|"]
+        for p in suite["products"]:
+            ci = p.get("score_ci")
+            interval = fmt_interval(ci)
+            rank = p.get("rank") if p.get("rank") is not None else \
+                f"not ranked: {p.get('reason', '')}"
+            lines.append(f"| {p['product']} | {p.get('version', '')} | {p.get('items', '')} "
+                         f"| {p.get('passed', '')} | {p.get('failed', '')} "
+                         f"| {p.get('errors', '')} | {fmt(p.get('score'))} | {interval} "
+                         f"| {rank} |")
+        if suite["comparisons"]:
+            lines += ["", "| A | B | items | B - A | 95% CI | McNemar p | p (Holm) |",
+                      "|---|---|---:|---:|---|---:|---:|"]
+            for c in suite["comparisons"]:
+                lines.append(f"| {c.get('a')} | {c.get('b')} | {c.get('n')} "
+                             f"| {fmt(c.get('mean_difference'))} "
+                             f"| {fmt_interval(c.get('interval'), signed=True)} "
+                             f"| {fmt(c.get('mcnemar_p'), 'share')} "
+                             f"| {fmt(c.get('p_holm'), 'share')} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def publish(report_dir: Path, out_dir: Path) -> list[Path]:
+    """Write ``summary.json`` and ``summary.md`` for the run in ``report_dir``."""
+    source = report_dir / "dictbench.json"
+    if not source.is_file():
+        raise DictbenchError("no dictbench.json here: give the report folder of a run",
+                             path=source)
+    try:
+        report = json.loads(read_text(source, DictbenchError))
+    except ValueError as exc:
+        raise DictbenchError(f"not a dictbench report: {exc}", path=source) from None
+    summary = summarize_report(report)
+    written = [out_dir / "summary.json", out_dir / "summary.md"]
+    atomic_write(written[0], dumps(summary) + "\n")
+    atomic_write(written[1], render_summary(summary))
+    return written
