@@ -14,6 +14,7 @@ from .methods.base import ItemRecord, Method
 from .model import SCORED_STATUSES, Product, Suite
 from .ranking import RankingRules, rank_products
 from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED, latency_summary, mean_ci
+from .validity.offline import claim_status
 
 __all__ = ["REPORT_SCHEMA_VERSION", "StatsOptions", "case_scores", "record_sort_key",
            "summarize"]
@@ -83,7 +84,18 @@ def _product_entry(records: Sequence[ItemRecord], suite: Suite, product: Product
         "latency": latency_summary([r["latency_ms"] for r in scored
                                     if r.get("latency_ms") is not None]),
         "speed": _speed(scored),
+        "processing_path": _processing_path(product, scored),
     }
+
+
+def _processing_path(product: Product | None, scored: Sequence[ItemRecord]
+                     ) -> dict[str, Any] | None:
+    """The product's processing-path claim against its offline audits; None if neither."""
+    claimed = product.environment.get("processing_path") if product else None
+    audits = [r.get("offline_audit") for r in scored]
+    if claimed is None and not any(audits):
+        return None
+    return claim_status(claimed, audits)
 
 
 def _speed(scored: Sequence[ItemRecord]) -> dict[str, Any] | None:

@@ -83,7 +83,8 @@ class DictbenchSession:
         self.worker = is_worker(config)
         self.options = AdapterOptions(recapture=config.getoption("dictbench_recapture"),
                                       warmup=config.getoption("dictbench_warmup"),
-                                      hook=config.hook)
+                                      hook=config.hook,
+                                      offline_audit=config.getoption("dictbench_offline_audit"))
         self.judging = Judging(config.getoption("dictbench_judge"),
                                ini_folder(config, config.getini("dictbench_judge_dir")),
                                config.getoption("dictbench_judge_audit"))
@@ -168,6 +169,8 @@ class DictbenchSession:
             "rtf": output.meta.get("rtf") if output else None,
             "flags": {k: v for k, v in output.meta.items() if isinstance(v, bool)}
             if output else {},
+            **({"offline_audit": output.meta["offline_audit"]}
+               if output and "offline_audit" in output.meta else {}),
             **(extra or {}),
         }
 

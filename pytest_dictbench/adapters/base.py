@@ -20,6 +20,9 @@ class AdapterOptions:
     #: pytest's hook relay (``config.hook``); the ``python`` adapter asks it for the
     #: product's transcriber (``pytest_dictbench_transcriber``). ``None`` outside pytest.
     hook: Any = None
+    #: Capture every item a second time with no network (``--dictbench-offline-audit``,
+    #: see :mod:`pytest_dictbench.validity.offline`).
+    offline_audit: bool = False
 
 
 @runtime_checkable

@@ -35,6 +35,7 @@ from .sections import (
     summary_metrics,
 )
 from .terminal import gate_lines
+from .validity import validity_rows
 
 __all__ = ["render_html"]
 
@@ -160,6 +161,16 @@ def _products(suite: Mapping[str, Any]) -> str:
     return table(head, rows, numeric=range(5, len(head)), group_head=group_head, full=True)
 
 
+def _validity(suite: Mapping[str, Any]) -> str:
+    rows = validity_rows(suite)
+    if not rows:
+        return ""
+    body = "".join(f"<tr><td>{esc(p)}</td><td>{esc(check)}</td><td>{esc(finding)}</td></tr>"
+                   for p, check, finding in rows)
+    return ("<h3>Validity checks</h3><table><thead><tr><th>Product</th><th>Check</th>"
+            f"<th>Finding</th></tr></thead><tbody>{body}</tbody></table>")
+
+
 def _figure(svg: str, caption: str) -> str:
     return f"<figure>{svg}<figcaption>{esc(caption)}</figcaption></figure>"
 
@@ -244,6 +255,7 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
     for group in group_tables(suite, records):
         parts += [f"<h3>Scores {esc(group.title)}</h3>",
                   group_table(group, group.title.removeprefix("by "))]
+    parts.append(_validity(suite))
     parts.append(_rule_tables(suite))
     comparisons = suite.get("comparisons", [])
     parts.append("<h3>Paired comparisons</h3>")

@@ -24,6 +24,7 @@ from .sections import (
     suite_records,
 )
 from .terminal import gate_lines
+from .validity import validity_rows
 
 __all__ = ["FAILING_LIMIT", "code", "md", "render_markdown"]
 
@@ -125,6 +126,13 @@ def _leaderboard(suite: Mapping[str, Any]) -> list[str]:
                      *([f"{rtfx:.1f}" if rtfx is not None else "-"] if speed else []),
                      md(e.get("reason") or "")])
     return _table(head, rows, numeric=range(2, len(head) - 1))
+
+
+def _validity(suite: Mapping[str, Any]) -> list[str]:
+    rows = [[md(p), md(check), md(finding)] for p, check, finding in validity_rows(suite)]
+    if not rows:
+        return []
+    return ["**Validity checks**", "", *_table(["Product", "Check", "Finding"], rows, ())]
 
 
 def _metric_groups(suite: Mapping[str, Any]) -> list[str]:
@@ -266,6 +274,7 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
     lines += _leaderboard(suite) + _metric_groups(suite)
     for group in group_tables(suite, records):
         lines += _group(group)
+    lines += _validity(suite)
     lines += _rule_failures(suite) + _rule_sources(suite) + _comparisons(suite)
     lines += _judging(suite)
     lines += _failing(suite, records, expected) + _notes(suite, records)
