@@ -46,26 +46,40 @@ def _script(case: Any) -> str:
     return str(data.get("reference", ""))
 
 
+#: A ``[[files]]`` table header line (a comment may follow it; one that merely mentions
+#: ``[[files]]`` is no header).
+_FILES_HEADER = re.compile(r"^[ \t]*\[\[[ \t]*files[ \t]*\]\][ \t]*(#.*)?$", re.MULTILINE)
+_TABLE_HEADER = re.compile(r"^[ \t]*\[")
+
+
 def _manifest_head(path: Path) -> str:
     """``suite.toml`` up to its ``[[files]]`` tables, which must come last."""
     text = path.read_text(encoding="utf-8-sig")
-    index = text.find("[[files]]")
-    if index < 0:
+    header = _FILES_HEADER.search(text)
+    if header is None:
         return text.rstrip() + "\n"
+    index = header.start()
     after = [line.strip() for line in text[index:].splitlines()
-             if line.strip().startswith("[") and line.strip() != "[[files]]"]
+             if _TABLE_HEADER.match(line) and not _FILES_HEADER.match(line)]
     if after:
         raise DictbenchError(f"{after[0]} follows the [[files]] tables; move it above them "
                              "so that dictbench can rewrite the file list", path=path)
     return text[:index].rstrip() + "\n"
 
 
-def write_files_table(suite_dir: Path, entries: Sequence[dict[str, Any]]) -> None:
-    """Rewrite the trailing ``[[files]]`` tables of ``suite.toml``, atomically."""
+def write_files_table(suite_dir: Path, entries: Sequence[dict[str, Any]]) -> bool:
+    """Rewrite the trailing ``[[files]]`` tables of ``suite.toml``, atomically.
+
+    Returns False, leaving the file untouched byte for byte, when it already lists
+    exactly ``entries``.
+    """
     manifest = suite_dir / MANIFEST
+    if read_toml(manifest).get("files") == list(entries):
+        return False
     body = tomli_w.dumps({"files": list(entries)})
     atomic_write(manifest, _manifest_head(manifest) + "\n" + body)
     read_toml(manifest)  # the result must still parse
+    return True
 
 
 def cmd_hash(args: argparse.Namespace) -> int:
@@ -74,14 +88,16 @@ def cmd_hash(args: argparse.Namespace) -> int:
     suite = load_suite(Path(args.suite))
     listed = {f.path: f for f in suite.files}
     raw = {e["path"]: e for e in read_toml(suite.root / MANIFEST).get("files", [])}
-    paths = sorted({p.relative_to(suite.root).as_posix() for p in data_files(suite)} | set(listed))
+    found = {p.relative_to(suite.root).as_posix() for p in data_files(suite)}
+    paths = [*listed, *sorted(found - set(listed))]  # listed files keep their order
     entries = []
     for rel in paths:
         entry = dict(raw.get(rel, {"path": rel}))
         entry["sha256"] = sha256_file(suite.root / rel)
         entries.append(entry)
-    write_files_table(suite.root, entries)
-    print(f"{suite.root / MANIFEST}: {len(entries)} file(s) hashed")
+    changed = write_files_table(suite.root, entries)
+    print(f"{suite.root / MANIFEST}: {len(entries)} file(s) hashed"
+          f"{'' if changed else ', already up to date (file left as it was)'}")
     return 0
 
 

@@ -12,6 +12,7 @@ from .errors import DictbenchError
 from .judging import Judgement
 from .model import SKIP_STATUSES, Case, ItemResult, Output, Product, ScoreContext, Suite
 from .session import RECORD_PROPERTY, SESSION_KEY, DictbenchSession, record_line
+from .suites import check_cases_digest
 
 if TYPE_CHECKING:
     from .adapters.base import Adapter
@@ -50,6 +51,7 @@ class SuiteCollector(pytest.File):
     def collect(self) -> Iterator[CaseItem]:
         session = self.config.stash[SESSION_KEY]
         suite = session.load_suite(self.path)
+        check_cases_digest(suite)
         repetitions = session.repetitions or suite.repetitions
         for product in session.products:
             adapter = session.adapter(product, suite)

@@ -9,7 +9,9 @@ import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-__all__ = ["atomic_replace", "atomic_write", "file_lock"]
+from .redact import scrub
+
+__all__ = ["append_line", "atomic_replace", "atomic_write", "file_lock"]
 
 
 def _mode() -> int:
@@ -47,8 +49,35 @@ def atomic_replace(path: Path, write: Callable[[Path], None]) -> None:
 
 
 def atomic_write(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` (UTF-8, ``\\n`` line ends), atomically."""
+    """Replace ``path`` with ``text`` (UTF-8, ``\\n`` line ends, secrets scrubbed),
+    atomically."""
+    text = scrub(text)
     atomic_replace(path, lambda tmp: tmp.write_text(text, encoding="utf-8", newline="\n"))
+
+
+def append_line(path: Path, line: str) -> int:
+    """Append ``line`` (secrets scrubbed) and a newline to ``path`` (created if needed)
+    in one ``write``,
+    flushed to disk; returns the file's new size. Callers that may race hold a lock."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = (scrub(line) + "\n").encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, _mode())
+    try:
+        created = os.fstat(fd).st_size == 0
+        written = os.write(fd, payload)
+        while written < len(payload):  # a short write (signal, nearly full disk)
+            written += os.write(fd, payload[written:])
+        os.fsync(fd)
+        size = os.fstat(fd).st_size
+    finally:
+        os.close(fd)
+    if created:  # make the new directory entry durable too
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    return size
 
 
 @contextlib.contextmanager

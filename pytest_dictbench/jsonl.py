@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import math
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from .errors import DictbenchError
 
-__all__ = ["canonical_line", "read_jsonl", "read_text"]
+__all__ = ["canonical_line", "parse_line", "read_jsonl", "read_text"]
 
 
 def canonical_line(value: Any) -> str:
@@ -24,6 +25,13 @@ def canonical_line(value: Any) -> str:
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"{text} is too large for a number")
+    return value
 
 
 def read_text(path: Path, error: type[DictbenchError]) -> str:
@@ -42,30 +50,60 @@ def read_text(path: Path, error: type[DictbenchError]) -> str:
         ) from None
 
 
+def parse_line(line: str, error: type[DictbenchError], path: Path | str | None,
+               number: int) -> dict[str, Any]:
+    """One JSON Lines line as an object; any problem raises ``error`` naming the line."""
+    try:
+        obj = json.loads(line, parse_constant=_refuse_constant, parse_float=_finite_float)
+    except RecursionError:
+        raise error("JSON nested too deeply to read", path=path, line=number) from None
+    except json.JSONDecodeError as exc:
+        raise error(f"malformed JSON: {exc.msg} (column {exc.colno})",
+                    path=path, line=number) from None
+    except ValueError as exc:  # NaN, Infinity, 1e999
+        raise error(str(exc), path=path, line=number) from None
+    if not isinstance(obj, dict):
+        raise error(f"expected a JSON object, got {type(obj).__name__}",
+                    path=path, line=number)
+    return obj
+
+
 def read_jsonl(
-    path: Path, error: type[DictbenchError], *, tolerate_torn_tail: bool = False
+    path: Path, error: type[DictbenchError], *, tolerate_torn_tail: bool = False,
+    on_error: Callable[[DictbenchError], None] | None = None,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line number, object)`` for each non-blank line of a JSON Lines file.
 
     With ``tolerate_torn_tail``, a last line without a newline that does not parse (a
-    write cut short) is skipped instead of raising.
+    write cut short, possibly inside a UTF-8 sequence) is skipped instead of raising.
+    With ``on_error``, a line that does not parse is passed to it as an ``error`` and
+    skipped (lenient stores such as the judge's verdict cache); without it, the first
+    bad line raises.
     """
-    text = read_text(path, error)
-    lines = text.split("\n")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise error(f"cannot read file: {exc.strerror or exc}", path=path) from None
+    lines = data.removeprefix(b"\xef\xbb\xbf").split(b"\n")
+    offset = -1
     for number, raw in enumerate(lines, start=1):
-        line = raw.rstrip("\r")
-        if not line.strip():
+        offset += 1
+        start, offset = offset, offset + len(raw)
+        if not raw.strip():
             continue
         try:
-            obj = json.loads(line, parse_constant=_refuse_constant)
-        except ValueError as exc:
-            if not isinstance(exc, json.JSONDecodeError):  # NaN or Infinity
-                raise error(str(exc), path=path, line=number) from None
-            if tolerate_torn_tail and number == len(lines):
+            try:
+                line = raw.decode("utf-8").rstrip("\r")
+            except UnicodeDecodeError as exc:
+                raise error(f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset "
+                            f"{start + exc.start})", path=path, line=number) from exc
+            obj = parse_line(line, error, path, number)
+        except DictbenchError as exc:
+            cut_short = isinstance(exc.__context__, json.JSONDecodeError | UnicodeDecodeError)
+            if tolerate_torn_tail and cut_short and number == len(lines):
                 return
-            raise error(f"malformed JSON: {exc.msg} (column {exc.colno})",
-                        path=path, line=number) from None
-        if not isinstance(obj, dict):
-            raise error(f"expected a JSON object, got {type(obj).__name__}",
-                        path=path, line=number)
+            if on_error is None:
+                raise
+            on_error(exc)
+            continue
         yield number, obj

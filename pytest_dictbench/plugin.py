@@ -109,6 +109,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--dictbench-min-score", dest="dictbench_min_score", metavar="S", type=float,
         default=None, help="Fail the run when a product's suite score is below S.")
+    group.addoption(
+        "--dictbench-max-text-chars", dest="dictbench_max_text_chars", metavar="N",
+        type=_at_least(1), default=None,
+        help="Longest reference or output text, in characters; longer ones are refused "
+        "naming file:line. Default: ini dictbench_max_text_chars, else 200000.")
     parser.addini("dictbench_judge_config", "A TOML file whose [judge] table configures the "
                   "judges of suites that declare none (relative to the ini file).",
                   default="")
@@ -118,6 +123,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                   type="paths", default=[])
     parser.addini("dictbench_products", "Folder of product files (relative to the ini file).",
                   default="products")
+    parser.addini("dictbench_max_text_chars", "Longest reference or output text, in "
+                  "characters (--dictbench-max-text-chars).", default="")
     parser.addini("dictbench_junit_properties", "Write dictbench.* testcase properties "
                   "into JUnit XML.", type="bool", default=True)
 
@@ -186,9 +193,17 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         del config.stash[SESSION_KEY]
 
 
+#: Real paths of the suite manifests collected so far in this process.
+_COLLECTED = pytest.StashKey[set[Path]]()
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.File | None:
     if file_path.name != MANIFEST or not is_active(parent.config):
         return None
+    seen = parent.config.stash.setdefault(_COLLECTED, set())
+    if file_path.resolve() in seen:  # the same suite reached again through a symlink
+        return None
+    seen.add(file_path.resolve())
     if is_verify(parent.config):
         return VerifyCollector.from_parent(parent, path=file_path)
     return SuiteCollector.from_parent(parent, path=file_path)

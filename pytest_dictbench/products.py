@@ -8,10 +8,11 @@ from typing import Any
 from .errors import OutputError, ProductError
 from .jsonl import read_jsonl
 from .model import Output, Product, Suite
+from .redact import register_settings_secrets
 from .schemas import validate
-from .suites import read_toml
+from .suites import DEFAULT_MAX_TEXT_CHARS, check_text_sizes, read_toml
 
-__all__ = ["load_product", "output_from_line", "read_outputs"]
+__all__ = ["load_product", "output_from_line", "outputs_file", "read_outputs"]
 
 
 def load_product(name: str, folder: Path) -> Product:
@@ -28,6 +29,7 @@ def load_product(name: str, folder: Path) -> Product:
     validate(data, "product.schema.json", ProductError, path=path)
     if data["name"] != name:
         raise ProductError(f"name {data['name']!r} does not match the file name", path=path)
+    register_settings_secrets(data.get("settings", {}))
     outputs = str(data.get("settings", {}).get("outputs", name))
     if Path(outputs).is_absolute() or not (folder / outputs).resolve().is_relative_to(
             folder.resolve()):
@@ -38,6 +40,16 @@ def load_product(name: str, folder: Path) -> Product:
         settings=data.get("settings", {}), environment=data.get("environment", {}),
         description=data.get("description", ""),
     )
+
+
+def outputs_file(product: Product, suite: Suite) -> Path:
+    """``<outputs folder>/<suite id>.jsonl``, refused when it (or a symlink on the way)
+    leads out of the products folder, as an outputs folder that leaves it is."""
+    path = product.outputs_dir / f"{suite.id}.jsonl"
+    if not path.resolve().is_relative_to(product.path.parent.resolve()):
+        raise OutputError(f"the outputs file leads out of the products folder (to "
+                          f"{path.resolve()})", path=path)
+    return path
 
 
 def output_from_line(obj: dict[str, Any], origin: str) -> Output:
@@ -54,22 +66,31 @@ def output_from_line(obj: dict[str, Any], origin: str) -> Output:
     )
 
 
-def read_outputs(path: Path, suite: Suite, *, tolerate_torn_tail: bool = False
-                 ) -> dict[tuple[str, int], Output]:
+def read_outputs(path: Path, suite: Suite, *, tolerate_torn_tail: bool = False,
+                 repetitions: int | None = None,
+                 max_text_chars: int = DEFAULT_MAX_TEXT_CHARS) -> dict[tuple[str, int], Output]:
     """Read a product's outputs for ``suite``, keyed by (case id, repetition).
 
     Raises :class:`OutputError` naming ``file:line`` for malformed lines, schema
-    violations, unknown case ids, a complete output without text, and two outputs for
-    the same case and repetition.
+    violations, unknown case ids, a repetition beyond ``repetitions`` (when given: the
+    repetitions the run scores), a complete output without text, and two outputs for
+    the same case and repetition, and a text longer than ``max_text_chars``.
     """
     known = {case.id for case in suite.cases}
     outputs: dict[tuple[str, int], Output] = {}
     for number, obj in read_jsonl(path, OutputError, tolerate_torn_tail=tolerate_torn_tail):
         validate(obj, "output.schema.json", OutputError, path=path, line=number)
+        check_text_sizes(obj.get("text"), max_text_chars, OutputError, path=path,
+                         line=number, what=f"case {obj.get('case_id') or obj.get('id')!r}: ")
         output = output_from_line(obj, f"{path}:{number}")
         if output.case_id not in known:
             raise OutputError(f"unknown case id {output.case_id!r} for suite {suite.id!r}",
                               path=path, line=number)
+        if repetitions is not None and output.repetition > repetitions:
+            raise OutputError(
+                f"case {output.case_id!r}: repetition {output.repetition}, but suite "
+                f"{suite.id!r} is run with {repetitions} (see --repetitions)",
+                path=path, line=number)
         if output.status == "complete" and obj.get("text") is None and not output.error:
             raise OutputError(f"case {output.case_id!r}: a complete output needs 'text'",
                               path=path, line=number)

@@ -36,7 +36,7 @@ from .report.markdown import render_markdown
 from .report.sections import expected_texts
 from .report.terminal import baseline_line, summary_lines
 from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED
-from .suites import MANIFEST, canary_status, load_suite, read_toml
+from .suites import DEFAULT_MAX_TEXT_CHARS, MANIFEST, canary_status, load_suite, read_toml
 
 if TYPE_CHECKING:
     from .collect import CaseItem
@@ -81,9 +81,11 @@ class DictbenchSession:
         self.junit_properties: bool = bool(getattr(config.option, "xmlpath", None)) and \
             config.getini("dictbench_junit_properties")
         self.worker = is_worker(config)
-        self.options = AdapterOptions(recapture=config.getoption("dictbench_recapture"),
+        self.max_text_chars = _max_text_chars(config)
+        self.options = AdapterOptions(max_text_chars=self.max_text_chars,
+                                      recapture=config.getoption("dictbench_recapture"),
                                       warmup=config.getoption("dictbench_warmup"),
-                                      hook=config.hook,
+                                      hook=config.hook, repetitions=self.repetitions,
                                       offline_audit=config.getoption("dictbench_offline_audit"))
         self.judging = Judging(config.getoption("dictbench_judge"),
                                ini_folder(config, config.getini("dictbench_judge_dir")),
@@ -112,7 +114,8 @@ class DictbenchSession:
         """The suite at ``path``, loaded once per process."""
         key = (path / MANIFEST if path.is_dir() else path).resolve()
         if key not in self._suites:
-            suite = load_suite(path, self.registry.case_schema)
+            suite = load_suite(path, self.registry.case_schema,
+                               max_text_chars=self.max_text_chars)
             method = self.registry.method(suite.method)
             check_params = getattr(method, "check_params", None)
             if check_params is not None:
@@ -336,3 +339,18 @@ def _relative(path: Path, root: Path) -> str:
         return path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return path.resolve().as_posix()
+
+
+def _max_text_chars(config: pytest.Config) -> int:
+    """``--dictbench-max-text-chars``, else ini ``dictbench_max_text_chars``, else the
+    default; a bad ini value is a usage error."""
+    value = config.getoption("dictbench_max_text_chars", None)
+    if value is not None:
+        return int(value)
+    raw = str(config.getini("dictbench_max_text_chars") or "").strip().replace("_", "")
+    if not raw:
+        return DEFAULT_MAX_TEXT_CHARS
+    if not raw.isdigit() or int(raw) < 1:
+        raise pytest.UsageError(f"ini dictbench_max_text_chars must be an integer >= 1, "
+                                f"got {raw!r}")
+    return int(raw)

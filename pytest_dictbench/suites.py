@@ -12,10 +12,32 @@ from .jsonl import read_jsonl, read_text
 from .model import Case, Suite, SuiteFile
 from .schemas import validate
 
-__all__ = ["MANIFEST", "canary_status", "data_files", "inside", "load_suite", "read_toml"]
+__all__ = ["DEFAULT_MAX_TEXT_CHARS", "MANIFEST", "canary_status", "check_cases_digest",
+           "check_text_sizes", "data_files", "inside", "load_suite", "read_toml"]
 
 #: File name of a suite manifest.
 MANIFEST = "suite.toml"
+#: Longest text (a reference, an expected output, a product's output) in characters,
+#: unless ``--dictbench-max-text-chars`` or ini ``dictbench_max_text_chars`` says
+#: otherwise: about 30,000 words, several hours of speech.
+DEFAULT_MAX_TEXT_CHARS = 200_000
+
+
+def check_text_sizes(obj: Any, limit: int, error: type[SuiteError] | Any, *, path: Path,
+                     line: int | None, what: str) -> None:
+    """Raise ``error`` naming ``path:line`` when a string anywhere in ``obj`` is longer
+    than ``limit`` characters."""
+    pending: list[tuple[str, Any]] = [("", obj)]
+    while pending:
+        where, value = pending.pop()
+        if isinstance(value, str) and len(value) > limit:
+            raise error(f"{what}{where or 'text'} has {len(value):,} characters, more than "
+                        f"the limit of {limit:,} (--dictbench-max-text-chars)",
+                        path=path, line=line)
+        if isinstance(value, dict):
+            pending.extend((f"{where}/{k}" if where else str(k), v) for k, v in value.items())
+        elif isinstance(value, list):
+            pending.extend((f"{where}/{i}", v) for i, v in enumerate(value))
 
 
 def read_toml(path: Path, error: type[SuiteError] | Any = SuiteError) -> dict[str, Any]:
@@ -25,6 +47,8 @@ def read_toml(path: Path, error: type[SuiteError] | Any = SuiteError) -> dict[st
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise error(f"malformed TOML: {exc}", path=path) from None
+    except RecursionError:
+        raise error("TOML nested too deeply to read", path=path) from None
 
 
 def inside(root: Path, relative: str, *, what: str, where: Path) -> Path:
@@ -36,10 +60,12 @@ def inside(root: Path, relative: str, *, what: str, where: Path) -> Path:
     return root / candidate
 
 
-def load_suite(path: Path, case_schema: Callable[[str], str | None] = lambda m: None) -> Suite:
+def load_suite(path: Path, case_schema: Callable[[str], str | None] = lambda m: None, *,
+               max_text_chars: int = DEFAULT_MAX_TEXT_CHARS) -> Suite:
     """Load the suite at ``path`` (its folder or its ``suite.toml``).
 
-    ``case_schema`` maps the suite's method name to the method's case schema file name.
+    ``case_schema`` maps the suite's method name to the method's case schema file name;
+    a case holding a text longer than ``max_text_chars`` characters is refused.
     """
     manifest_path = path / MANIFEST if path.is_dir() else path
     if not manifest_path.is_file():
@@ -52,7 +78,7 @@ def load_suite(path: Path, case_schema: Callable[[str], str | None] = lambda m: 
     if not cases_path.is_file():
         raise SuiteError(f"cases file {cases_path.name!r} not found", path=manifest_path)
     method_schema = case_schema(manifest["method"])
-    cases = _load_cases(cases_path, method_schema)
+    cases = _load_cases(cases_path, method_schema, max_text_chars)
     for case in cases:
         if "audio" in case.data:
             inside(root, case.data["audio"], what=f"audio of case {case.id!r}",
@@ -71,11 +97,14 @@ def load_suite(path: Path, case_schema: Callable[[str], str | None] = lambda m: 
     )
 
 
-def _load_cases(path: Path, method_schema: str | None) -> tuple[Case, ...]:
+def _load_cases(path: Path, method_schema: str | None, max_text_chars: int
+                ) -> tuple[Case, ...]:
     cases: list[Case] = []
     first_line: dict[str, int] = {}
     for number, obj in read_jsonl(path, SuiteError):
         validate(obj, "case.schema.json", SuiteError, path=path, line=number)
+        check_text_sizes(obj, max_text_chars, SuiteError, path=path, line=number,
+                         what=f"case {obj['id']!r}: ")
         if method_schema:
             validate(obj, method_schema, SuiteError, path=path, line=number,
                      prefix=f"case {obj['id']!r}: ")
@@ -88,6 +117,40 @@ def _load_cases(path: Path, method_schema: str | None) -> tuple[Case, ...]:
     if not cases:
         raise SuiteError("the cases file holds no cases", path=path)
     return tuple(cases)
+
+
+#: SHA-256 of files already hashed in this process, by (real path, size, mtime).
+_DIGESTS: dict[tuple[Path, int, int], str] = {}
+
+
+def _sha256(path: Path) -> str:
+    stat = path.stat()
+    key = (path.resolve(), stat.st_size, stat.st_mtime_ns)
+    if key not in _DIGESTS:
+        from .audio.io import sha256_file
+
+        _DIGESTS[key] = sha256_file(path)
+    return _DIGESTS[key]
+
+
+def check_cases_digest(suite: Suite) -> None:
+    """Refuse a cases file whose SHA-256 differs from the one ``suite.toml`` lists.
+
+    A benchmark run reads the cases file (live products also read the audio, whose
+    digests they check as they capture); a suite changed after it was hashed must not
+    give a normal report. Each file is hashed once per process.
+    """
+    cases = suite.manifest.get("cases", "cases.jsonl")
+    listed = {Path(f.path).as_posix().removeprefix("./"): f.sha256 for f in suite.files}
+    expected = listed.get(Path(cases).as_posix().removeprefix("./"))
+    if not expected:
+        return
+    path = suite.root / cases
+    actual = _sha256(path)
+    if actual != expected:
+        raise SuiteError(f"sha256 is {actual}, but {MANIFEST} lists {expected}: the suite was "
+                         "changed after it was hashed (run 'dictbench hash' if the change "
+                         "is intended)", path=path)
 
 
 def data_files(suite: Suite) -> list[Path]:

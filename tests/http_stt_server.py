@@ -38,6 +38,8 @@ class Reply:
     status: int = 200
     body: Any = field(default_factory=lambda: {"text": "  hello from the server  "})
     delay_s: float = 0.0
+    #: Seconds between the bytes of the body (a service that trickles its answer).
+    trickle_s: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
 
 
@@ -93,7 +95,12 @@ class SttServer:
                         self.send_header(name, value)
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
-                    self.wfile.write(data)
+                    if not reply.trickle_s:
+                        self.wfile.write(data)
+                    for index in range(len(data) if reply.trickle_s else 0):
+                        self.wfile.write(data[index:index + 1])
+                        self.wfile.flush()
+                        time.sleep(reply.trickle_s)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout tests)
 

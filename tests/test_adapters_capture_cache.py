@@ -146,7 +146,9 @@ def test_a_run_killed_with_sigkill_resumes_without_duplicates_or_losses(
                              text=True)
     assert first.stdout is not None
     got = [first.stdout.readline() for _ in range(3)]
-    time.sleep(0.1)  # somewhere inside the fourth capture
+    deadline = time.monotonic() + 10
+    while "c4" not in calls.read_text().split() and time.monotonic() < deadline:
+        time.sleep(0.01)  # wait until the fourth capture is under way
     os.kill(first.pid, signal.SIGKILL)
     first.wait(timeout=10)
     assert all(g.startswith("got c") for g in got)
@@ -169,3 +171,35 @@ def test_a_run_killed_with_sigkill_resumes_without_duplicates_or_losses(
     second_calls = calls.read_text().split()[len(first_calls):]
     assert sorted(second_calls[1:]) == sorted(set(CASE_IDS) - set(before))
     assert second_calls[0] == "c1"
+
+
+def test_a_new_capture_is_appended_not_a_rewrite_of_the_file(tmp_path: Path,
+                                                             suite: Suite) -> None:
+    cache = CaptureCache(tmp_path / "mini.jsonl", suite)
+    cache.put({"case_id": "c1", "repetition": 1, "text": "one"})
+    inode, before = cache.path.stat().st_ino, cache.path.read_bytes()
+    cache.put({"case_id": "c2", "repetition": 1, "text": "two"})
+    assert cache.path.stat().st_ino == inode  # the same file, grown in place
+    assert cache.path.read_bytes().startswith(before)
+    # A writer in another process added a line: the next put sees it, adds no duplicate.
+    other = CaptureCache(cache.path, suite)
+    other.put({"case_id": "c3", "repetition": 1, "text": "three"})
+    cache.put({"case_id": "c3", "repetition": 1, "text": "THREE"})
+    rows = lines_of(cache.path)
+    assert [(r["case_id"], r["text"]) for r in rows] == [
+        ("c1", "one"), ("c2", "two"), ("c3", "THREE")]
+
+
+def test_a_torn_tail_is_cut_off_before_appending_and_a_hand_line_gets_its_newline(
+        tmp_path: Path, suite: Suite) -> None:
+    path = tmp_path / "mini.jsonl"
+    path.write_bytes('{"case_id": "c1", "text": "kept"}\n{"case_id": "c2", "text": "東'
+                     .encode()[:-1])  # cut inside a UTF-8 sequence
+    cache = CaptureCache(path, suite)
+    assert set(cache.read()) == {("c1", 1)}
+    cache.put({"case_id": "c2", "repetition": 1, "text": "again"})
+    assert [(r["case_id"], r["text"]) for r in lines_of(path)] == [("c1", "kept"),
+                                                                   ("c2", "again")]
+    path.write_text('{"case_id": "c1", "text": "no newline"}', encoding="utf-8")
+    CaptureCache(path, suite).put({"case_id": "c2", "repetition": 1, "text": "b"})
+    assert [r["case_id"] for r in lines_of(path)] == ["c1", "c2"]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -108,12 +110,46 @@ def test_non_zero_exit_is_an_error_with_code_and_last_stderr_line(
     assert "s3cr3t-value" not in "\n".join(cache_lines(adapter.product, suite))
 
 
-def test_empty_stdout_is_an_error(tmp_path: Path) -> None:
+def test_empty_stdout_is_an_empty_transcript_not_an_error(tmp_path: Path) -> None:
     suite = make_suite(tmp_path / "suite", {"c1": "c1.wav"})
     quiet = script(tmp_path, "quiet.py", "print('   ')\n")
-    output, _ = run(tmp_path, suite, {"command": [sys.executable, quiet]})
+    output, adapter = run(tmp_path, suite, {"command": [sys.executable, quiet]})
+    assert output is not None and output.status == "complete" and output.error is None
+    assert output.text == ""
+    assert json.loads(cache_lines(adapter.product, suite)[0])["text"] == ""
+
+
+def test_a_grandchild_holding_stdout_cannot_hold_the_item_past_the_timeout(
+        tmp_path: Path) -> None:
+    suite = make_suite(tmp_path / "suite", {"c1": "c1.wav"})
+    marker = tmp_path / "grandchild.pid"
+    # The grandchild leaves the command's session, so killing the group cannot reach it.
+    leaver = script(tmp_path, "leaver.py", (
+        "import os, subprocess, sys, time\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'],\n"
+        "                         start_new_session=True)\n"
+        f"open({str(marker)!r}, 'w').write(str(child.pid))\n"
+        "time.sleep(60)\n"))
+    start = time.monotonic()
+    output, _ = run(tmp_path, suite, {"command": [sys.executable, leaver], "timeout_s": 1})
+    elapsed = time.monotonic() - start
+    os.kill(int(marker.read_text()), signal.SIGKILL)
+    assert elapsed < 8, elapsed
     assert output is not None and output.status == "error"
-    assert output.error == "command printed no text on stdout"
+    assert output.error == "command timed out after 1 s"
+
+
+def test_a_command_that_exits_but_leaves_a_child_on_stdout_returns_its_text(
+        tmp_path: Path) -> None:
+    suite = make_suite(tmp_path / "suite", {"c1": "c1.wav"})
+    quick = script(tmp_path, "quick.py", (
+        "import subprocess, sys\n"
+        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+        "print('done early', flush=True)\n"))
+    start = time.monotonic()
+    output, _ = run(tmp_path, suite, {"command": [sys.executable, quick], "timeout_s": 30})
+    assert time.monotonic() - start < 8
+    assert output is not None and output.status == "complete" and output.text == "done early"
 
 
 def test_timeout_kills_the_command_and_is_an_error(tmp_path: Path) -> None:

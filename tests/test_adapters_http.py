@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -127,6 +128,25 @@ def test_timeout_is_a_capture_error(tmp_path: Path, suite: Suite) -> None:
         output = capture(adapter(tmp_path, suite, openai(server, timeout_s=0.3)), suite)
     assert output.status == "error"
     assert output.error == f"no response from {server.url}/v1/audio/transcriptions within 0.3 s"
+
+
+def test_timeout_is_a_deadline_for_the_whole_capture_not_per_read(
+        tmp_path: Path, suite: Suite) -> None:
+    # Each byte arrives well within timeout_s of the last one; the whole answer does not.
+    trickle = Reply(body={"text": "x" * 40}, trickle_s=0.1)
+    with SttServer(lambda request: trickle) as server:
+        start = time.monotonic()
+        output = capture(adapter(tmp_path, suite, openai(server, timeout_s=0.5)), suite)
+        elapsed = time.monotonic() - start
+    assert elapsed < 3.0, elapsed  # the whole answer would take over 4 s
+    assert output.status == "error"
+    assert output.error == f"no response from {server.url}/v1/audio/transcriptions within 0.5 s"
+
+
+def test_an_empty_transcript_is_a_result(tmp_path: Path, suite: Suite) -> None:
+    with SttServer(lambda request: Reply(body={"text": "  "})) as server:
+        output = capture(adapter(tmp_path, suite, openai(server)), suite)
+    assert output.status == "complete" and output.text == "" and output.error is None
 
 
 def test_unreachable_service_is_a_capture_error(tmp_path: Path, suite: Suite) -> None:

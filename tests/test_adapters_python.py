@@ -166,3 +166,16 @@ def test_end_to_end_capture_once_then_score_from_the_cache(
     result = pytester.runpytest("--product=py1", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, failed=1)
     assert (pytester.path / "calls.log").read_text().splitlines() == log  # all from cache
+
+
+def test_an_empty_transcript_is_a_complete_result_and_too_long_a_one_an_error(
+        tmp_path: Path, suite: Suite) -> None:
+    live = build(tmp_path, suite, FakeHookRelay(lambda request: ""), warmup=False)
+    output = live.get(suite.cases[0], 1)
+    assert output is not None and (output.status, output.text) == ("complete", "")
+    long = build(tmp_path / "other", suite, FakeHookRelay(lambda request: "x" * 11),
+                 warmup=False, max_text_chars=10)
+    output = long.get(suite.cases[1], 1)
+    assert output is not None and output.status == "error"
+    assert output.error == ("transcript has 11 characters, more than the limit of 10 "
+                            "(--dictbench-max-text-chars)")

@@ -68,3 +68,33 @@ def test_hash_refuses_tables_after_the_file_list(pytester: pytest.Pytester,
     before = (root / "suite.toml").read_bytes()
     assert main(["hash", str(root)]) == 2
     assert (root / "suite.toml").read_bytes() == before
+
+
+def test_hash_accepts_a_comment_that_mentions_the_file_list(pytester: pytest.Pytester,
+                                                            write_suite) -> None:
+    root = write_suite(extra="# dictbench hash rewrites the [[files]] tables at the end")
+    (root / "suite.toml").write_text((root / "suite.toml").read_text()
+                                     + "\n[[files]]  # listed data\npath = \"cases.jsonl\"\n")
+    assert main(["hash", str(root)]) == 0
+    text = (root / "suite.toml").read_text()
+    assert "# dictbench hash rewrites the [[files]] tables at the end" in text
+    assert "threshold = 0.2" in text
+    (entry,) = load_suite(root).files
+    assert entry.sha256 == hashlib.sha256((root / "cases.jsonl").read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("suite", ["en-dictation", "en-verbatim", "ja-dictation"])
+def test_hash_leaves_an_up_to_date_suite_untouched_byte_for_byte(
+        pytester: pytest.Pytester, suite: str) -> None:
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parents[1] / "cases" / suite
+    if not source.is_dir():
+        pytest.skip(f"bundled suite {suite} not present")
+    root = pytester.path / suite
+    shutil.copytree(source, root)
+    before = (root / "suite.toml").read_bytes()
+    mtime = (root / "suite.toml").stat().st_mtime_ns
+    assert main(["hash", str(root)]) == 0
+    assert (root / "suite.toml").read_bytes() == before
+    assert (root / "suite.toml").stat().st_mtime_ns == mtime

@@ -129,8 +129,9 @@ def test_canary_badges_and_errors(mini_html: str) -> None:
 
 
 def test_failing_item_shows_rules_and_closest_diff(mini_html: str) -> None:
-    # "Hello world!" against "Hello world" (closer than the other expected output)
-    assert '<span class="diff">… world<ins>!</ins></span>' in mini_html
+    # "Hello world!" against "Hello world" (closer than the other expected output), in
+    # words as the suite counts them
+    assert '<span class="diff">Hello <del>world</del><ins>world!</ins></span>' in mini_html
     assert ('<span class="rule">WER</span><span class="s s0">0</span>WER 0.500 &gt; 0.2 '
             "&lt;b&gt;bold&lt;/b&gt;") in mini_html
     # two repetitions in the suite: the repetition column is shown

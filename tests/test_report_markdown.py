@@ -118,9 +118,10 @@ def test_comparisons_row(mini_md: str) -> None:
 
 
 def test_failing_items_with_rules_and_diff(mini_md: str) -> None:
-    # c2's closest expected output is "Hello world" (distance 1, against 27): the diff
-    # keeps the last 6 characters of the leading equal run, then the added "!".
-    assert (r"| p1 | `c2` | WER=0: WER 0.500 \> 0.2 \<b\>bold\</b\> | `… world{+!+}` |"
+    # c2's closest expected output is "Hello world" (1 word edit, against 4); the suite
+    # counts words (en-US), so the diff replaces the whole word "world".
+    assert (r"| p1 | `c2` | WER=0: WER 0.500 \> 0.2 \<b\>bold\</b\> | "
+            r"`Hello [-world-]{+world!+}` |"
             in mini_md)
     assert "**Failing items** (2)" in mini_md
 

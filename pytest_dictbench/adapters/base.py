@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from ..model import Case, Output, Product, Suite
+from ..suites import DEFAULT_MAX_TEXT_CHARS
 
 
 @dataclass(frozen=True)
@@ -20,6 +21,10 @@ class AdapterOptions:
     #: pytest's hook relay (``config.hook``); the ``python`` adapter asks it for the
     #: product's transcriber (``pytest_dictbench_transcriber``). ``None`` outside pytest.
     hook: Any = None
+    #: Repetitions the run measures (``--repetitions``); ``None``: each suite's own.
+    repetitions: int | None = None
+    #: Longest output text accepted, in characters (``--dictbench-max-text-chars``).
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS
     #: Capture every item a second time with no network (``--dictbench-offline-audit``,
     #: see :mod:`pytest_dictbench.validity.offline`).
     offline_audit: bool = False

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..model import Case, Output, Product, Suite
-from ..products import read_outputs
+from ..products import outputs_file, read_outputs
 from .base import AdapterOptions
 
 
@@ -15,8 +15,11 @@ class CacheAdapter:
     """
 
     def __init__(self, product: Product, suite: Suite, options: AdapterOptions) -> None:
-        self.path = product.outputs_dir / f"{suite.id}.jsonl"
-        self.outputs = read_outputs(self.path, suite) if self.path.is_file() else {}
+        self.path = outputs_file(product, suite)
+        self.outputs = read_outputs(
+            self.path, suite, repetitions=options.repetitions or suite.repetitions,
+            max_text_chars=options.max_text_chars) \
+            if self.path.is_file() else {}
 
     def get(self, case: Case, repetition: int) -> Output | None:
         return self.outputs.get((case.id, repetition))

@@ -12,9 +12,11 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import selectors
 import shlex
 import signal
 import subprocess
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,6 +36,11 @@ DEFAULT_TIMEOUT_S = 300.0
 _PLACEHOLDER = re.compile(r"\{(audio|locale|case_id)\}")
 #: Characters of the last stderr line quoted in an error message.
 _STDERR_CHARS = 300
+#: Seconds to wait for the end of stdout once the command itself has exited: a
+#: grandchild it left running may hold the pipe open.
+_EOF_GRACE_S = 1.0
+#: Seconds to wait for the killed command to be reaped.
+_REAP_S = 5.0
 
 
 def parse_command(value: Any, settings: Settings) -> list[str]:
@@ -93,8 +100,6 @@ class CommandTranscriber:
         except UnicodeDecodeError as exc:
             raise CaptureError(f"command output is not valid UTF-8 (offset {exc.start})"
                                ) from None
-        if not text:
-            raise CaptureError(f"command printed no text on stdout{_last_line(stderr)}")
         return text
 
     def transcribe_offline(self, request: CaptureRequest) -> str:
@@ -105,6 +110,8 @@ class CommandTranscriber:
         return self.transcribe(request, wrap=offline_argv)
 
     def _run(self, argv: list[str]) -> tuple[bytes, bytes, int]:
+        """Run ``argv``; stdout, stderr and exit code. Never waits past ``timeout_s``
+        (plus a short grace to reap), whatever the command's children do."""
         if not self.cwd.is_dir():
             raise CaptureError(f"the command's working folder {self.cwd} does not exist")
         try:
@@ -115,14 +122,13 @@ class CommandTranscriber:
             raise CaptureError(f"cannot start command {argv[0]!r}: "
                                f"{exc.strerror or type(exc).__name__}") from None
         try:
-            stdout, stderr = process.communicate(timeout=self.timeout_s)
-        except subprocess.TimeoutExpired:
+            stdout, stderr = _read_until(process, time.monotonic() + self.timeout_s)
+            code = process.poll()
+        finally:
             _kill_group(process)
-            raise CaptureError(f"command timed out after {self.timeout_s:g} s") from None
-        except BaseException:
-            _kill_group(process)
-            raise
-        return stdout, stderr, process.returncode
+        if code is None:
+            raise CaptureError(f"command timed out after {self.timeout_s:g} s")
+        return stdout, stderr, code
 
 
 def command_adapter(product: Product, suite: Suite, options: AdapterOptions) -> LiveAdapter:
@@ -154,8 +160,42 @@ def _last_line(stderr: bytes) -> str:
     return f"; stderr: {last}"
 
 
+def _read_until(process: subprocess.Popen[bytes], deadline: float) -> tuple[bytes, bytes]:
+    """Read stdout and stderr until both close, the deadline passes, or the command has
+    exited and its pipes stay open (a grandchild holds them) for ``_EOF_GRACE_S``."""
+    assert process.stdout is not None and process.stderr is not None
+    chunks: dict[int, list[bytes]] = {process.stdout.fileno(): [], process.stderr.fileno(): []}
+    exited_at: float | None = None
+    with selectors.DefaultSelector() as selector:
+        for pipe in (process.stdout, process.stderr):
+            selector.register(pipe, selectors.EVENT_READ)
+        while selector.get_map():
+            now = time.monotonic()
+            if exited_at is None and process.poll() is not None:
+                exited_at = now
+            limit = deadline if exited_at is None else min(deadline, exited_at + _EOF_GRACE_S)
+            if now >= limit:
+                break
+            for key, _ in selector.select(timeout=min(limit - now, 0.05)):
+                data = os.read(key.fd, 65536)
+                if data:
+                    chunks[key.fd].append(data)
+                else:
+                    selector.unregister(key.fileobj)
+    if process.poll() is None and deadline > time.monotonic():
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=deadline - time.monotonic())
+    return (b"".join(chunks[process.stdout.fileno()]),
+            b"".join(chunks[process.stderr.fileno()]))
+
+
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    """Kill the command and anything it started (it leads its own session)."""
+    """Kill the command and anything it left in its session, close the pipes and reap it
+    within ``_REAP_S`` (a process stuck in the kernel is left to the OS)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
-    process.communicate()
+    for pipe in (process.stdout, process.stderr):
+        if pipe is not None:
+            pipe.close()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=_REAP_S)

@@ -12,22 +12,28 @@ Two request shapes:
 An API key is read from the environment variable *named* by ``api_key_env`` and sent as
 ``Authorization: Bearer``. It is never written anywhere: error messages are scrubbed of
 it, and redirects are refused so that it cannot follow one to another host.
+
+``timeout_s`` is a deadline for the whole capture (connect, send, the complete answer):
+a service that trickles its answer a byte at a time cannot hold an item past it.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
+import http.client
 import json
 import os
 import secrets
-import urllib.error
-import urllib.request
+import socket
+import threading
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import CaptureError, ProductError
 from ..model import Product, Suite
+from ..redact import REDACTED, scrub
 from .base import AdapterOptions
 from .live import CaptureRequest, LiveAdapter
 from .settings import Settings
@@ -97,7 +103,6 @@ class HttpTranscriber:
                                  f"loopback address), not to {parts.hostname!r}")
         self._key = key
         self._describe = dict(describe)
-        self._opener = urllib.request.build_opener(_RefuseRedirects())
 
     def describe(self) -> Mapping[str, Any]:
         return self._describe
@@ -137,24 +142,44 @@ class HttpTranscriber:
         headers = {"Content-Type": content_type, "Accept": "application/json"}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
-        req = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
+        parts = urlsplit(self.url)
+        kind = http.client.HTTPSConnection if parts.scheme == "https" else \
+            http.client.HTTPConnection
+        connection = kind(parts.hostname or "", parts.port, timeout=self.timeout_s)
+        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        expired = threading.Event()
+        sockets: list[socket.socket] = []  # the connection drops its socket on HTTP/1.0
+        watchdog = threading.Timer(self.timeout_s, _abort, (sockets, expired))
+        watchdog.daemon = True
+        watchdog.start()
+        late = f"no response from {self.url} within {self.timeout_s:g} s"
         try:
-            with self._opener.open(req, timeout=self.timeout_s) as response:
+            try:
+                connection.connect()
+                sockets.append(connection.sock)
+                if expired.is_set():
+                    raise TimeoutError
+            except OSError as exc:
+                if expired.is_set() or isinstance(exc, TimeoutError):
+                    raise CaptureError(late) from None
+                raise CaptureError(self._scrub(f"cannot reach {self.url}: {exc}")) from None
+            try:
+                connection.request("POST", target, body=body, headers=headers)
+                response = connection.getresponse()
                 raw = response.read()
-        except urllib.error.HTTPError as exc:
-            detail = _snippet(exc.read() if exc.fp else b"")
-            raise CaptureError(self._scrub(f"HTTP {exc.code} from {self.url}{detail}")) from None
-        except TimeoutError:
-            raise CaptureError(f"no response from {self.url} within {self.timeout_s:g} s"
-                               ) from None
-        except urllib.error.URLError as exc:
-            reason = exc.reason
-            if isinstance(reason, TimeoutError):
-                raise CaptureError(f"no response from {self.url} within {self.timeout_s:g} s"
+            except (OSError, http.client.HTTPException) as exc:
+                if expired.is_set() or isinstance(exc, TimeoutError):
+                    raise CaptureError(late) from None
+                raise CaptureError(self._scrub(f"connection to {self.url} failed: {exc}")
                                    ) from None
-            raise CaptureError(self._scrub(f"cannot reach {self.url}: {reason}")) from None
-        except OSError as exc:
-            raise CaptureError(self._scrub(f"connection to {self.url} failed: {exc}")) from None
+        finally:
+            watchdog.cancel()
+            connection.close()
+        if expired.is_set():
+            raise CaptureError(late)
+        if response.status >= 300:  # redirects are never followed (the key stays here)
+            raise CaptureError(self._scrub(f"HTTP {response.status} from {self.url}"
+                                           f"{_snippet(raw)}"))
         try:
             return json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError):
@@ -162,7 +187,7 @@ class HttpTranscriber:
                                            f"{_snippet(raw)}")) from None
 
     def _scrub(self, message: str) -> str:
-        return message.replace(self._key, "<redacted>") if self._key else message
+        return scrub(message.replace(self._key, REDACTED) if self._key else message)
 
 
 def http_adapter(product: Product, suite: Suite, options: AdapterOptions) -> LiveAdapter:
@@ -188,11 +213,12 @@ def http_adapter(product: Product, suite: Suite, options: AdapterOptions) -> Liv
     return LiveAdapter(product, suite, options, make)
 
 
-class _RefuseRedirects(urllib.request.HTTPRedirectHandler):
-    """Turn every redirect into an error: the Authorization header must not follow it."""
-
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
+def _abort(sockets: list[socket.socket], expired: threading.Event) -> None:
+    """The capture's deadline has passed: end the connection so that no read can block."""
+    expired.set()
+    for sock in sockets:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
 
 
 def _field(answer: Any, dotted: str) -> Any:

@@ -26,7 +26,8 @@ from typing import Any, Protocol, runtime_checkable
 from ..audio.io import AudioError, audio_info, read_audio, sha256_file
 from ..errors import CaptureError, DictbenchError
 from ..model import Case, Output, Product, Suite
-from ..products import output_from_line
+from ..products import output_from_line, outputs_file
+from ..redact import register_settings_secrets, scrub
 from ..suites import MANIFEST, inside
 from .base import AdapterOptions
 from .capture_cache import CaptureCache
@@ -88,7 +89,8 @@ class LiveAdapter:
     def __init__(self, product: Product, suite: Suite, options: AdapterOptions,
                  make_transcriber: Callable[[], Transcriber]) -> None:
         self.product, self.suite, self.options = product, suite, options
-        self.cache = CaptureCache(product.outputs_dir / f"{suite.id}.jsonl", suite)
+        self.cache = CaptureCache(outputs_file(product, suite), suite,
+                                  max_text_chars=options.max_text_chars)
         self._cached = self.cache.read()
         self._captured: dict[tuple[str, int], Output] = {}
         self._make_transcriber = make_transcriber
@@ -143,8 +145,14 @@ class LiveAdapter:
             error = f"{type(exc).__name__}: {exc}"
         seconds = time.perf_counter() - start
         self.captures += 1
+        register_settings_secrets(self.product.settings)
+        text = scrub(text) if isinstance(text, str) else text
+        error = scrub(error) if error is not None else None
         if error is None and not isinstance(text, str):
             error = f"transcriber returned {type(text).__name__}, not text"
+        elif error is None and len(text) > self.options.max_text_chars:
+            error = (f"transcript has {len(text):,} characters, more than the limit of "
+                     f"{self.options.max_text_chars:,} (--dictbench-max-text-chars)")
         ok = error is None
         line: dict[str, Any] = {
             **self._engine,  # first, so that it cannot override the fields below

@@ -10,6 +10,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ..errors import ProductError
 from ..model import Product
+from ..redact import REDACTED
 
 __all__ = ["COMMON_SETTINGS", "Settings", "public_settings"]
 
@@ -18,9 +19,6 @@ __all__ = ["COMMON_SETTINGS", "Settings", "public_settings"]
 #: into the capture metadata.
 COMMON_SETTINGS = frozenset({"outputs", "engine", "engine_version", "model", "capture_group"})
 
-#: Setting names that may hold a secret (their values are never recorded).
-#: What a redacted value is replaced with.
-REDACTED = "<redacted>"
 
 _SECRET_NAME = re.compile(r"key|token|secret|passw|auth|credential", re.IGNORECASE)
 

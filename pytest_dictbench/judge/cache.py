@@ -12,12 +12,14 @@ header, nothing from the client.
 
 from __future__ import annotations
 
-import json
 import os
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..errors import JudgeError
+from ..jsonl import read_jsonl
+from ..redact import scrub
 from .records import Verdict, canonical_json
 
 __all__ = ["DEFAULT_CACHE_FILE", "JudgeCacheWarning", "VerdictCache"]
@@ -46,20 +48,19 @@ class VerdictCache:
     # -- reading ------------------------------------------------------------------
 
     def _load(self, path: Path) -> None:
-        data = path.read_bytes()
-        self._needs_newline = bool(data) and not data.endswith(b"\n")
-        for number, raw in enumerate(data.split(b"\n"), start=1):
-            if not raw.strip():
-                continue
+        def skip(problem: Exception) -> None:
+            warnings.warn(f"{problem}: unreadable verdict line ignored; it will be judged "
+                          "again", JudgeCacheWarning, stacklevel=4)
+
+        with open(path, "rb") as handle:
+            if handle.seek(0, os.SEEK_END):
+                handle.seek(-1, os.SEEK_END)
+                self._needs_newline = handle.read(1) != b"\n"
+        for number, obj in read_jsonl(path, JudgeError, on_error=skip):
             try:
-                verdict = Verdict.from_json(json.loads(raw.decode("utf-8")))
+                verdict = Verdict.from_json(obj)
             except (ValueError, KeyError, TypeError, AttributeError) as exc:
-                warnings.warn(
-                    f"{path}:{number}: unreadable verdict line ignored "
-                    f"({type(exc).__name__}); it will be judged again",
-                    JudgeCacheWarning,
-                    stacklevel=3,
-                )
+                skip(JudgeError(type(exc).__name__, path=path, line=number))
                 continue
             self._verdicts[verdict.content_hash] = verdict
 
@@ -82,7 +83,7 @@ class VerdictCache:
         self._verdicts[verdict.content_hash] = verdict
         if self.path is None:
             return
-        line = canonical_json(verdict.to_json()) + "\n"
+        line = scrub(canonical_json(verdict.to_json())) + "\n"
         if self._needs_newline:  # never glue a record onto a torn line
             line = "\n" + line
             self._needs_newline = False

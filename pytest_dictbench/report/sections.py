@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..methods.base import ItemRecord
+from ..methods.error_rate import NO_SPACE_LANGUAGES
 from ..model import SCORED_STATUSES, Suite
-from ..text.diff import diff_against_closest
+from ..text.diff import UNITS, diff_against_closest
 
 __all__ = [
     "EXPECTED_FIELDS",
@@ -166,11 +167,23 @@ def failing_items(suite: Mapping[str, Any], records: Sequence[ItemRecord],
             diff = from_tables[key]
         else:
             refs = (expected or {}).get(key[1], ())
-            diff = diff_against_closest(str(record.get("text") or ""), list(refs)) if refs else ""
+            diff = diff_against_closest(str(record.get("text") or ""), list(refs),
+                                        unit=diff_unit(suite)) if refs else ""
         items.append(FailingItem(product=key[0], case_id=key[1], repetition=key[2],
                                  rules=_failed_rules(record.get("rules") or {}), diff=diff,
                                  message=str(record.get("message") or "")))
     return items
+
+
+def diff_unit(suite: Mapping[str, Any]) -> str:
+    """``word`` or ``char``: the suite's own ``unit`` when its method reports one, else
+    words except for languages written without spaces."""
+    for entry in suite.get("products", []):
+        unit = entry.get("tables", {}).get("summary", {}).get("unit")
+        if unit in UNITS:
+            return str(unit)
+    language = str(suite.get("locale", "")).split("-")[0].lower()
+    return "char" if language in NO_SPACE_LANGUAGES else "word"
 
 
 def error_items(records: Sequence[ItemRecord]) -> list[tuple[str, str, int, str]]:

@@ -1,29 +1,38 @@
-"""Character diffs between an output and the closest expected output.
+"""Character or word diffs between an output and the closest expected output.
 
-Both sides are NFKC-folded first (width differences are never errors). The closest
-expected output is the one with the smallest character edit distance (Levenshtein, unit
-costs); ties go to the earlier one. The rendered diff reads like ``git diff
---word-diff``: ``[-removed-]`` is text of the expected output that the output lacks,
-``{+added+}`` is text the output has instead; long unchanged stretches are cut to a few
-characters of context, and line breaks are shown as ``↵``.
+Both sides are NFKC-folded first (width differences are never errors). Texts are
+compared as characters (``unit="char"``, for languages written without spaces) or as
+words split on whitespace (``unit="word"``). The closest expected output is the one
+with the fewest edits (Levenshtein, unit costs) in that unit; ties go to the earlier
+one. The rendered diff reads like ``git diff --word-diff``: ``[-removed-]`` is text of
+the expected output that the output lacks, ``{+added+}`` is text the output has
+instead; long unchanged stretches are cut to a few units of context, and line breaks
+are shown as ``↵``.
+
+Alignments come from rapidfuzz's bit-parallel Levenshtein (minimal edits), so an hour
+of transcript (about 9,000 words, 50,000 characters) is diffed in well under a second.
 
 Example::
 
     >>> render_diff("体制の見直しを始めます", "態勢の見直しを始めます")
     '[-体制-]{+態勢+}の見直しを始…'
+    >>> render_diff("see you at noon today", "see you at new today", unit="word")
+    'see you at [-noon-]{+new+} today'
 """
 
 from __future__ import annotations
 
-import difflib
 import unicodedata
 from collections.abc import Sequence
 
-__all__ = ["closest", "diff_against_closest", "edit_distance", "opcodes", "render_diff"]
+from rapidfuzz.distance import Levenshtein
 
-#: Above this many DP cells the alignment falls back to difflib (fast, not minimal).
-_MAX_CELLS = 2_000_000
-#: Unchanged characters kept on each side of a change.
+__all__ = ["UNITS", "closest", "diff_against_closest", "edit_distance", "opcodes",
+           "render_diff"]
+
+#: Units a diff can be made in.
+UNITS = ("char", "word")
+#: Unchanged units (characters or words) kept on each side of a change.
 CONTEXT = 6
 #: Longest rendered diff; anything beyond is cut with an ellipsis.
 MAX_RENDERED = 240
@@ -37,76 +46,47 @@ def _fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text.replace("\r\n", "\n"))
 
 
-def _table(a: str, b: str) -> list[list[int]]:
-    rows = [list(range(len(b) + 1))]
-    for i, ca in enumerate(a, 1):
-        prev = rows[-1]
-        row = [i]
-        for j, cb in enumerate(b, 1):
-            row.append(min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (ca != cb)))
-        rows.append(row)
-    return rows
+def _tokens(text: str, unit: str) -> Sequence[str]:
+    if unit == "char":
+        return text
+    if unit == "word":
+        return text.split()
+    raise ValueError(f"unit must be one of {', '.join(UNITS)}, got {unit!r}")
 
 
-def edit_distance(a: str, b: str) -> int:
-    """Levenshtein distance between ``a`` and ``b`` counted in characters."""
-    if len(a) < len(b):
-        a, b = b, a
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        previous = current
-    return previous[-1]
+def _joiner(unit: str) -> str:
+    return "" if unit == "char" else " "
 
 
-def _merge(steps: list[tuple[str, str, str]]) -> list[Opcode]:
+def edit_distance(a: str, b: str, unit: str = "char") -> int:
+    """Levenshtein distance between ``a`` and ``b`` counted in characters (or words)."""
+    return int(Levenshtein.distance(_tokens(a, unit), _tokens(b, unit)))
+
+
+def opcodes(expected: str, output: str, unit: str = "char") -> list[Opcode]:
+    """Align ``expected`` with ``output`` (minimal edits); adjacent edits are merged
+    into one ``replace``. In word units, the parts are words joined by one space."""
+    a, b = _tokens(expected, unit), _tokens(output, unit)
+    join = _joiner(unit).join
     merged: list[list[str]] = []
-    for tag, x, y in steps:
-        if merged and (merged[-1][0] == tag or (tag != "equal" and merged[-1][0] != "equal")):
+    for tag, i1, i2, j1, j2 in Levenshtein.opcodes(a, b).as_list():
+        x, y = join(a[i1:i2]), join(b[j1:j2])
+        if merged and tag != "equal" and merged[-1][0] != "equal":
             last = merged[-1]
-            last[1] += x
-            last[2] += y
-            if last[0] != tag:
-                last[0] = "replace"
+            last[1] = join(p for p in (last[1], x) if p)
+            last[2] = join(p for p in (last[2], y) if p)
+            last[0] = "replace" if last[0] != tag else tag
         else:
             merged.append([tag, x, y])
     return [(t, x, y) for t, x, y in merged]
 
 
-def opcodes(expected: str, output: str) -> list[Opcode]:
-    """Align ``expected`` with ``output`` character by character (minimal edits)."""
-    if len(expected) * len(output) > _MAX_CELLS:
-        matcher = difflib.SequenceMatcher(None, expected, output, autojunk=False)
-        return [(t, expected[i1:i2], output[j1:j2]) for t, i1, i2, j1, j2 in matcher.get_opcodes()]
-    table = _table(expected, output)
-    i, j = len(expected), len(output)
-    steps: list[tuple[str, str, str]] = []
-    while i or j:
-        here = table[i][j]
-        if i and j and expected[i - 1] == output[j - 1] and here == table[i - 1][j - 1]:
-            steps.append(("equal", expected[i - 1], output[j - 1]))
-            i, j = i - 1, j - 1
-        elif i and j and here == table[i - 1][j - 1] + 1:
-            steps.append(("replace", expected[i - 1], output[j - 1]))
-            i, j = i - 1, j - 1
-        elif i and here == table[i - 1][j] + 1:
-            steps.append(("delete", expected[i - 1], ""))
-            i -= 1
-        else:
-            steps.append(("insert", "", output[j - 1]))
-            j -= 1
-    steps.reverse()
-    return _merge(steps)
-
-
-def closest(output: str, expected: Sequence[str]) -> int:
+def closest(output: str, expected: Sequence[str], unit: str = "char") -> int:
     """Index of the expected text nearest to ``output`` by edit distance (first on ties)."""
     if not expected:
         raise ValueError("closest() needs at least one expected text, got none")
     folded = _fold(output)
-    distances = [edit_distance(folded, _fold(e)) for e in expected]
+    distances = [edit_distance(folded, _fold(e), unit) for e in expected]
     return distances.index(min(distances))
 
 
@@ -114,33 +94,38 @@ def _show(text: str) -> str:
     return text.replace("\n", "↵")
 
 
-def render_diff(expected: str, output: str, context: int = CONTEXT) -> str:
-    """Render the character diff of ``output`` against ``expected`` on one line."""
-    ops = opcodes(_fold(expected), _fold(output))
+def _cut(text: str, unit: str, keep: str, context: int) -> str:
+    """An unchanged stretch cut to ``context`` units at the start, end or both."""
+    parts = list(_tokens(text, unit))
+    sep = _joiner(unit)
+    if keep == "end" and len(parts) > context:
+        return sep.join(["…", *parts[-context:]])
+    if keep == "start" and len(parts) > context:
+        return sep.join([*parts[:context], "…"])
+    if keep == "both" and len(parts) > 2 * context:
+        return sep.join([*parts[:context], "…", *parts[-context:]])
+    return text
+
+
+def render_diff(expected: str, output: str, context: int = CONTEXT, unit: str = "char") -> str:
+    """Render the diff of ``output`` against ``expected`` on one line."""
+    ops = opcodes(_fold(expected), _fold(output), unit)
     if all(tag == "equal" for tag, _, _ in ops):
         return "(no difference)"
     parts: list[str] = []
     for index, (tag, x, y) in enumerate(ops):
         if tag == "equal":
-            first, last = index == 0, index == len(ops) - 1
-            if first and len(x) > context:
-                x = "…" + x[-context:]
-            elif last and len(x) > context:
-                x = x[:context] + "…"
-            elif len(x) > 2 * context:
-                x = x[:context] + "…" + x[-context:]
-            parts.append(_show(x))
+            keep = "end" if index == 0 else "start" if index == len(ops) - 1 else "both"
+            parts.append(_show(_cut(x, unit, keep, context)))
             continue
-        if x:
-            parts.append(f"[-{_show(x)}-]")
-        if y:
-            parts.append(f"{{+{_show(y)}+}}")
-    rendered = "".join(parts)
+        change = (f"[-{_show(x)}-]" if x else "") + (f"{{+{_show(y)}+}}" if y else "")
+        parts.append(change)
+    rendered = _joiner(unit).join(parts)
     return rendered if len(rendered) <= MAX_RENDERED else rendered[: MAX_RENDERED - 1] + "…"
 
 
-def diff_against_closest(output: str, expected: Sequence[str]) -> str:
+def diff_against_closest(output: str, expected: Sequence[str], unit: str = "char") -> str:
     """Diff ``output`` against the closest of ``expected`` (empty when there is none)."""
     if not expected:
         return ""
-    return render_diff(expected[closest(output, expected)], output)
+    return render_diff(expected[closest(output, expected, unit)], output, unit=unit)
