@@ -15,6 +15,7 @@ from .model import SCORED_STATUSES, Product, Suite
 from .pricing import cost_summary
 from .ranking import RankingRules, provisional_counts, rank_products
 from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED, latency_summary, mean_ci
+from .validity.offline import claim_status
 
 __all__ = ["REPORT_SCHEMA_VERSION", "StatsOptions", "case_scores", "record_sort_key",
            "summarize"]
@@ -90,6 +91,7 @@ def _product_entry(records: Sequence[ItemRecord], suite: Suite, product: Product
         "latency": latency_summary([r["latency_ms"] for r in scored
                                     if r.get("latency_ms") is not None]),
         "speed": _speed(scored),
+        "processing_path": _processing_path(product, scored),
     }
     if getattr(method, "reports_cost", False):
         entry["cost"] = cost_summary(records, suite, product,
@@ -128,6 +130,16 @@ def _provisional(records: Sequence[ItemRecord]) -> dict[str, int] | None:
     """``{"unjudged": n, "items": m}`` when the score is provisional, else ``None``."""
     waiting, items = provisional_counts(records)
     return {"unjudged": waiting, "items": items} if waiting else None
+
+
+def _processing_path(product: Product | None, scored: Sequence[ItemRecord]
+                     ) -> dict[str, Any] | None:
+    """The product's processing-path claim against its offline audits; None if neither."""
+    claimed = product.environment.get("processing_path") if product else None
+    audits = [r.get("offline_audit") for r in scored]
+    if claimed is None and not any(audits):
+        return None
+    return claim_status(claimed, audits)
 
 
 def _speed(scored: Sequence[ItemRecord]) -> dict[str, Any] | None:

@@ -98,6 +98,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--recapture", action="store_true", dest="dictbench_recapture", default=False,
         help="Live products capture every item again instead of reusing their cache.")
     group.addoption(
+        "--dictbench-offline-audit", action="store_true", dest="dictbench_offline_audit",
+        default=False,
+        help="Capture every live item a second time inside a network namespace with no "
+        "network (unshare --net) and record whether it completed and matched; an "
+        "'on_device' processing-path claim is verified only by this audit.")
+    group.addoption(
         "--dictbench-no-warmup", action="store_false", dest="dictbench_warmup", default=True,
         help="Skip the unscored warm-up capture live products make before measuring.")
     group.addoption(

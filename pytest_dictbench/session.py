@@ -90,7 +90,8 @@ class DictbenchSession:
         self.options = AdapterOptions(max_text_chars=self.max_text_chars,
                                       recapture=config.getoption("dictbench_recapture"),
                                       warmup=config.getoption("dictbench_warmup"),
-                                      hook=config.hook, repetitions=self.repetitions)
+                                      hook=config.hook, repetitions=self.repetitions,
+                                      offline_audit=config.getoption("dictbench_offline_audit"))
         self.judging = Judging.from_config(
             config, ini_folder(config, config.getini("dictbench_judge_dir")))
         self.records: dict[str, str] = {}
@@ -181,6 +182,8 @@ class DictbenchSession:
             if output else {},
             **({"environment": output.meta["environment"]}
                if output and isinstance(output.meta.get("environment"), dict) else {}),
+            **({"offline_audit": output.meta["offline_audit"]}
+               if output and "offline_audit" in output.meta else {}),
             **(extra or {}),
         }
         return redact_record(record, suite) if is_private(suite) else record

@@ -18,12 +18,13 @@ import shlex
 import signal
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import CaptureError
 from ..model import Product, Suite
+from ..validity.offline import namespace_problem, offline_argv
 from .base import AdapterOptions
 from .live import CaptureRequest, LiveAdapter
 from .settings import Settings
@@ -86,10 +87,13 @@ class CommandTranscriber:
     def describe(self) -> Mapping[str, Any]:
         return self._describe
 
-    def transcribe(self, request: CaptureRequest) -> str:
+    def transcribe(self, request: CaptureRequest,
+                   wrap: Callable[[list[str]], list[str]] | None = None) -> str:
         argv = expand_argv(self.argv, {"audio": str(request.audio), "locale": request.locale,
                                        "case_id": request.case_id,
                                        "context": request.context})
+        if wrap is not None:
+            argv = wrap(argv)
         stdout, stderr, code = self._run(argv)
         if code != 0:
             raise CaptureError(f"command exited with status {code}{_last_line(stderr)}")
@@ -99,6 +103,13 @@ class CommandTranscriber:
             raise CaptureError(f"command output is not valid UTF-8 (offset {exc.start})"
                                ) from None
         return text
+
+    def transcribe_offline(self, request: CaptureRequest) -> str:
+        """The same capture inside a network namespace with no network (offline audit)."""
+        problem = namespace_problem()
+        if problem is not None:
+            raise CaptureError(problem)
+        return self.transcribe(request, wrap=offline_argv)
 
     def _run(self, argv: list[str]) -> tuple[bytes, bytes, int]:
         """Run ``argv``; stdout, stderr and exit code. Never waits past ``timeout_s``

@@ -34,7 +34,7 @@ from .base import AdapterOptions
 from .capture_cache import CaptureCache
 from .settings import public_settings
 
-__all__ = ["CaptureRequest", "LiveAdapter", "Transcriber", "warmup_audio"]
+__all__ = ["CaptureRequest", "LiveAdapter", "Transcriber", "offline_audit", "warmup_audio"]
 
 #: Settings that do not change what a product outputs, so cached lines stay valid
 #: when they change.
@@ -117,6 +117,9 @@ class LiveAdapter:
         if key in self._captured:
             return self._captured[key]
         cached = None if self.options.recapture else self._cached.get(key)
+        if cached is not None and self.options.offline_audit \
+                and "offline_audit" not in cached.meta:
+            cached = None  # captured before the audit was asked for: capture again
         if cached is not None and not cached.is_error:
             self._check_fresh(cached, case)
             return cached
@@ -177,6 +180,8 @@ class LiveAdapter:
             "warmup": self._warmup_state,
             "environment": detect_environment(),
         }
+        if self.options.offline_audit and ok:
+            line["offline_audit"] = offline_audit(transcriber, request, text)
         self.cache.put(line)
         return output_from_line(line, f"{self.cache.path} (captured now)")
 
@@ -250,6 +255,20 @@ class LiveAdapter:
             raise CaptureError(
                 f"cached output ({cached.origin}) was captured with {' and '.join(problems)}; "
                 "run with --recapture to replace it")
+
+
+def offline_audit(transcriber: Transcriber, request: CaptureRequest, text: str | None
+                  ) -> dict[str, Any]:
+    """Capture again with no network; whether it completed and gave the same text."""
+    again = getattr(transcriber, "transcribe_offline", None)
+    if again is None:
+        return {"completed": False, "text_matched": False,
+                "reason": "this adapter kind cannot be audited offline"}
+    try:
+        offline = again(request)
+    except CaptureError as exc:
+        return {"completed": False, "text_matched": False, "reason": str(exc)}
+    return {"completed": True, "text_matched": offline == text, "reason": None}
 
 
 def warmup_audio(suite: Suite) -> tuple[str, Path] | None:

@@ -40,6 +40,7 @@ from .sections import (
     summary_metrics,
 )
 from .terminal import gate_lines
+from .validity import validity_rows
 
 __all__ = ["render_html"]
 
@@ -165,6 +166,16 @@ def _products(suite: Mapping[str, Any]) -> str:
     return table(head, rows, numeric=range(5, len(head)), group_head=group_head, full=True)
 
 
+def _validity(suite: Mapping[str, Any]) -> str:
+    rows = validity_rows(suite)
+    if not rows:
+        return ""
+    body = "".join(f"<tr><td>{esc(p)}</td><td>{esc(check)}</td><td>{esc(finding)}</td></tr>"
+                   for p, check, finding in rows)
+    return ("<h3>Validity checks</h3><table><thead><tr><th>Product</th><th>Check</th>"
+            f"<th>Finding</th></tr></thead><tbody>{body}</tbody></table>")
+
+
 def _figure(svg: str, caption: str) -> str:
     return f"<figure>{svg}<figcaption>{esc(caption)}</figcaption></figure>"
 
@@ -266,6 +277,7 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
     for group in ([] if "rig" in suite else group_tables(suite, records)):
         parts += [f"<h3>Scores {esc(group.title)}</h3>",
                   group_table(group, group.title.removeprefix("by "))]
+    parts.append(_validity(suite))
     if "rig" in suite:
         parts.append(_rig(suite["rig"]))
     parts.append(_rule_tables(suite))

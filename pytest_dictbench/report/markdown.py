@@ -31,6 +31,7 @@ from .sections import (
     suite_records,
 )
 from .terminal import gate_lines
+from .validity import validity_rows
 
 __all__ = ["FAILING_LIMIT", "code", "md", "render_markdown"]
 
@@ -126,6 +127,13 @@ def _leaderboard(suite: Mapping[str, Any]) -> list[str]:
                      *([f"{rtfx:.1f}" if rtfx is not None else "-"] if speed else []),
                      md(e.get("reason") or "")])
     return _table(head, rows, numeric=range(2, len(head) - 1))
+
+
+def _validity(suite: Mapping[str, Any]) -> list[str]:
+    rows = [[md(p), md(check), md(finding)] for p, check, finding in validity_rows(suite)]
+    if not rows:
+        return []
+    return ["**Validity checks**", "", *_table(["Product", "Check", "Finding"], rows, ())]
 
 
 def _metric_groups(suite: Mapping[str, Any]) -> list[str]:
@@ -295,6 +303,7 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
                           [[md(c) for c in row] for row in extra.rows], extra.numeric)]
     for group in ([] if "rig" in suite else group_tables(suite, records)):
         lines += _group(group)
+    lines += _validity(suite)
     if "rig" in suite:
         lines += _rig(suite["rig"])
     lines += _rule_failures(suite) + _rule_sources(suite) + _comparisons(suite)

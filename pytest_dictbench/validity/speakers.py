@@ -1,0 +1,258 @@
+"""Speaker-turn attribution of a meeting transcript, computed from labelled turns.
+
+Reference turns carry neutral speakers (``speaker_a``, ``speaker_b``, ...); the product's
+transcript carries its own labels (``Speaker 1``, ``Alice``, none). The count follows
+the rig methodology:
+
+1. the words of both sides are aligned (Levenshtein over normalised words, jiwer);
+2. a reference turn's *dominant label* is the product label held by most of its aligned
+   words (a turn with no aligned word, or a tie between labels, has none; unlabelled
+   words count as the label ``None``, which maps to nobody);
+3. each product label is mapped to at most one reference speaker so that the number of
+   turns whose dominant label maps to their own speaker is largest (an optimal
+   assignment, scipy's ``linear_sum_assignment``);
+4. a turn is correct when its dominant label maps to its speaker. Merged, missing and
+   unlabelled turns are therefore incorrect.
+
+Example: reference ``A: hi there / B: fine thanks / A: good`` and a product that writes
+``S1: hi there fine thanks / S2: good`` (the first two turns merged) gives dominant
+labels S1, S1, S2. Mapping S1 -> A makes one turn correct; S1 -> B and S2 -> A make two,
+so the count is 2 of 3: the merged turn costs one.
+
+cpWER (concatenated minimum-permutation WER, meeteval) is reported next to it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..text.normalize import normalize_for_wer
+
+__all__ = ["Attribution", "Turn", "attribute_turns", "parse_turns", "plain_text"]
+
+_TIMING = re.compile(r"^\s*(\d+:)?\d+:\d+[.,]\d+\s*-->")
+_VOICE = re.compile(r"<v(?:\.[^\s>]*)?\s+([^>]+)>(.*?)(?:</v>|$)")
+_TAG = re.compile(r"<[^>]+>")
+_LABEL = re.compile(r"^\s*([^:\n]{1,40}?)\s*:\s+(.*)$")
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One speaker turn; ``speaker`` is ``None`` when the product gave no label."""
+
+    speaker: str | None
+    text: str
+
+
+@dataclass(frozen=True)
+class Attribution:
+    """Correct turns, the label mapping, each turn's verdict, and cpWER."""
+
+    correct: int
+    total: int
+    #: Product label -> reference speaker, for every label the assignment used.
+    mapping: dict[str, str]
+    #: Per reference turn: speaker, dominant label (or None) and correctness.
+    turns: tuple[dict[str, Any], ...]
+    cpwer: float | None
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.correct / self.total if self.total else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"correct": self.correct, "total": self.total,
+                "accuracy": None if self.accuracy is None else round(self.accuracy, 6),
+                "mapping": dict(sorted(self.mapping.items())), "turns": list(self.turns),
+                "cpwer": None if self.cpwer is None else round(self.cpwer, 6)}
+
+
+def parse_turns(text: str) -> list[Turn]:
+    """Read labelled turns from JSON, WebVTT, SRT or ``Speaker: text`` lines.
+
+    * JSON: a list of ``{"speaker": ..., "text": ...}`` objects;
+    * WebVTT: cues with voice tags ``<v Alice>...</v>`` (or ``Alice: ...`` cue text);
+    * SRT: numbered cues whose text is ``Alice: ...``;
+    * plain text: one ``Alice: ...`` turn per line; a line without a label continues
+      the previous turn, or is an unlabelled turn at the start.
+    """
+    stripped = text.lstrip("\ufeff").strip()
+    if stripped.startswith("["):
+        return _json_turns(stripped)
+    lines = stripped.splitlines()
+    if (lines and lines[0].startswith("WEBVTT")) or any(_TIMING.match(line) for line in lines):
+        return _cue_turns(lines)
+    return _label_turns(lines)
+
+
+def plain_text(turns: Sequence[Turn]) -> str:
+    """The words of the turns without labels, for WER and CER."""
+    return " ".join(turn.text for turn in turns if turn.text)
+
+
+def attribute_turns(reference: Sequence[Turn], hypothesis: Sequence[Turn],
+                    words: Callable[[str], list[str]] | None = None) -> Attribution:
+    """Count correctly attributed reference turns (see the module docstring)."""
+    split = words or _default_words
+    ref_words = [(i, w) for i, turn in enumerate(reference) for w in split(turn.text)]
+    hyp_words = [(turn.speaker, w) for turn in hypothesis for w in split(turn.text)]
+    aligned = _align([w for _, w in ref_words], [w for _, w in hyp_words])
+    labels_of: dict[int, Counter[str | None]] = defaultdict(Counter)
+    for ref_index, hyp_index in aligned:
+        labels_of[ref_words[ref_index][0]][hyp_words[hyp_index][0]] += 1
+    dominant = [_dominant(labels_of.get(i)) for i in range(len(reference))]
+    mapping = _best_mapping(dominant, [turn.speaker for turn in reference])
+    verdicts = []
+    correct = 0
+    for turn, label in zip(reference, dominant, strict=True):
+        ok = label is not None and mapping.get(label) == turn.speaker
+        correct += ok
+        verdicts.append({"speaker": turn.speaker, "dominant_label": label, "correct": ok})
+    return Attribution(correct, len(reference), mapping, tuple(verdicts),
+                       _cpwer(reference, hypothesis, split))
+
+
+def _default_words(text: str) -> list[str]:
+    return normalize_for_wer(text).split()
+
+
+def _align(ref: list[str], hyp: list[str]) -> list[tuple[int, int]]:
+    """Pairs (reference index, hypothesis index) of matched or substituted words."""
+    if not ref or not hyp:
+        return []
+    import jiwer
+
+    result = jiwer.process_words(" ".join(ref), " ".join(hyp))
+    pairs = []
+    for chunk in result.alignments[0]:
+        if chunk.type in ("equal", "substitute"):
+            for offset in range(chunk.ref_end_idx - chunk.ref_start_idx):
+                pairs.append((chunk.ref_start_idx + offset, chunk.hyp_start_idx + offset))
+    return pairs
+
+
+def _dominant(counts: Counter[str | None] | None) -> str | None:
+    if not counts:
+        return None
+    ranked = counts.most_common()
+    if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
+        return None  # a tie: no label dominates the turn
+    return ranked[0][0]
+
+
+def _best_mapping(dominant: Sequence[str | None], speakers: Sequence[str | None]
+                  ) -> dict[str, str]:
+    labels = sorted({label for label in dominant if label is not None})
+    targets = sorted({s for s in speakers if s is not None})
+    if not labels or not targets:
+        return {}
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment
+
+    weight = np.zeros((len(labels), len(targets)))
+    for label, speaker in zip(dominant, speakers, strict=True):
+        if label is not None and speaker is not None:
+            weight[labels.index(label), targets.index(speaker)] += 1
+    rows, cols = linear_sum_assignment(weight, maximize=True)
+    return {labels[r]: targets[c] for r, c in zip(rows, cols, strict=True) if weight[r, c] > 0}
+
+
+def _cpwer(reference: Sequence[Turn], hypothesis: Sequence[Turn],
+           split: Callable[[str], list[str]]) -> float | None:
+    ref = _by_speaker(reference, split)
+    if not sum(len(text.split()) for text in ref.values()):
+        return None
+    hyp = _by_speaker(hypothesis, split)
+    from meeteval.wer.wer.cp import cp_word_error_rate
+
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        return float(cp_word_error_rate(reference=ref, hypothesis=hyp).error_rate)
+
+
+def _by_speaker(turns: Sequence[Turn], split: Callable[[str], list[str]]) -> dict[str, str]:
+    grouped: dict[str, list[str]] = defaultdict(list)
+    for turn in turns:
+        grouped[turn.speaker or "(unlabelled)"].extend(split(turn.text))
+    return {speaker: " ".join(words) for speaker, words in sorted(grouped.items())}
+
+
+def _json_turns(text: str) -> list[Turn]:
+    data = json.loads(text)
+    if not isinstance(data, list) or not all(isinstance(t, dict) for t in data):
+        raise ValueError("speaker turns in JSON must be a list of {speaker, text} objects")
+    turns = []
+    for index, item in enumerate(data):
+        speaker, words = item.get("speaker"), item.get("text")
+        if not isinstance(words, str) or (speaker is not None and not isinstance(speaker, str)):
+            raise ValueError(f"turn {index + 1}: 'text' must be a string and 'speaker' a "
+                             "string or null")
+        turns.append(Turn(speaker or None, words.strip()))
+    return turns
+
+
+def _cue_turns(lines: list[str]) -> list[Turn]:
+    turns: list[Turn] = []
+    cue: list[str] = []
+
+    def flush() -> None:
+        for line in cue:
+            turns.extend(_cue_line(line))
+        cue.clear()
+
+    in_cue = False
+    for line in lines:
+        if _TIMING.match(line):
+            flush()
+            in_cue = True
+        elif not line.strip():
+            flush()
+            in_cue = False
+        elif in_cue:
+            cue.append(line)
+    flush()
+    return _merge_adjacent(turns)
+
+
+def _cue_line(line: str) -> list[Turn]:
+    voiced = _VOICE.findall(line)
+    if voiced:
+        return [Turn(name.strip(), _TAG.sub("", words).strip()) for name, words in voiced]
+    plain = _TAG.sub("", line).strip()
+    labelled = _LABEL.match(plain)
+    if labelled:
+        return [Turn(labelled.group(1), labelled.group(2).strip())]
+    return [Turn(None, plain)]
+
+
+def _label_turns(lines: list[str]) -> list[Turn]:
+    turns: list[Turn] = []
+    for line in lines:
+        if not line.strip():
+            continue
+        labelled = _LABEL.match(line)
+        if labelled:
+            turns.append(Turn(labelled.group(1), labelled.group(2).strip()))
+        elif turns:
+            last = turns[-1]
+            turns[-1] = Turn(last.speaker, f"{last.text} {line.strip()}".strip())
+        else:
+            turns.append(Turn(None, line.strip()))
+    return turns
+
+
+def _merge_adjacent(turns: list[Turn]) -> list[Turn]:
+    """Join consecutive cues of the same speaker into one turn (cues split long turns)."""
+    merged: list[Turn] = []
+    for turn in turns:
+        if merged and turn.speaker is not None and merged[-1].speaker == turn.speaker:
+            merged[-1] = Turn(turn.speaker, f"{merged[-1].text} {turn.text}".strip())
+        else:
+            merged.append(turn)
+    return merged

@@ -1,0 +1,122 @@
+"""--dictbench-offline-audit end to end: two real command products, one needing a service.
+
+``offline`` transcribes from a local table; ``service`` asks an HTTP service on the
+host's 127.0.0.1, which a network namespace cannot reach. Both claim to run on device;
+only the first claim is verified.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from adapter_support import write_tone
+from support import CANARY, jsonl
+
+from pytest_dictbench.validity.offline import namespace_problem
+
+CASES = [{"id": "c1", "reference": "hello there", "audio": "audio/c1.wav"},
+         {"id": "c2", "reference": "good morning", "audio": "audio/c2.wav"}]
+
+OFFLINE = """import pathlib, sys
+words = {"c1": "hello there", "c2": "good morning"}
+print(words[pathlib.Path(sys.argv[1]).stem])
+"""
+SERVICE = """import pathlib, sys, urllib.request
+url = sys.argv[2] + "/" + pathlib.Path(sys.argv[1]).stem
+print(urllib.request.urlopen(url, timeout=5).read().decode())
+"""
+
+
+class _Words(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = {"/c1": "hello there", "/c2": "good morning"}.get(self.path, "").encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def service() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Words)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def _project(pytester: pytest.Pytester, url: str) -> None:
+    root = pytester.path / "cases" / "mini"
+    for case in CASES:
+        write_tone(root / case["audio"])
+    (root / "cases.jsonl").write_text(jsonl([dict(c, canary=CANARY) for c in CASES]),
+                                      encoding="utf-8")
+    (root / "suite.toml").write_text(
+        f'id = "mini"\nversion = "1"\ntitle = "Mini"\nmethod = "error_rate"\n'
+        f'locale = "en-US"\ncanary = "{CANARY}"\n[params]\nthreshold = 0.2\n',
+        encoding="utf-8")
+    products = pytester.path / "products"
+    products.mkdir()
+    (products / "offline.py").write_text(OFFLINE, encoding="utf-8")
+    (products / "service.py").write_text(SERVICE, encoding="utf-8")
+    for name, argv in (("offline", [sys.executable, "offline.py", "{audio}"]),
+                       ("service", [sys.executable, "service.py", "{audio}", url])):
+        (products / f"{name}.toml").write_text(
+            f'name = "{name}"\nversion = "1"\nadapter = "command"\n'
+            f"[settings]\ncommand = {json.dumps(argv)}\ntimeout_s = 30\n"
+            '[environment]\nprocessing_path = "on_device"\n', encoding="utf-8")
+
+
+@pytest.mark.skipif(namespace_problem() is not None,
+                    reason=f"network namespaces unavailable: {namespace_problem()}")
+def test_offline_audit_verifies_only_the_product_that_works_without_network(
+        pytester: pytest.Pytester, service: str) -> None:
+    _project(pytester, service)
+    result = pytester.runpytest_subprocess("cases/mini", "--product=offline",
+                                           "--product=service", "--dictbench-offline-audit",
+                                           "--dictbench-no-warmup")
+    assert result.ret == 0, result.stdout.str()
+    report = json.loads((pytester.path / "reports" / "dictbench.json").read_text())
+    paths = {e["product"]: e["processing_path"] for e in report["suites"][0]["products"]}
+    assert paths["offline"]["verified"] is True
+    assert paths["offline"]["completed_offline"] == 2 == paths["offline"]["text_matched"]
+    assert paths["service"]["verified"] is False
+    assert paths["service"]["completed_offline"] == 0
+    assert paths["service"]["note"].startswith(
+        "unverified: 2 of 2 captures did not complete without network (command exited")
+    markdown = (pytester.path / "reports" / "dictbench.md").read_text()
+    assert "| service | processing path | on\\_device: unverified: 2 of 2" in markdown
+    assert "| offline | processing path | on\\_device: verified: all 2 captures" in markdown
+    assert "processing path" in (pytester.path / "reports" / "dictbench.html").read_text()
+    # the normal captures of both products are complete and scored
+    records = [json.loads(line) for line in
+               (pytester.path / "reports" / "items.jsonl").read_text().splitlines()]
+    assert {r["status"] for r in records} == {"passed"}
+    # a second run without the audit keeps the audited captures and their verdicts
+    again = pytester.runpytest_subprocess("cases/mini", "--product=offline",
+                                          "--product=service", "--dictbench-no-warmup")
+    assert again.ret == 0
+    report = json.loads((pytester.path / "reports" / "dictbench.json").read_text())
+    assert report["suites"][0]["products"][0]["processing_path"]["verified"] is True
+
+
+def test_without_the_audit_an_on_device_claim_is_unverified(pytester: pytest.Pytester,
+                                                            service: str) -> None:
+    _project(pytester, service)
+    result = pytester.runpytest_subprocess("cases/mini", "--product=offline",
+                                           "--dictbench-no-warmup")
+    assert result.ret == 0, result.stdout.str()
+    report = json.loads((pytester.path / "reports" / "dictbench.json").read_text())
+    path = report["suites"][0]["products"][0]["processing_path"]
+    assert path["verified"] is False
+    assert path["note"] == ("unverified: no offline audit was run "
+                            "(--dictbench-offline-audit)")
