@@ -81,6 +81,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Collect the integrity checks of the suites (manifest, sha256, canary, cases, "
         "audio specification, execution gate) instead of benchmark items.")
     group.addoption(
+        "--dictbench-calibration", dest="dictbench_calibration", metavar="DIR", default=None,
+        help="Rig imports: folder of the per-block calibration recordings (blocks.csv, "
+        "stimulus.wav); rows of a block whose calibration fails are invalid (invalid_rig). "
+        "Default: the manifest's protocol.calibration.recordings_dir, if any.")
+    group.addoption(
         "--dictbench-results", dest="dictbench_results", metavar="CSV", default=None,
         help="Import a rig results CSV: every row becomes one item of the rig package "
         "collected beside it. Activates dictbench.")

@@ -44,10 +44,15 @@ def test_block_order_violation_names_each_product_out_of_place() -> None:
     swapped = dict(ORDERS, block_2=["a", "b"])
     found = check_schedule(_rows(GOOD, swapped), ORDERS, FIXTURES)
     assert [(v.app_id, v.kind, v.message) for v in found] == [
-        ("a", "block_order", "block_2: started 1st, the frozen order puts it 2nd (b > a)"),
-        ("b", "block_order", "block_2: started 2nd, the frozen order puts it 1st (b > a)"),
+        ("a", "block_order", "block_2: started before b; the frozen order is b > a"),
+        ("b", "block_order", "block_2: started after a; the frozen order is b > a"),
     ]
     assert not any(v.blocks_rank for v in found)
+
+
+def test_products_starting_at_the_same_moment_are_in_order() -> None:
+    rows = [RunRow(f"{app}-f1-1", app, "f1", 1, "complete", T0) for app in ("b", "a")]
+    assert check_schedule(rows, ORDERS, ["f1"]) == []
 
 
 def test_fixture_order_blocks_too_close_and_one_day() -> None:
@@ -63,7 +68,7 @@ def test_fixture_order_blocks_too_close_and_one_day() -> None:
         ("b", "block_spacing", "block_2 started 2.50 h after block_1 ended (at least 4 h)"),
         ("a", "calendar_days", "all blocks ran on one calendar day (at least two)"),
         ("b", "calendar_days", "all blocks ran on one calendar day (at least two)"),
-        ("a", "fixture_order", "block_3: fixtures ran as f2, f1"),
+        ("a", "fixture_order", "block_3: f2 ran before f1"),
     }
 
 

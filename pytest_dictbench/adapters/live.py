@@ -130,15 +130,18 @@ class LiveAdapter:
         if not transcriber.decodes_audio:
             read_audio(audio.path)
         output = self._capture(transcriber, case.id, repetition, audio,
-                               str(case.data.get("context", "")))
+                               str(case.data.get("context", "")),
+                               str(case.data.get("locale") or self.suite.locale))
         self._captured[key] = output
         return output
 
     # -- capture ------------------------------------------------------------------------
 
     def _capture(self, transcriber: Transcriber, case_id: str, repetition: int,
-                 audio: _Audio, context: str = "") -> Output:
-        locale = self.suite.case(case_id).data.get("locale", self.suite.locale)
+                 audio: _Audio, context: str = "", locale: str | None = None) -> Output:
+        """Capture one item; ``locale`` is the case's own (a rig fixture's), else the
+        suite's."""
+        locale = locale or self.suite.locale
         request = CaptureRequest(case_id, audio.path, locale, context=context)
         started = _utc_now()
         start = time.perf_counter()

@@ -22,11 +22,16 @@ def validity_rows(suite: Mapping[str, Any]) -> list[tuple[str, str, str]]:
             claimed = path.get("claimed") or "not declared"
             rows.append((entry["product"], "processing path",
                          f"{claimed}: {path.get('note', '')}"))
-    validity = suite.get("validity") or {}
+    validity = (suite.get("rig") or {}).get("validity") or suite.get("validity") or {}
     for block in validity.get("calibration", []):
-        if not block.get("accepted"):
-            rows.append(("(run)", f"calibration {block['block']}",
-                         "invalid_rig: " + "; ".join(block.get("failures", []))))
+        verdict = ("invalid_rig: " + "; ".join(block.get("failures", []))
+                   if not block.get("accepted") else
+                   f"accepted (level {block.get('level_delta_db')} dB, onset "
+                   f"{block.get('onset_delta_ms')} ms)")
+        rows.append(("(run)", f"calibration {block['block']}", verdict))
+    for found in validity.get("speakers", []):
+        rows.append((found["app_id"], f"speaker turns {found['fixture_id']} "
+                     f"r{found['repetition']}", found["note"]))
     for violation in validity.get("schedule", []):
         effect = " (not rankable)" if violation.get("blocks_rank") else ""
         rows.append((violation["app_id"], violation["kind"].replace("_", " "),

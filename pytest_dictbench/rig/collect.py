@@ -26,6 +26,7 @@ import pytest
 from ..collect import CaseItem, SuiteCollector
 from ..model import Output, Product, Suite
 from ..session import SESSION_KEY
+from .calibration import apply_calibration, calibration_folder
 from .live import RigLiveItem, check_live
 from .results import COLUMNS, RigRow, read_results
 
@@ -74,6 +75,11 @@ class RigCollector(SuiteCollector):
             return
         path = (self.config.invocation_params.dir / results).resolve()
         rows = read_results(path, suite, max_text_chars=session.max_text_chars)
+        blocks: dict[str, dict[str, Any]] = {}
+        folder = calibration_folder(suite, self.config.getoption("dictbench_calibration", None),
+                                    self.config.invocation_params.dir)
+        if folder is not None:
+            rows, blocks = apply_calibration(suite, rows, folder)
         rows = sorted(rows + _blank_rows(suite, rows),
                       key=lambda r: (r.app_id, r.test_profile, r.fixture_id, r.repetition))
         products = {app: _product(app, rows, path) for app in sorted({r.app_id for r in rows})}
@@ -85,20 +91,25 @@ class RigCollector(SuiteCollector):
             yield RigItem.from_parent(
                 self, name=name, nodeid=f"{self.nodeid}::{name}",
                 suite=suite, case=suite.case(row.fixture_id), product=products[row.app_id],
-                repetition=row.repetition, adapter=None, row=row)
+                repetition=row.repetition, adapter=None, row=row,
+                block=blocks.get(row.cells["run_id"]))
 
 
 class RigItem(CaseItem):
     """One results row, scored by the ``rig`` method."""
 
-    def __init__(self, *, row: RigRow, **kwargs: Any) -> None:
+    def __init__(self, *, row: RigRow, block: dict[str, Any] | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.row = row
+        #: The block attempt the row ran in and its calibration verdict (or None).
+        self.block = block
 
     def _rig(self) -> dict[str, Any]:
         case = self.case.data
         return {**self.row.cells, "status": self.row.status, "test_profile":
-                self.row.test_profile, "workflow": case["workflow"], "locale": case["locale"]}
+                self.row.test_profile, "workflow": case["workflow"], "locale": case["locale"],
+                **({"block": self.block} if self.block else {})}
 
     def _record(self, status: str, **fields: Any) -> None:
         extra = {**(fields.pop("extra", None) or {}), "rig": self._rig(),

@@ -168,6 +168,8 @@ def selective_reruns(rows: Sequence[RunRow], attempts: Sequence[BlockAttempt],
 
 def _block_order(rows: Sequence[RunRow], block_orders: Mapping[str, Sequence[str]]
                  ) -> list[Violation]:
+    """Products that started before one the frozen order puts ahead of them (or after
+    one it puts behind them). Products that started at the same moment are in order."""
     found = []
     for block, frozen in sorted(block_orders.items()):
         first: dict[str, datetime] = {}
@@ -175,18 +177,23 @@ def _block_order(rows: Sequence[RunRow], block_orders: Mapping[str, Sequence[str
             if row.block == block:
                 seen = first.get(row.app_id)
                 first[row.app_id] = row.tested_at if seen is None else min(seen, row.tested_at)
-        observed = sorted(first, key=lambda app: (first[app], app))
         expected = [app for app in frozen if app in first]
-        for position, app in enumerate(observed):
-            if app in expected and expected.index(app) != position:
+        for i, app in enumerate(expected):
+            early = [o for o in expected[i + 1:] if first[o] < first[app]]
+            late = [o for o in expected[:i] if first[o] > first[app]]
+            if early or late:
+                parts = ([f"after {', '.join(early)}"] if early else []) + \
+                    ([f"before {', '.join(late)}"] if late else [])
                 found.append(Violation(
                     "block_order", app,
-                    f"{block}: started {_ordinal(position + 1)}, the frozen order puts it "
-                    f"{_ordinal(expected.index(app) + 1)} ({' > '.join(expected)})"))
+                    f"{block}: started {' and '.join(parts)}; the frozen order is "
+                    f"{' > '.join(expected)}"))
     return found
 
 
 def _fixture_order(rows: Sequence[RunRow], fixture_order: Sequence[str]) -> list[Violation]:
+    """A product's fixtures inside a block that ran strictly before one the manifest
+    lists ahead of them (rows with the same time are in order)."""
     rank = {fixture: i for i, fixture in enumerate(fixture_order)}
     cells: dict[tuple[str, str], list[RunRow]] = defaultdict(list)
     for row in rows:
@@ -194,10 +201,12 @@ def _fixture_order(rows: Sequence[RunRow], fixture_order: Sequence[str]) -> list
             cells[(row.app_id, row.block)].append(row)
     found = []
     for (app, block), listed in sorted(cells.items()):
-        ran = [r.fixture_id for r in sorted(listed, key=lambda r: (r.tested_at, r.run_id))]
-        if ran != sorted(ran, key=rank.__getitem__):
-            found.append(Violation("fixture_order", app,
-                                   f"{block}: fixtures ran as {', '.join(ran)}"))
+        swapped = sorted({(b.fixture_id, a.fixture_id) for a in listed for b in listed
+                          if rank[a.fixture_id] < rank[b.fixture_id]
+                          and b.tested_at < a.tested_at})
+        if swapped:
+            found.append(Violation("fixture_order", app, f"{block}: " + "; ".join(
+                f"{later} ran before {earlier}" for later, earlier in swapped)))
     return found
 
 
@@ -252,11 +261,6 @@ def _network(rows: Sequence[RunRow], attempts: Sequence[BlockAttempt]) -> list[V
                 f"{attempt.key}: cloud processing path ({row.processing_path}) but no network "
                 "measurement at the block's start and end"))
     return found
-
-
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
 
 
 def _hours(delta: timedelta) -> str:

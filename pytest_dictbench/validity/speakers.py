@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import logging
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
@@ -35,12 +36,14 @@ from typing import Any
 
 from ..text.normalize import normalize_for_wer
 
-__all__ = ["Attribution", "Turn", "attribute_turns", "parse_turns", "plain_text"]
+__all__ = ["Attribution", "Turn", "attribute_turns", "labelled_turns", "parse_turns",
+           "plain_text"]
 
 _TIMING = re.compile(r"^\s*(\d+:)?\d+:\d+[.,]\d+\s*-->")
 _VOICE = re.compile(r"<v(?:\.[^\s>]*)?\s+([^>]+)>(.*?)(?:</v>|$)")
 _TAG = re.compile(r"<[^>]+>")
-_LABEL = re.compile(r"^\s*([^:\n]{1,40}?)\s*:\s+(.*)$")
+#: ``Name: text``; a label holds no sentence punctuation ("One more thing: ..." is text).
+_LABEL = re.compile(r"^\s*([^:\n.!?,;]{1,40}?)\s*:\s+(.*)$")
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,30 @@ def parse_turns(text: str) -> list[Turn]:
     if (lines and lines[0].startswith("WEBVTT")) or any(_TIMING.match(line) for line in lines):
         return _cue_turns(lines)
     return _label_turns(lines)
+
+
+def labelled_turns(text: str) -> list[Turn] | None:
+    """The turns of ``text`` when it is a speaker-labelled transcript, else ``None``.
+
+    Labelled means: JSON turns; WebVTT or SRT cues of which at least one names a speaker;
+    or plain lines, the first of them and at least half of all of them ``Name: text``.
+    A plain transcript that happens to hold a colon is not taken for labels.
+    """
+    stripped = text.lstrip("\ufeff").strip()
+    if not stripped:
+        return None
+    try:
+        turns = parse_turns(stripped)
+    except ValueError:
+        return None
+    if not any(turn.speaker for turn in turns):
+        return None
+    if stripped.startswith("[") or stripped.startswith("WEBVTT") or \
+            any(_TIMING.match(line) for line in stripped.splitlines()):
+        return turns
+    lines = [line for line in stripped.splitlines() if line.strip()]
+    labelled = [bool(_LABEL.match(line)) for line in lines]
+    return turns if labelled[0] and 2 * sum(labelled) >= len(lines) else None
 
 
 def plain_text(turns: Sequence[Turn]) -> str:
@@ -172,8 +199,15 @@ def _cpwer(reference: Sequence[Turn], hypothesis: Sequence[Turn],
     hyp = _by_speaker(hypothesis, split)
     from meeteval.wer.wer.cp import cp_word_error_rate
 
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        return float(cp_word_error_rate(reference=ref, hypothesis=hyp).error_rate)
+    quiet = logging.getLogger("preprocess")  # meeteval logs that texts carry no times
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), \
+                contextlib.redirect_stderr(io.StringIO()):
+            return float(cp_word_error_rate(reference=ref, hypothesis=hyp).error_rate)
+    finally:
+        quiet.setLevel(level)
 
 
 def _by_speaker(turns: Sequence[Turn], split: Callable[[str], list[str]]) -> dict[str, str]:

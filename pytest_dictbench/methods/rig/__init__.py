@@ -35,7 +35,8 @@ class RigMethod:
         capture is below the gate (reported, kept, excluded from ranks)."""
         values = dict(output.meta.get("rig_values", {}))
         values.setdefault("raw_transcript", output.text)
-        metrics = run_metrics(case.data, values)
+        notes: list[str] = []
+        metrics = run_metrics(case.data, values, notes)
         if case.data["workflow"] == "correction":
             passed = metrics["correction_exact"] == 1.0
             message = "" if passed else (
@@ -46,7 +47,7 @@ class RigMethod:
         passed = metrics.get("capture_complete", 1.0) == 1.0
         score = 100.0 * max(0.0, 1.0 - metrics["wer"])
         return ItemResult(passed=passed, score=score, metrics=metrics,
-                          message="" if passed else "meeting capture incomplete")
+                          message="; ".join(_meeting_notes(passed, metrics, values) + notes))
 
     def aggregate(self, records: Sequence[Mapping[str, Any]], suite: Suite) -> dict[str, Any]:
         return {}
@@ -65,3 +66,17 @@ class RigMethod:
         if not word_tokens(reference, locale) or not char_tokens(reference, locale):
             return [f"the reference is empty after {NORMALIZATION} normalisation"]
         return []
+
+
+def _meeting_notes(passed: bool, metrics: Mapping[str, float],
+                   values: Mapping[str, Any]) -> list[str]:
+    """What an item message says of a meeting run: an incomplete capture, and a computed
+    speaker-turn count that disagrees with the operator's."""
+    notes = [] if passed else ["meeting capture incomplete"]
+    if metrics.get("speaker_turns_operator_disagrees"):
+        notes.append(
+            f"the results CSV says {values.get('speaker_turns_correct')} of "
+            f"{values.get('speaker_turns_total')} speaker turns correct, the labelled "
+            f"transcript gives {int(metrics['speaker_turns_correct_computed'])} of "
+            f"{int(metrics['speaker_turns_total_computed'])}")
+    return notes

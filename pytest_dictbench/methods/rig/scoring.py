@@ -2,7 +2,10 @@
 
 Transcript workflows (dictation, file transcription, meeting) get WER, CER and strict
 edit distance of the raw transcript plus its elapsed seconds; a meeting adds capture
-completion and speaker-turn accuracy (correct / total reference turns); a correction
+completion and speaker-turn accuracy (correct / total reference turns: computed from a
+speaker-labelled transcript by :mod:`pytest_dictbench.validity.speakers` when the row
+has one, with cpWER and a flag where the operator's count differs; otherwise the
+operator's count); a correction
 run gets the exact-match gate on its final transcript, the edit distance left (near
 misses keep it), its correction seconds and edit actions. Error rates are not rounded
 here: rounding happens once, after the mean of fixture medians.
@@ -14,7 +17,8 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from .text import edit_distance, normalize, words_of
+from ...validity.speakers import Turn, attribute_turns, labelled_turns, plain_text
+from .text import edit_distance, normalize, word_tokens, words_of
 
 __all__ = ["TRANSCRIPT_WORKFLOWS", "WORKFLOWS", "run_metrics"]
 
@@ -49,7 +53,8 @@ def _transcript(reference: str, hypothesis: str, locale: str) -> dict[str, float
     }
 
 
-def run_metrics(fixture: Mapping[str, Any], row: Mapping[str, Any]) -> dict[str, float]:
+def run_metrics(fixture: Mapping[str, Any], row: Mapping[str, Any],
+                notes: list[str] | None = None) -> dict[str, float]:
     """The figures of one complete run.
 
     :param fixture: the fixture's data (``workflow``, ``locale``, ``reference`` text and,
@@ -58,6 +63,7 @@ def run_metrics(fixture: Mapping[str, Any], row: Mapping[str, Any]) -> dict[str,
         (or None) and the numbers ``elapsed_seconds``, ``correction_seconds``,
         ``edit_actions``, ``capture_complete`` (bool), ``speaker_turns_correct``,
         ``speaker_turns_total`` (each None when blank).
+    :param notes: if given, receives what a number cannot say (the speaker mapping).
     """
     workflow, reference = fixture["workflow"], fixture["reference"]
     metrics: dict[str, float] = {}
@@ -75,7 +81,11 @@ def run_metrics(fixture: Mapping[str, Any], row: Mapping[str, Any]) -> dict[str,
             if row.get(name) is not None:
                 metrics[name] = float(row[name])
         return metrics
-    metrics.update(_transcript(reference, row.get("raw_transcript") or "", fixture["locale"]))
+    raw = row.get("raw_transcript") or ""
+    turns = labelled_turns(raw) if workflow == "meeting" else None
+    # a speaker-labelled meeting transcript is scored on its words, labels left out
+    text = plain_text(turns) if turns is not None else raw
+    metrics.update(_transcript(reference, text, fixture["locale"]))
     if row.get("elapsed_seconds") is not None:
         metrics["elapsed_seconds"] = float(row["elapsed_seconds"])
     if workflow == "meeting":
@@ -84,4 +94,32 @@ def run_metrics(fixture: Mapping[str, Any], row: Mapping[str, Any]) -> dict[str,
         correct, total = row.get("speaker_turns_correct"), row.get("speaker_turns_total")
         if correct is not None and total:
             metrics["speaker_turn_accuracy"] = correct / total
+        if turns is not None and fixture.get("turns"):
+            metrics.update(speaker_metrics(fixture, turns, correct, total, notes))
+    return metrics
+
+
+def speaker_metrics(fixture: Mapping[str, Any], turns: list[Turn], correct: Any, total: Any,
+                    notes: list[str] | None = None) -> dict[str, float]:
+    """Speaker-turn attribution computed from the labelled transcript (it replaces the
+    operator's count), cpWER, and whether the operator's CSV count disagrees."""
+    locale = fixture["locale"]
+    reference = [Turn(t.get("speaker"), t.get("text", "")) for t in fixture["turns"]]
+    found = attribute_turns(reference, turns, words=lambda text: word_tokens(text, locale))
+    metrics = {"speaker_turns_correct_computed": float(found.correct),
+               "speaker_turns_total_computed": float(found.total)}
+    if found.total:
+        metrics["speaker_turn_accuracy"] = found.correct / found.total
+    if found.cpwer is not None:
+        metrics["cpwer"] = found.cpwer
+    if notes is not None:
+        mapping = ", ".join(f"{label} -> {speaker}" for label, speaker in
+                            sorted(found.mapping.items())) or "no label maps to a speaker"
+        notes.append(f"speaker turns computed: {found.correct} of {found.total} correct "
+                     f"(mapping {mapping}; cpWER {found.cpwer:.3f})" if found.cpwer is not None
+                     else f"speaker turns computed: {found.correct} of {found.total} correct "
+                     f"(mapping {mapping})")
+    if correct is not None or total is not None:
+        metrics["speaker_turns_operator_disagrees"] = float(
+            (correct, total) != (found.correct, found.total))
     return metrics

@@ -20,6 +20,7 @@ from typing import Any
 
 from ...stats import round_half_away
 from .scoring import WORKFLOWS
+from .validity import rank_blockers, run_validity
 
 __all__ = ["DECIMALS", "NO_OVERALL", "WORKFLOW_METRICS", "RigRules", "rig_tables"]
 
@@ -146,8 +147,12 @@ def _competition(values: Mapping[str, float], higher: bool) -> dict[str, int]:
 
 
 def _table(scope: Mapping[str, Any], metric: str, higher: bool, apps: Sequence[str],
-           rules: RigRules, runs: Any, others: Any) -> dict[str, Any]:
+           rules: RigRules, runs: Any, others: Any,
+           blocked: Mapping[str, list[str]] | None = None) -> dict[str, Any]:
     coverage = {app: _coverage(app, scope, metric, rules, runs, others) for app in apps}
+    for app, reasons in (blocked or {}).items():
+        if app in coverage:
+            coverage[app]["reasons"].extend(reasons)
     if not rules.gate_ready:
         blocking = "; ".join(rules.blocking) or "none listed"
         for cov in coverage.values():
@@ -230,7 +235,9 @@ def rig_tables(records: Sequence[Mapping[str, Any]], package: Mapping[str, Any]
             others[(r["product"], r["rig"]["test_profile"], r["case_id"])].append(
                 f"r{r['repetition']} {status}")
     profiles = sorted({r["rig"]["test_profile"] for r in complete}) or [rules.default_profile]
-    tables = [_table(scope, metric, higher, apps, rules, runs, others)
+    validity = run_validity(rig_records, package)
+    blocked = rank_blockers(validity)
+    tables = [_table(scope, metric, higher, apps, rules, runs, others, blocked)
               for scope in _scopes(rules, profiles) for metric, higher in scope["metrics"]]
     return {
         "normalization": "rig-v1",
@@ -240,6 +247,7 @@ def rig_tables(records: Sequence[Mapping[str, Any]], package: Mapping[str, Any]
         "statuses": statuses,
         "tables": tables,
         "observations": _observations(apps, complete),
+        "validity": validity,
         "environment_disagreements": [
             dict(zip(("app_id", "field", "declared", "detected"), key, strict=True))
             for key in sorted({(r["product"], d["field"], d["declared"], d["detected"])

@@ -12,13 +12,14 @@ terminal newline removed when the text was read).
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from functools import lru_cache
+from typing import Any
 
-import icu
-import regex
 from rapidfuzz.distance import Levenshtein
 
+from ...errors import DictbenchError
 from ...text.normalize import strict_text as file_text
 
 __all__ = ["NORMALIZATION", "char_tokens", "edit_distance", "file_text", "normalize",
@@ -42,22 +43,33 @@ class _Fold(dict[int, "int | str"]):
 
 
 _FOLD = _Fold()
-#: Latin-script letters, ASCII digits and spaces only: ICU's word rules
-#: never break inside such a run and always break at a space, so ``split`` is exact.
-_SIMPLE = regex.compile(r"[\p{Latin}0-9 ]*")
+#: Lower-case Latin letters (ASCII and Latin-1/Extended-A/B), ASCII digits and spaces
+#: only: ICU's word rules never break inside such a run and always break at a space, so
+#: ``split`` is exact there (anything else goes through ICU itself).
+_SIMPLE = re.compile(r"[a-z0-9\u00c0-\u024f ]*")
 #: ICU rule status below this marks a segment that is not word-like (UBRK_WORD_NONE).
 _WORD_NONE_LIMIT = 100
 
 
+def _icu() -> Any:
+    """The PyICU module (extra ``rig``), or a clear error saying how to get it."""
+    try:
+        import icu
+    except ImportError as exc:
+        raise DictbenchError("normalisation rig-v1 segments words with ICU and needs PyICU: "
+                             "pip install 'pytest-dictbench[rig]'") from exc
+    return icu
+
+
 @lru_cache(maxsize=64)
-def _locale(tag: str) -> icu.Locale:
-    return icu.Locale(tag.replace("-", "_"))
+def _locale(tag: str) -> Any:
+    return _icu().Locale(tag.replace("-", "_"))
 
 
 def _lower(text: str, locale: str) -> str:
     if text.isascii():
         return text.lower()
-    return str(icu.UnicodeString(text).toLower(_locale(locale)))
+    return str(_icu().UnicodeString(text).toLower(_locale(locale)))
 
 
 def normalize(text: str, locale: str) -> str:
@@ -67,7 +79,7 @@ def normalize(text: str, locale: str) -> str:
 
 
 def _segment(text: str, locale: str) -> list[str]:
-    iterator = icu.BreakIterator.createWordInstance(_locale(locale))
+    iterator = _icu().BreakIterator.createWordInstance(_locale(locale))
     iterator.setText(text)
     words, start = [], 0
     for end in iterator:

@@ -1,0 +1,83 @@
+"""Calibration blocks of an imported rig run (``--dictbench-calibration DIR`` or the
+manifest's ``protocol.calibration.recordings_dir``).
+
+Every block attempt of ``blocks.csv`` is measured against the published stimulus
+(:mod:`pytest_dictbench.validity.calibration`). A row that ran in an attempt whose
+calibration failed becomes ``invalid`` with the reason ``invalid_rig`` and what failed
+by how much: it is reported, never scored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from ..errors import SuiteError
+from ..model import Suite
+from ..suites import inside
+from ..validity.blocks import read_blocks
+from ..validity.calibration import Tolerance, calibrate_blocks, measure
+from ..validity.schedule import RunRow, assign_attempts
+from .results import RigRow
+
+__all__ = ["apply_calibration", "calibration_folder"]
+
+
+def calibration_folder(suite: Suite, option: str | None, cwd: Path) -> Path | None:
+    """The calibration folder: the option's (relative to ``cwd``), else the manifest's."""
+    if option:
+        return (cwd / option).resolve()
+    declared = suite.manifest["package"].get("protocol", {}).get("calibration", {}).get(
+        "recordings_dir")
+    if not declared:
+        return None
+    return inside(suite.root, declared, what="protocol.calibration.recordings_dir",
+                  where=suite.root)
+
+
+def apply_calibration(suite: Suite, rows: list[RigRow], folder: Path
+                      ) -> tuple[list[RigRow], dict[str, dict[str, Any]]]:
+    """Rows with those of failed block attempts made ``invalid``, and per run_id the
+    block attempt it ran in with that attempt's calibration verdict."""
+    calibration = suite.manifest["package"].get("protocol", {}).get("calibration", {})
+    tolerance = Tolerance(float(calibration.get("level_tolerance_db", 0.2)),
+                          float(calibration.get("onset_tolerance_ms", 20.0)))
+    stimulus_path = calibration.get("stimulus_path")
+    stimulus_file = inside(suite.root, stimulus_path, what="stimulus_path",
+                           where=suite.root) if stimulus_path else folder / "stimulus.wav"
+    if not stimulus_file.is_file():
+        raise SuiteError("the calibration stimulus is missing (stimulus.wav in the "
+                         "calibration folder, or protocol.calibration.stimulus_path)",
+                         path=stimulus_file)
+    attempts = read_blocks(folder)
+    verdicts = {a.key: r for a, r in zip(attempts, calibrate_blocks(
+        measure(stimulus_file), [(a.key, a.recording) for a in attempts], tolerance),
+        strict=True)}
+    run_rows = [RunRow(r.cells["run_id"] or f"row-{r.number}", r.app_id, r.fixture_id,
+                       r.repetition, r.status, _time(r.cells["tested_at"])) for r in rows]
+    assigned = assign_attempts(run_rows, attempts)
+    blocks: dict[str, dict[str, Any]] = {}
+    out = []
+    for row, run in zip(rows, run_rows, strict=True):
+        attempt = assigned.get(run.run_id)
+        if attempt is None:
+            out.append(row)
+            continue
+        verdict = verdicts[attempt.key]
+        blocks[run.run_id] = {"attempt": attempt.key, "calibration": verdict.to_json()}
+        if not verdict.accepted and row.status == "complete":
+            note = f"invalid_rig: {attempt.key} calibration failed: {'; '.join(verdict.failures)}"
+            row = dataclasses.replace(row, status="invalid",
+                                      cells={**row.cells, "status": "invalid", "notes": note})
+        out.append(row)
+    return out, blocks
+
+
+def _time(text: str) -> Any:
+    from ..validity.blocks import parse_time
+
+    try:
+        return parse_time(text) if text else None
+    except ValueError:
+        return None
