@@ -85,7 +85,8 @@ def test_bundled_example_imports_scores_and_reports(pytester: pytest.Pytester,
     assert [(b["block"], b["accepted"]) for b in validity["calibration"]] == [
         ("block_1", True), ("block_2", True), ("block_3", False), ("block_3#2", True)]
     assert {(v["app_id"], v["kind"]) for v in validity["schedule"]} == {
-        ("murmurdesk", "block_order"), ("parlo", "block_order"), ("quillnote", "block_order")}
+        ("murmurdesk", "block_order"), ("parlo", "block_order"), ("quillnote", "block_order"),
+        ("echoline", "network")}  # block_3's first attempt lacks its end measurement
     [speakers] = validity["speakers"]
     assert speakers["app_id"] == "quillnote" and speakers["operator_disagrees"]
     assert "the labelled transcript gives 5 of 6" in speakers["note"]

@@ -65,7 +65,8 @@ def apply_calibration(suite: Suite, rows: list[RigRow], folder: Path
             out.append(row)
             continue
         verdict = verdicts[attempt.key]
-        blocks[run.run_id] = {"attempt": attempt.key, "calibration": verdict.to_json()}
+        blocks[run.run_id] = {"attempt": attempt.key, "calibration": verdict.to_json(),
+                              "network_measured": attempt.network_measured}
         if not verdict.accepted and row.status == "complete":
             note = f"invalid_rig: {attempt.key} calibration failed: {'; '.join(verdict.failures)}"
             row = dataclasses.replace(row, status="invalid",

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...validity.blocks import parse_time
-from ...validity.schedule import RunRow, check_schedule
+from ...validity.schedule import CLOUD_PATHS, RunRow, Violation, check_schedule
 
 __all__ = ["rank_blockers", "run_validity"]
 
@@ -48,6 +48,14 @@ def run_validity(records: Sequence[Mapping[str, Any]], package: Mapping[str, Any
         block = record["rig"].get("block")
         if block and block.get("calibration"):
             blocks[block["attempt"]] = block["calibration"]
+        path = record["rig"].get("processing_path", "")
+        if block and path in CLOUD_PATHS and not block.get("network_measured", True) \
+                and record["rig"]["status"] not in ("", "blank", "not_tested"):
+            schedule.append(Violation(
+                "network", record["product"],
+                f"{block['attempt']}: cloud processing path ({path}) but no network "
+                "measurement at the block's start and end"))
+    schedule = sorted(set(schedule), key=lambda v: (v.app_id, v.kind, v.message))
     speakers = [
         {"app_id": r["product"], "fixture_id": r["case_id"], "repetition": r["repetition"],
          "note": r.get("message", ""),
