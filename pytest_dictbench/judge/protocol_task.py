@@ -16,7 +16,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from .records import JudgeConfig, JudgeRequest, RuleVerdict
-from .request import REQUEST_FORMAT, TOOL_NAME, check_schema
+from .request import TOOL_NAME, check_schema, request_key_content
 from .task import Prompt
 
 __all__ = ["ProtocolTask"]
@@ -50,15 +50,7 @@ class ProtocolTask:
                 for rule, (score, reason) in verdicts.items()}, {}
 
     def key_content(self, request: JudgeRequest) -> dict[str, Any]:
-        return {
-            "guide": self.protocol.version,
-            "format": REQUEST_FORMAT,
-            "rubric": request.rubric_version,
-            "case": request.visible_case(),
-            "output": request.output_text,
-            "rules": [list(rule) for rule in request.rules],
-            "auto": request.auto_json(),
-        }
+        return request_key_content(request, self.protocol.version)
 
 
 @lru_cache(maxsize=256)

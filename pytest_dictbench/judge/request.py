@@ -31,6 +31,7 @@ __all__ = [
     "cache_key",
     "check_schema",
     "parse_verdicts",
+    "request_key_content",
     "task_of",
     "user_message",
     "verdict_schema",
@@ -173,18 +174,24 @@ class RubricTask:
         return parse_verdicts(answer, request.rule_ids), {}
 
     def key_content(self, request: JudgeRequest) -> dict[str, Any]:
-        content = {
-            "guide": guide.GUIDE_VERSION,
-            "format": REQUEST_FORMAT,
-            "rubric": request.rubric_version,
-            "case": request.visible_case(),
-            "output": request.output_text,
-            "rules": [list(rule) for rule in request.rules],
-            "auto": request.auto_json(),
-        }
+        content = request_key_content(request, guide.GUIDE_VERSION)
         if self.rubric:
             content["rubric_table"] = [list(rule) for rule in self.rubric]
         return content
+
+
+def request_key_content(request: JudgeRequest, guide_version: str) -> dict[str, Any]:
+    """What every task puts in a verdict's cache key: guide version, request format,
+    rubric version, the visible case, the output, the rules and the automated results."""
+    return {
+        "guide": guide_version,
+        "format": REQUEST_FORMAT,
+        "rubric": request.rubric_version,
+        "case": request.visible_case(),
+        "output": request.output_text,
+        "rules": [list(rule) for rule in request.rules],
+        "auto": request.auto_json(),
+    }
 
 
 _SENT_SCHEMA = _sent_schema()
