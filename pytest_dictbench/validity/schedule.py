@@ -142,8 +142,9 @@ def selective_reruns(rows: Sequence[RunRow], attempts: Sequence[BlockAttempt],
     """Products rerun alone after a failed calibration of their block.
 
     ``invalid`` holds the keys of attempts whose calibration failed. The next attempt of
-    the same block must include every product the failed attempt had; when it has only
-    some of them, each rerun product is flagged.
+    the same block must include every product the failed attempt had; when it reruns
+    only some of them, each rerun product is flagged (products that first ran in the new
+    attempt are not reruns).
     """
     failed = set(invalid)
     assigned = assign_attempts(rows, attempts)
@@ -156,12 +157,13 @@ def selective_reruns(rows: Sequence[RunRow], attempts: Sequence[BlockAttempt],
     for before, after in itertools.pairwise(ordered):
         if before.block != after.block or before.key not in failed:
             continue
+        rerun = apps[before.key] & apps[after.key]
         missing = apps[before.key] - apps[after.key]
-        if missing and apps[after.key]:
-            for app in sorted(apps[after.key]):
+        if rerun and missing:
+            for app in sorted(rerun):
                 found.append(Violation(
                     "selective_rerun", app,
-                    f"{after.key} reran only {', '.join(sorted(apps[after.key]))} after "
+                    f"{after.key} reran only {', '.join(sorted(rerun))} after "
                     f"{before.key} failed calibration (not rerun: {', '.join(sorted(missing))})"))
     return found
 
