@@ -57,3 +57,19 @@ def test_a_credential_in_the_table_is_refused_without_echoing_it(where: str) -> 
     with pytest.raises(JudgeError, match="ANTHROPIC_API_KEY") as info:
         parse_judge_settings(table)
     assert "sk-secret-value" not in str(info.value)
+
+
+def test_a_trailing_newline_never_passes_an_anchored_pattern(tmp_path) -> None:
+    """Judge settings and decision lines use the project's validator, whose ``$`` is the
+    end of the text (Python's ``re`` lets ``$`` match before a final newline)."""
+    import json as _json
+
+    from pytest_dictbench.errors import JudgeError as _JudgeError
+    from pytest_dictbench.judge.adjudications import load_decisions
+
+    line = {"suite": "s", "case": "c", "product": "p", "output_hash": "a" * 64 + "\n",
+            "rule": "A1", "score": 2, "reason": "r", "decided_by": "x"}
+    path = tmp_path / "adjudications.jsonl"
+    path.write_text(_json.dumps(line) + "\n", encoding="utf-8")
+    with pytest.raises(_JudgeError, match=":1:"):
+        load_decisions(path)

@@ -17,11 +17,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
 from ..errors import JudgeError
 from ..files import atomic_write
 from ..jsonl import read_jsonl
+from ..schemas import Validator
 from .double import Decision, PendingDecision
 
 __all__ = ["DECISION_SCHEMA", "load_decisions", "write_pending"]
@@ -47,7 +46,7 @@ DECISION_SCHEMA: dict[str, Any] = {
     "then": {"properties": {"score": {"enum": [0, 1, 2]}}},
 }
 
-_VALIDATOR = Draft202012Validator(DECISION_SCHEMA)
+_VALIDATOR = Validator(DECISION_SCHEMA)
 
 
 def _check(obj: dict[str, Any], path: Path, line: int) -> None:

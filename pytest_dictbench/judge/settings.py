@@ -40,9 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
 from ..errors import JudgeError
+from ..schemas import Validator
 from .records import FAMILIES, JudgeConfig, RetryPolicy
 
 __all__ = ["JUDGE_SETTINGS_SCHEMA", "JudgeSettings", "parse_judge_settings"]
@@ -90,7 +89,7 @@ JUDGE_SETTINGS_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-_VALIDATOR = Draft202012Validator(JUDGE_SETTINGS_SCHEMA)
+_VALIDATOR = Validator(JUDGE_SETTINGS_SCHEMA)
 
 
 @dataclass(frozen=True)
