@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from pytest_dictbench.errors import JudgeError
 from pytest_dictbench.judge import JudgeConfig, RetryPolicy, parse_judge_settings
+from pytest_dictbench.judge.adjudications import load_decisions
 
 TABLE = {
     "concurrency": 8,
@@ -59,17 +63,12 @@ def test_a_credential_in_the_table_is_refused_without_echoing_it(where: str) -> 
     assert "sk-secret-value" not in str(info.value)
 
 
-def test_a_trailing_newline_never_passes_an_anchored_pattern(tmp_path) -> None:
+def test_a_trailing_newline_never_passes_an_anchored_pattern(tmp_path: Path) -> None:
     """Judge settings and decision lines use the project's validator, whose ``$`` is the
     end of the text (Python's ``re`` lets ``$`` match before a final newline)."""
-    import json as _json
-
-    from pytest_dictbench.errors import JudgeError as _JudgeError
-    from pytest_dictbench.judge.adjudications import load_decisions
-
     line = {"suite": "s", "case": "c", "product": "p", "output_hash": "a" * 64 + "\n",
             "rule": "A1", "score": 2, "reason": "r", "decided_by": "x"}
     path = tmp_path / "adjudications.jsonl"
-    path.write_text(_json.dumps(line) + "\n", encoding="utf-8")
-    with pytest.raises(_JudgeError, match=":1:"):
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    with pytest.raises(JudgeError, match=":1:"):
         load_decisions(path)
