@@ -75,6 +75,7 @@ def test_bundled_example_imports_scores_and_reports(pytester: pytest.Pytester,
         assert "dictation, profile default: wer (lower is better)" in text
         assert "not ranked" in text and "no overall ranking" in text
         assert "Descriptive metadata of complete rows (never part of a score)" in text
+    assert "<h3>Leaderboard</h3>" not in (folder / "dictbench.html").read_text()
     # rig validity (issue 12): the failed block calibration, the run-order violation and
     # the labelled meeting transcript with a merged turn, each with its reason
     invalid = [i for i in items if i["product"] == "echoline" and i["repetition"] == 3

@@ -262,7 +262,9 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
         f"repetition{'s' if reps != 1 else ''} · ranked by <b>{esc(r.get('metric'))}</b> "
         f"({direction} is better, compared at {esc(r.get('decimals', '-'))} decimals)</p>",
         _badges(suite),
-        "<h3>Leaderboard</h3>", _leaderboard(suite), _figures(suite, colors, use_figures),
+        # rig suites rank per metric table (their own section), never on one leaderboard
+        *([] if "rig" in suite else ["<h3>Leaderboard</h3>", _leaderboard(suite)]),
+        _figures(suite, colors, use_figures),
         _summary_figures(suite),
         "<h3>Products</h3>", _products(suite),
     ]
