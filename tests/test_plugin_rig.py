@@ -51,6 +51,10 @@ def test_bundled_example_imports_scores_and_reports(pytester: pytest.Pytester,
     # rows of block 3 ran in an attempt whose calibration failed: invalid_rig, errors
     result.assert_outcomes(passed=88, failed=2, errors=8, skipped=10)
     result.stdout.fnmatch_lines([
+        "mac-rig: one ranking per metric table, no overall ranking*",
+        "  dictation, profile default: wer (lower is better): 1. murmurdesk *, 1. quillnote *",
+        "mac-rig/(run): calibration block_3: invalid_rig: onset +25.0 ms*"])
+    result.stdout.fnmatch_lines([
         "invalid run: dictation-en-us-general from echoline (row 83): EXAMPLE DATA*",
         "score 0.00: final transcript is not the exact target (remaining edit distance 1)",
         "run failed: file-en-us-interview from parlo (row 54): EXAMPLE DATA*"])

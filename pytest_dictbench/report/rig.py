@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["RigTable", "rig_notes", "rig_tables_text"]
+__all__ = ["RigTable", "rig_notes", "rig_tables_text", "table_title"]
 
 _STATUSES = ("complete", "not_tested", "unsupported", "failed", "invalid", "blank")
 
@@ -31,7 +31,8 @@ def _value(value: Any) -> str:
     return "-" if value is None else f"{value:.6f}"
 
 
-def _title(table: Mapping[str, Any]) -> str:
+def table_title(table: Mapping[str, Any]) -> str:
+    """``dictation, profile default: wer (lower is better)``."""
     scope = table["workflow"] + (f" {table['locale']}" if table["locale"] else "")
     return (f"{scope}, profile {table['test_profile']}: {table['metric']} "
             f"({table['direction']})")
@@ -49,7 +50,7 @@ def _metric_table(table: Mapping[str, Any]) -> RigTable:
     for entry in table["not_ranked"]:
         rows.append(("not ranked", entry["app_id"], _value(entry["value"]), "",
                      "; ".join(entry["reasons"])))
-    return RigTable(_title(table), ("Rank", "Product", "Value", "Cohort",
+    return RigTable(table_title(table), ("Rank", "Product", "Value", "Cohort",
                                     "Fixture medians / reasons not ranked"),
                     tuple(rows), numeric=(2,))
 

@@ -6,7 +6,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..text.visible import visible
+from .rig import table_title
 from .sections import fmt, fmt_p, fmt_score
+from .validity import validity_rows
 
 __all__ = ["baseline_line", "gate_lines", "shared_cases", "summary_lines"]
 
@@ -78,11 +80,28 @@ def _notes(suite: Mapping[str, Any]) -> list[str]:
     return notes
 
 
+def _rig(suite: Mapping[str, Any]) -> list[str]:
+    """A rig suite's per-metric ranks, one line a table, and its validity findings."""
+    rig = suite.get("rig")
+    if not rig:
+        return []
+    lines = [f"{suite['id']}: one ranking per metric table, no overall ranking "
+             "(not-ranked reasons in dictbench.md)"]
+    for t in rig["tables"]:
+        ranked = [f"{e['rank']}. {e['app_id']} {e['value']:.6f}"
+                  for cohort in t["cohorts"] for e in cohort["entries"]]
+        lines.append(f"  {table_title(t)}: {', '.join(ranked) or 'no ranks'}; "
+                     f"{len(t['not_ranked'])} not ranked")
+    lines += [f"{suite['id']}/{product}: {check}: {finding}"
+              for product, check, finding in validity_rows(suite)]
+    return lines
+
+
 def summary_lines(report: Mapping[str, Any]) -> list[str]:
-    """The overview table, then per suite its leaderboard and notes."""
+    """The overview table, then per suite its leaderboard (or rig tables) and notes."""
     lines = _overview(report)
     for suite in report.get("suites", []):
-        board = _leaderboard(suite)
+        board = _leaderboard(suite) or _rig(suite)
         lines += (["", *board] if board else []) + _notes(suite)
     return [visible(line) for line in lines]
 
