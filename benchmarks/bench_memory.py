@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_plugin_overhead import make_project
+from bench_plugin_overhead import alternate_rounds
 
 
 def measured(args: list[str], cwd: Path) -> tuple[float, float]:
@@ -44,13 +44,7 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=1)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        make_project(root, args.items)
-        plugin, baseline = [], []
-        for _ in range(args.rounds):
-            baseline.append(measured(["trivial"], root))
-            plugin.append(measured(["--product=gen"], root))
+    baseline, plugin = alternate_rounds(args.items, args.rounds, measured)
     bt, bm = (statistics.median(v) for v in zip(*baseline, strict=True))
     pt, pm = (statistics.median(v) for v in zip(*plugin, strict=True))
     print(f"trivial parametrized tests ({args.items}): {bt:.2f} s, peak RSS {bm:.0f} MB")

@@ -15,7 +15,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 CANARY = "DICTBENCH-CANARY bench 11111111-2222-4333-8444-555555555555"
 WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
@@ -58,18 +62,26 @@ def timed(args: list[str], cwd: Path) -> float:
     return elapsed
 
 
+def alternate_rounds(items: int, rounds: int, measure: Callable[[list[str], Path], T]
+                     ) -> tuple[list[T], list[T]]:
+    """Measure the trivial baseline and the plugin on one generated project, alternating
+    round by round so that machine noise hits both alike: ``(baseline, plugin)``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        make_project(root, items)
+        baseline, plugin = [], []
+        for _ in range(rounds):
+            baseline.append(measure(["trivial"], root))
+            plugin.append(measure(["--product=gen"], root))
+    return baseline, plugin
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        make_project(root, args.items)
-        plugin, baseline = [], []
-        for _ in range(args.rounds):
-            baseline.append(timed(["trivial"], root))
-            plugin.append(timed(["--product=gen"], root))
+    baseline, plugin = alternate_rounds(args.items, args.rounds, timed)
     b, p = statistics.median(baseline), statistics.median(plugin)
     print(f"trivial parametrized tests ({args.items}): median {b:.2f} s over {args.rounds}")
     print(f"dictbench cached suite    ({args.items}): median {p:.2f} s over {args.rounds}")

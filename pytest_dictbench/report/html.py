@@ -35,7 +35,7 @@ from .sections import (
     fmt_score,
     group_tables,
     metric_groups,
-    rule_key,
+    rule_count_tables,
     suite_records,
     summary_metrics,
 )
@@ -197,17 +197,10 @@ def _figures(suite: Mapping[str, Any], colors: Mapping[str, str], use_figures: b
 def _rule_tables(suite: Mapping[str, Any]) -> str:
     """Rubric: per product, how many items failed each rule and how many were unjudged."""
     parts = []
-    for key, title in (("rule_failures", "Items failing each rule"),
-                       ("unjudged", "Items where a rule was left unjudged (no verdict)"),
-                       ("overturned", "Items where judges or a person overturned the "
-                        "automated score")):
-        counts = {e["product"]: e["tables"][key] for e in suite["products"]
-                  if isinstance(e.get("tables", {}).get(key), Mapping)}
-        rules = sorted({r for c in counts.values() for r in c}, key=rule_key)
-        if not rules:
-            continue
+    for title, rules, counts in rule_count_tables(
+            suite, ("rule_failures", "unjudged", "overturned")):
         rows = [[f"<b>{esc(p)}</b>", *(str(c.get(r, 0)) for r in rules)]
-                for p, c in sorted(counts.items())]
+                for p, c in counts.items()]
         parts.append(f"<h4>{esc(title)}</h4>" + table(
             ["Product", *(f'<span class="rule">{esc(r)}</span>' for r in rules)], rows,
             numeric=range(1, len(rules) + 1)))

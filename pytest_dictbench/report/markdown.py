@@ -26,7 +26,7 @@ from .sections import (
     fmt_score,
     group_tables,
     metric_groups,
-    rule_key,
+    rule_count_tables,
     shared_cell,
     suite_records,
 )
@@ -166,15 +166,8 @@ def _group(group: GroupTable) -> list[str]:
 
 def _rule_failures(suite: Mapping[str, Any]) -> list[str]:
     lines: list[str] = []
-    for key, title in (("rule_failures", "Items failing each rule"),
-                       ("overturned", "Items where judges or a person overturned the "
-                        "automated score")):
-        counts = {e["product"]: e["tables"][key] for e in suite["products"]
-                  if isinstance(e.get("tables", {}).get(key), Mapping)}
-        rules = sorted({r for c in counts.values() for r in c}, key=rule_key)
-        if not rules:
-            continue
-        rows = [[md(p), *(str(c.get(r, 0)) for r in rules)] for p, c in sorted(counts.items())]
+    for title, rules, counts in rule_count_tables(suite, ("rule_failures", "overturned")):
+        rows = [[md(p), *(str(c.get(r, 0)) for r in rules)] for p, c in counts.items()]
         lines += [f"**{title}**", "", *_table(["Product", *(md(r) for r in rules)], rows,
                                                 range(1, len(rules) + 1))]
     return lines

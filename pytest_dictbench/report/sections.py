@@ -34,6 +34,7 @@ __all__ = [
     "group_tables",
     "is_fraction",
     "metric_groups",
+    "rule_count_tables",
     "rule_key",
     "shared_cell",
     "suite_records",
@@ -104,6 +105,30 @@ def shared_cell(c: Mapping[str, Any]) -> str:
     if c.get("cases_a", c["n"]) == c["n"] == c.get("cases_b", c["n"]):
         return str(c["n"])
     return f"{c['n']} of {c['cases_a']} / {c['cases_b']}"
+
+
+#: Per-product rule count tables of a method's aggregate: (table key, title).
+RULE_COUNT_TABLES = (
+    ("rule_failures", "Items failing each rule"),
+    ("unjudged", "Items where a rule was left unjudged (no verdict)"),
+    ("overturned", "Items where judges or a person overturned the automated score"),
+)
+
+
+def rule_count_tables(suite: Mapping[str, Any], keys: Iterable[str]
+                      ) -> list[tuple[str, list[str], dict[str, Mapping[str, int]]]]:
+    """``(title, rules in rubric order, {product: {rule: count}})`` for each of ``keys``
+    that some product's tables hold, in :data:`RULE_COUNT_TABLES` order."""
+    found = []
+    for key, title in RULE_COUNT_TABLES:
+        if key not in keys:
+            continue
+        counts = {e["product"]: e["tables"][key] for e in suite["products"]
+                  if isinstance(e.get("tables", {}).get(key), Mapping)}
+        rules = sorted({r for c in counts.values() for r in c}, key=rule_key)
+        if rules:
+            found.append((title, rules, dict(sorted(counts.items()))))
+    return found
 
 
 def rule_key(rule: str) -> tuple[str, int, str]:
