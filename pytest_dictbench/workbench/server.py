@@ -28,8 +28,8 @@ from .store import ConcurrentEdit, read_cases
 __all__ = ["Workbench", "make_server"]
 
 TOKEN_HEADER = "X-Dictbench-Token"
-_STATIC = {"review.js": "text/javascript", "adjudicate.js": "text/javascript",
-           "workbench.css": "text/css"}
+_STATIC = {"common.js": "text/javascript", "review.js": "text/javascript",
+           "adjudicate.js": "text/javascript", "workbench.css": "text/css"}
 _PAGES = {"/": "review.html", "/adjudicate": "adjudicate.html"}
 _AUDIO_TYPES = {".flac": "audio/flac", ".wav": "audio/wav", ".mp3": "audio/mpeg",
                 ".ogg": "audio/ogg", ".opus": "audio/ogg", ".m4a": "audio/mp4"}

@@ -1,25 +1,8 @@
 "use strict";
+// TOKEN, $, say and post come from common.js, loaded first.
 // The adjudication view: a person decides each pending rule. A drafted decision is
 // shown as a draft only; nothing is recorded until the person submits a reason.
-const TOKEN = document.querySelector('meta[name="dictbench-token"]').content;
-const $ = (id) => document.getElementById(id);
 let state = { entries: [], index: 0 };
-
-function say(text, isError) {
-  $("message").textContent = text;
-  $("message").className = isError ? "error" : "";
-}
-
-async function post(url, body) {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-Dictbench-Token": TOKEN },
-    body: JSON.stringify(body),
-  });
-  const data = await response.json();
-  if (!response.ok) throw new Error(data.error || response.statusText);
-  return data;
-}
 
 function markedOutput(text, spans) {
   const out = $("output");

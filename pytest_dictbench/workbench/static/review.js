@@ -1,25 +1,8 @@
 "use strict";
+// TOKEN, $, say and post come from common.js, loaded first.
 // The review page: one case at a time, keyboard first. Every write carries the
 // session token and the fingerprint of the cases file the page last loaded.
-const TOKEN = document.querySelector('meta[name="dictbench-token"]').content;
-const $ = (id) => document.getElementById(id);
 let state = { cases: [], fingerprint: "", index: 0, dirty: false };
-
-function say(text, isError) {
-  $("message").textContent = text;
-  $("message").className = isError ? "error" : "";
-}
-
-async function post(url, body) {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-Dictbench-Token": TOKEN },
-    body: JSON.stringify(body),
-  });
-  const data = await response.json();
-  if (!response.ok) throw new Error(data.error || response.statusText);
-  return data;
-}
 
 function showProgress(approved, total) {
   $("progress").textContent = `${approved} of ${total} approved`;
