@@ -134,8 +134,12 @@ def _provisional(records: Sequence[ItemRecord]) -> dict[str, int] | None:
 
 def _processing_path(product: Product | None, scored: Sequence[ItemRecord]
                      ) -> dict[str, Any] | None:
-    """The product's processing-path claim against its offline audits; None if neither."""
+    """The product's processing-path claim against its offline audits; None if neither.
+    The claim is its product file's, or else that of its rig rows (when they agree)."""
     claimed = product.environment.get("processing_path") if product else None
+    if product is None:
+        paths = {r["rig"].get("processing_path") for r in scored if "rig" in r}
+        claimed = paths.pop() if len(paths) == 1 else None
     audits = [r.get("offline_audit") for r in scored]
     if claimed is None and not any(audits):
         return None
@@ -192,8 +196,9 @@ def _suite_entry(suite: Suite, method: Method, by_product: Mapping[str, list[Ite
         suite.manifest, metric=headline, higher_is_better=getattr(method, "higher_is_better",
                                                                    True),
         where=suite.root / "suite.toml")
-    entries = [_product_entry(recs, suite, products.get(name), method, options)
-               for name, recs in sorted(by_product.items())]
+    described = getattr(method, "uses_product_files", True)
+    entries = [_product_entry(recs, suite, products.get(name) if described else None, method,
+                              options) for name, recs in sorted(by_product.items())]
     repetitions = max(r["repetition"] for recs in by_product.values() for r in recs)
     if getattr(method, "overall_ranking", True):
         ranks = rank_products(

@@ -181,15 +181,7 @@ class CaseItem(pytest.Item):
     def _prepare(self) -> None:
         """Get the output (skip when there is none, fail when it is an error) and the
         judges' verdicts."""
-        try:
-            output = self.adapter.get(self.case, self.repetition)
-        except DictbenchError as exc:
-            problem: DictbenchError | None = exc
-        else:
-            problem = None
-        if problem is not None:  # failed outside the except block: one message, no chain
-            self._record("error", message=str(problem))
-            pytest.fail(visible(f"capture error: {self._shown(str(problem))}"), pytrace=False)
+        output = self._get_output()
         if output is None or output.status in SKIP_STATUSES:
             reason = output.status if output else "no output"
             self._record("not_tested", message=reason,
@@ -218,6 +210,16 @@ class CaseItem(pytest.Item):
         if self.judgement.unscored:  # pending in a batch, or held back by the budget
             self._record("not_tested", message=self.judgement.unscored, output=output)
             pytest.skip(f"not scored: {self.judgement.unscored}")
+
+    def _get_output(self) -> Output | None:
+        """The adapter's output; a capture problem records an error and fails the item."""
+        try:
+            return self.adapter.get(self.case, self.repetition)
+        except DictbenchError as exc:
+            problem = exc
+        # failed outside the except block: one message, no chain
+        self._record("error", message=str(problem))
+        pytest.fail(visible(f"capture error: {self._shown(str(problem))}"), pytrace=False)
 
     def runtest(self) -> None:
         if self.failed_run is not None:

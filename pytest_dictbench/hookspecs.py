@@ -112,12 +112,15 @@ def pytest_dictbench_update_report(config: pytest.Config, report: dict[str, Any]
 @hookspec(firstresult=True)
 def pytest_dictbench_transcriber(
     product: Product, suite: Suite
-) -> Callable[[CaptureRequest], str] | None:
+) -> Callable[[CaptureRequest], str | Mapping[str, Any]] | None:
     """Called by the ``python`` adapter the first time it must capture an output.
 
     The function returned is called once per item (and once for the warm-up) with a
     :class:`~pytest_dictbench.adapters.live.CaptureRequest` (``audio`` path, ``locale``,
-    ``case_id``, ``warmup``) and returns the product's text. It raises
+    ``case_id``, ``warmup``; ``seed`` and ``target`` paths for a rig correction) and
+    returns the product's text, or a transcript record (a dict with ``text``, ``status``,
+    ``error``, ``capture_complete``, ``edit_actions``; see
+    :mod:`pytest_dictbench.adapters.live`). It raises
     :class:`~pytest_dictbench.errors.CaptureError` when the product fails; that becomes
     an ``error`` output (cached, retried next run). Stops at first non-None result, see
     :ref:`firstresult`.

@@ -105,6 +105,9 @@ class Product:
     description: str = ""
     #: List price from ``[pricing]`` (usd_per_audio_minute, snapshot_date, source_url).
     pricing: Mapping[str, Any] = field(default_factory=dict)
+    #: Rig workflows the product offers (``workflows``); a rig fixture of any other
+    #: workflow is ``unsupported`` for it. Empty: dictation and file transcription.
+    workflows: tuple[str, ...] = ()
 
     @property
     def outputs_dir(self) -> Path:

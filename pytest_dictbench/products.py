@@ -48,7 +48,7 @@ def load_product(name: str, folder: Path) -> Product:
     return Product(
         name=name, version=data["version"], adapter=data["adapter"], path=path,
         settings=data.get("settings", {}), environment=data.get("environment", {}),
-        pricing=data.get("pricing", {}),
+        pricing=data.get("pricing", {}), workflows=tuple(data.get("workflows", ())),
         description=data.get("description", ""),
     )
 

@@ -227,3 +227,23 @@ def test_prompt_template_is_filled_with_the_case_context(
     live = adapter(tmp_path, suite, openai(server, prompt="Names: {context}."))
     assert capture(live, suite).status == "complete"
     assert server.requests[0].fields["prompt"] == "Names: Priya, Kubernetes."
+
+
+@pytest.mark.parametrize(("body", "status", "text", "error"), [
+    ({"result": {"text": "hi", "capture_complete": False}}, "complete", "hi", None),
+    ({"result": {"status": "unsupported"}}, "unsupported", "", None),
+    ({"result": {"status": "invalid", "error": "wrong route"}}, "invalid", "", "wrong route"),
+    ({"result": "hi"}, "error", "", "response from {url}/r has no transcript record at "
+     "'result'"),
+])
+def test_json_mode_reads_a_transcript_record(tmp_path: Path, suite: Suite, body: Any,
+                                             status: str, text: str, error: str | None
+                                             ) -> None:
+    with SttServer(lambda request: Reply(body=body)) as server:
+        settings = {"mode": "json", "url": server.url + "/r", "text_field": "result",
+                    "answer": "record", "timeout_s": 5}
+        output = capture(adapter(tmp_path, suite, settings), suite)
+    assert (output.status, output.text) == (status, text)
+    assert output.error == (error.format(url=server.url) if error else None)
+    if status == "complete":
+        assert output.meta["capture_complete"] is False

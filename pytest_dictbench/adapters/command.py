@@ -2,15 +2,23 @@
 
 The program is started directly from an argv list, never through a shell, so file names
 with spaces, quotes, ``;`` or ``$(...)`` reach it as one plain argument each. The
-placeholders ``{audio}`` (absolute path), ``{locale}``, ``{case_id}`` and ``{context}``
-(the case's names and vocabulary, "" when it has none) are substituted
+placeholders ``{audio}`` (absolute path), ``{locale}``, ``{case_id}``, ``{context}``
+(the case's names and vocabulary, "" when it has none) and, for a rig correction,
+``{seed}`` and ``{target}`` (the seeded text's and the exact target's files; "" for
+other cases, as ``{audio}`` is for a correction) are substituted
 in one pass per argv element: substituted data is never scanned again, and nothing else
 in the template is interpreted.
+
+With ``output = "json"`` the standard output is one JSON object, a transcript record
+(:func:`~pytest_dictbench.adapters.live.transcript_record`): ``{"text": ...}``, or
+``{"status": "unsupported"}``, ``{"status": "failed", "error": ...}``, and the rig fields
+``capture_complete`` and ``edit_actions``. The default ``output = "text"`` is the text.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import selectors
@@ -34,7 +42,7 @@ __all__ = ["CommandTranscriber", "command_adapter", "expand_argv", "parse_comman
 #: Seconds a command may run before it is killed (``timeout_s``).
 DEFAULT_TIMEOUT_S = 300.0
 
-_PLACEHOLDER = re.compile(r"\{(audio|locale|case_id|context)\}")
+_PLACEHOLDER = re.compile(r"\{(audio|locale|case_id|context|seed|target)\}")
 #: Characters of the last stderr line quoted in an error message.
 _STDERR_CHARS = 300
 #: Seconds to wait for the end of stdout once the command itself has exited: a
@@ -78,20 +86,26 @@ class CommandTranscriber:
     decodes_audio = False
 
     def __init__(self, argv: Sequence[str], *, timeout_s: float, cwd: Path,
-                 describe: Mapping[str, Any]) -> None:
+                 describe: Mapping[str, Any], json_output: bool = False) -> None:
         self.argv = list(argv)
         self.timeout_s = timeout_s
         self.cwd = cwd
+        self.json_output = json_output
         self._describe = dict(describe)
 
     def describe(self) -> Mapping[str, Any]:
         return self._describe
 
     def transcribe(self, request: CaptureRequest,
-                   wrap: Callable[[list[str]], list[str]] | None = None) -> str:
-        argv = expand_argv(self.argv, {"audio": str(request.audio), "locale": request.locale,
-                                       "case_id": request.case_id,
-                                       "context": request.context})
+                   wrap: Callable[[list[str]], list[str]] | None = None
+                   ) -> str | dict[str, Any]:
+        def path(value: Path | None) -> str:
+            return "" if value is None else str(value)
+
+        argv = expand_argv(self.argv, {"audio": path(request.audio), "locale": request.locale,
+                                       "case_id": request.case_id, "context": request.context,
+                                       "seed": path(request.seed),
+                                       "target": path(request.target)})
         if wrap is not None:
             argv = wrap(argv)
         stdout, stderr, code = self._run(argv)
@@ -102,9 +116,18 @@ class CommandTranscriber:
         except UnicodeDecodeError as exc:
             raise CaptureError(f"command output is not valid UTF-8 (offset {exc.start})"
                                ) from None
-        return text
+        if not self.json_output:
+            return text
+        try:
+            record = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise CaptureError(f"command output is not one JSON object (output = \"json\"): "
+                               f"{exc.msg} at offset {exc.pos}") from None
+        if not isinstance(record, dict):
+            raise CaptureError("command output is JSON but not an object (output = \"json\")")
+        return record
 
-    def transcribe_offline(self, request: CaptureRequest) -> str:
+    def transcribe_offline(self, request: CaptureRequest) -> str | dict[str, Any]:
         """The same capture inside a network namespace with no network (offline audit)."""
         problem = namespace_problem()
         if problem is not None:
@@ -135,9 +158,12 @@ class CommandTranscriber:
 
 def command_adapter(product: Product, suite: Suite, options: AdapterOptions) -> LiveAdapter:
     """Adapter factory for ``adapter = "command"``."""
-    settings = Settings(product, {"command", "timeout_s"})
+    settings = Settings(product, {"command", "timeout_s", "output"})
     argv = parse_command(settings.get("command", (str, list)), settings)
     timeout_s = settings.positive("timeout_s", DEFAULT_TIMEOUT_S)
+    output = settings.get("output", str, "text")
+    if output not in ("text", "json"):
+        raise settings.error(f"[settings] output must be \"text\" or \"json\", not {output!r}")
     describe = {
         "engine": settings.get("engine", str, Path(argv[0]).name),
         "engine_version": settings.get("engine_version", str, None),
@@ -146,7 +172,8 @@ def command_adapter(product: Product, suite: Suite, options: AdapterOptions) -> 
     cwd = product.path.parent.resolve()
 
     def make() -> CommandTranscriber:
-        return CommandTranscriber(argv, timeout_s=timeout_s, cwd=cwd, describe=describe)
+        return CommandTranscriber(argv, timeout_s=timeout_s, cwd=cwd, describe=describe,
+                                  json_output=output == "json")
 
     return LiveAdapter(product, suite, options, make)
 

@@ -7,7 +7,9 @@ Two request shapes:
   the answer is ``{"text": ...}`` (the OpenAI shape, also spoken by many local servers).
 * ``mode = "json"``: ``POST {url}`` with a JSON object holding the audio as base64 under
   ``audio_field`` plus the fixed ``fields``; the text is read from ``text_field`` (a
-  dotted path such as ``result.text``).
+  dotted path such as ``result.text``), or with ``answer = "record"`` the object found
+  there is a transcript record (``text``, ``status``, ``error``, ``capture_complete``,
+  ``edit_actions``; see :mod:`.live`), so a service can answer ``unsupported``.
 
 An API key is read from the environment variable *named* by ``api_key_env`` and sent as
 ``Authorization: Bearer``. It is never written anywhere: error messages are scrubbed of
@@ -47,7 +49,7 @@ _BODY_CHARS = 200
 _AUDIO_TYPES = {".wav": "audio/wav", ".flac": "audio/flac", ".mp3": "audio/mpeg",
                 ".ogg": "audio/ogg", ".m4a": "audio/mp4", ".webm": "audio/webm"}
 _KNOWN = {"mode", "base_url", "url", "model", "language", "prompt", "audio_field",
-          "text_field", "fields", "locale_field", "api_key_env", "timeout_s"}
+          "text_field", "fields", "locale_field", "api_key_env", "timeout_s", "answer"}
 
 
 def encode_multipart(fields: Mapping[str, str], file_field: str, filename: str,
@@ -93,6 +95,10 @@ class HttpTranscriber:
             self.text_field: str = settings.get("text_field", str, "text")
             self.fields: Mapping[str, Any] = settings.get("fields", dict, {})
             self.locale_field: str | None = settings.get("locale_field", str, None)
+            self.answer: str = settings.get("answer", str, "text")
+            if self.answer not in ("text", "record"):
+                raise settings.error(f"[settings] answer must be 'text' or 'record', got "
+                                     f"{self.answer!r}")
         else:
             raise settings.error(f"[settings] mode must be 'openai' or 'json', got {self.mode!r}")
         parts = urlsplit(self.url)
@@ -107,17 +113,23 @@ class HttpTranscriber:
     def describe(self) -> Mapping[str, Any]:
         return self._describe
 
-    def transcribe(self, request: CaptureRequest) -> str:
+    def transcribe(self, request: CaptureRequest) -> str | Mapping[str, Any]:
+        audio = request.audio_path()
         try:
-            content = request.audio.read_bytes()
+            content = audio.read_bytes()
         except OSError as exc:
-            raise CaptureError(f"cannot read audio: {exc.strerror}", path=request.audio) from None
+            raise CaptureError(f"cannot read audio: {exc.strerror}", path=audio) from None
         body, content_type = (self._openai_body(request, content) if self.mode == "openai"
                               else self._json_body(request, content))
         answer = self._post(body, content_type)
-        text = _field(answer, "text" if self.mode == "openai" else self.text_field)
+        field = "text" if self.mode == "openai" else self.text_field
+        text = _field(answer, field)
+        if self.mode == "json" and self.answer == "record":
+            if not isinstance(text, Mapping):
+                raise CaptureError(f"response from {self.url} has no transcript record at "
+                                   f"{field!r}")
+            return text
         if not isinstance(text, str):
-            field = "text" if self.mode == "openai" else self.text_field
             raise CaptureError(f"response from {self.url} has no text at {field!r}")
         return text.strip()
 
@@ -128,8 +140,9 @@ class HttpTranscriber:
             fields["language"] = language
         if self.prompt:
             fields["prompt"] = request.fill(self.prompt)  # "{context}" from the case
-        kind = _AUDIO_TYPES.get(request.audio.suffix.lower(), "application/octet-stream")
-        return encode_multipart(fields, "file", request.audio.name, content, kind)
+        audio = request.audio_path()
+        kind = _AUDIO_TYPES.get(audio.suffix.lower(), "application/octet-stream")
+        return encode_multipart(fields, "file", audio.name, content, kind)
 
     def _json_body(self, request: CaptureRequest, content: bytes) -> tuple[bytes, str]:
         payload = dict(self.fields)

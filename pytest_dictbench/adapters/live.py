@@ -5,7 +5,8 @@ faster-whisper, a Python callable). For each item it
 
 1. returns the cached output of the case and repetition when there is a usable one
    (``complete``, ``not_tested`` or ``unsupported``; error lines are retried),
-   and ``None`` (not tested) for a case without ``audio``,
+   and ``None`` (not tested) for a case without ``audio`` (a rig correction fixture,
+   which has a ``seed`` instead, is captured without audio),
 2. otherwise checks the case's audio (exists, decodes, matches the suite's sha256),
 3. gives the transcriber one unscored warm-up per adapter instance,
 4. times the capture, writes the output line with its capture metadata to the cache
@@ -13,6 +14,12 @@ faster-whisper, a Python callable). For each item it
 
 Audio problems and configuration problems raise (the item errors, nothing is cached);
 a failing product gives an ``error`` output, which is cached and retried next run.
+
+A transcriber returns the text, or a *transcript record* (a mapping) when it has more
+to say: ``text``; ``status``, one of the output statuses (``complete`` by default;
+``unsupported``, ``not_tested``, ``blank``, ``failed``, ``invalid``); ``error`` (why it
+failed); and the rig fields ``capture_complete`` (bool) and ``edit_actions`` (whole
+number). Anything else in it is refused, so a typo cannot pass unseen.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ from typing import Any, Protocol, runtime_checkable
 from ..audio.io import AudioError, audio_info, read_audio, sha256_file
 from ..environment import detect_environment
 from ..errors import CaptureError, DictbenchError
-from ..model import Case, Output, Product, Suite
+from ..model import OUTPUT_STATUSES, Case, Output, Product, Suite
 from ..products import output_from_line, outputs_file
 from ..redact import register_settings_secrets, scrub
 from ..suites import MANIFEST, inside
@@ -34,7 +41,8 @@ from .base import AdapterOptions
 from .capture_cache import CaptureCache
 from .settings import public_settings
 
-__all__ = ["CaptureRequest", "LiveAdapter", "Transcriber", "offline_audit", "warmup_audio"]
+__all__ = ["CaptureRequest", "LiveAdapter", "Transcriber", "offline_audit", "transcript_record",
+           "warmup_audio"]
 
 #: Settings that do not change what a product outputs, so cached lines stay valid
 #: when they change.
@@ -47,14 +55,25 @@ class CaptureRequest:
 
     #: Case id (for a warm-up: the id of the case whose audio is borrowed, or "warmup").
     case_id: str
-    #: Absolute path of the audio file.
-    audio: Path
+    #: Absolute path of the audio file (``None`` for a correction, which has a seed).
+    audio: Path | None
     #: The suite's BCP 47 locale, e.g. ``en-US``.
     locale: str
     #: True for the unscored warm-up capture.
     warmup: bool = False
     #: The case's ``context`` (names, vocabulary, situation), "" when it has none.
     context: str = ""
+    #: A rig correction: the seeded text file to correct, and the exact target's file.
+    seed: Path | None = None
+    target: Path | None = None
+
+    def audio_path(self) -> Path:
+        """The audio file; a transcriber that needs audio asks here (a correction has
+        none, which is a capture error for it)."""
+        if self.audio is None:
+            raise CaptureError(f"case {self.case_id!r} has no audio (a correction is made on "
+                               "its seed text); this adapter kind only transcribes audio")
+        return self.audio
 
     def fill(self, template: str) -> str:
         """``template`` with ``{context}`` replaced by the case's context (one pass)."""
@@ -78,8 +97,9 @@ class Transcriber(Protocol):
         """Capture metadata: ``engine``, ``engine_version``, ``model`` and any extras."""
         ...
 
-    def transcribe(self, request: CaptureRequest) -> str:
-        """The product's text; raise :class:`CaptureError` when the product fails."""
+    def transcribe(self, request: CaptureRequest) -> str | Mapping[str, Any]:
+        """The product's text or transcript record (see module doc); raise
+        :class:`CaptureError` when the product fails."""
         ...
 
 
@@ -123,32 +143,36 @@ class LiveAdapter:
         if cached is not None and not cached.is_error:
             self._check_fresh(cached, case)
             return cached
-        if not isinstance(case.data.get("audio"), str):
+        locale = str(case.data.get("locale") or self.suite.locale)
+        if isinstance(case.data.get("seed_path"), str):  # a rig correction: no audio
+            request = CaptureRequest(
+                case.id, None, locale, seed=self._inside(case.data["seed_path"]),
+                target=self._inside(case.data["reference_path"]))
+            output = self._capture(self._ready(), repetition, request, None)
+        elif isinstance(case.data.get("audio"), str):
+            audio = self._audio(case)
+            transcriber = self._ready()
+            if not transcriber.decodes_audio:
+                read_audio(audio.path)
+            request = CaptureRequest(case.id, audio.path, locale,
+                                     context=str(case.data.get("context", "")))
+            output = self._capture(transcriber, repetition, request, audio)
+        else:
             return None  # nothing to play to the product: not tested
-        audio = self._audio(case)
-        transcriber = self._ready()
-        if not transcriber.decodes_audio:
-            read_audio(audio.path)
-        output = self._capture(transcriber, case.id, repetition, audio,
-                               str(case.data.get("context", "")),
-                               str(case.data.get("locale") or self.suite.locale))
         self._captured[key] = output
         return output
 
     # -- capture ------------------------------------------------------------------------
 
-    def _capture(self, transcriber: Transcriber, case_id: str, repetition: int,
-                 audio: _Audio, context: str = "", locale: str | None = None) -> Output:
-        """Capture one item; ``locale`` is the case's own (a rig fixture's), else the
-        suite's."""
-        locale = locale or self.suite.locale
-        request = CaptureRequest(case_id, audio.path, locale, context=context)
+    def _capture(self, transcriber: Transcriber, repetition: int, request: CaptureRequest,
+                 audio: _Audio | None) -> Output:
+        """Capture one item (``audio`` is None for a correction) and cache its line."""
         started = _utc_now()
         start = time.perf_counter()
-        text: str | None = None
+        answer: Any = None
         error: str | None = None
         try:
-            text = transcriber.transcribe(request)
+            answer = transcriber.transcribe(request)
         except CaptureError as exc:
             error = str(exc)
         except (AudioError, DictbenchError):
@@ -158,35 +182,49 @@ class LiveAdapter:
         seconds = time.perf_counter() - start
         self.captures += 1
         register_settings_secrets(self.product.settings)
+        status, text, fields = "error", None, {}
+        if error is None:
+            try:
+                status, text, error, fields = transcript_record(answer)
+            except ValueError as exc:
+                error = str(exc)
         text = scrub(text) if isinstance(text, str) else text
         error = scrub(error) if error is not None else None
-        if error is None and not isinstance(text, str):
-            error = f"transcriber returned {type(text).__name__}, not text"
-        elif error is None and len(text) > self.options.max_text_chars:
+        if status == "complete" and text is not None \
+                and len(text) > self.options.max_text_chars:
             error = (f"transcript has {len(text):,} characters, more than the limit of "
                      f"{self.options.max_text_chars:,} (--dictbench-max-text-chars)")
-        ok = error is None
+        if status == "complete" and error is not None:
+            status = "error"
+        ok = status == "complete"
+        duration = audio.duration_s if audio else None
         line: dict[str, Any] = {
             **self._engine,  # first, so that it cannot override the fields below
-            "case_id": case_id,
+            "case_id": request.case_id,
             "repetition": repetition,
-            "status": "complete" if ok else "error",
+            "status": status,
             "text": text if ok else None,
             "error": error,
             "latency_ms": round(seconds * 1000, 3) if ok else None,
-            "rtf": round(seconds / audio.duration_s, 6) if ok and audio.duration_s else None,
+            "rtf": round(seconds / duration, 6) if ok and duration else None,
             "started_utc": started,
             "product_version": self.product.version,
             "settings": self._settings,
-            "audio_sha256": audio.sha256,
-            "audio_duration_s": round(audio.duration_s, 6),
+            "audio_sha256": audio.sha256 if audio else None,
+            "audio_duration_s": round(duration, 6) if duration is not None else None,
             "warmup": self._warmup_state,
             "environment": detect_environment(),
+            **(fields if ok else {}),
         }
         if self.options.offline_audit and ok:
             line["offline_audit"] = offline_audit(transcriber, request, text)
         self.cache.put(line)
         return output_from_line(line, f"{self.cache.path} (captured now)")
+
+    def _inside(self, relative: str) -> Path:
+        """A file the suite lists, as an absolute path inside the suite folder."""
+        return inside(self.suite.root, relative, what="fixture file",
+                      where=self.suite.root / MANIFEST).resolve()
 
     def _ready(self) -> Transcriber:
         """The transcriber, created on first use and warmed up once."""
@@ -271,7 +309,48 @@ def offline_audit(transcriber: Transcriber, request: CaptureRequest, text: str |
         offline = again(request)
     except CaptureError as exc:
         return {"completed": False, "text_matched": False, "reason": str(exc)}
-    return {"completed": True, "text_matched": offline == text, "reason": None}
+    try:
+        _, offline_text, _, _ = transcript_record(offline)
+    except ValueError as exc:
+        return {"completed": False, "text_matched": False, "reason": str(exc)}
+    return {"completed": True, "text_matched": offline_text == text, "reason": None}
+
+
+#: Transcript-record fields beside ``text``, ``status`` and ``error``, with their check.
+RECORD_FIELDS: dict[str, Callable[[Any], bool]] = {
+    "capture_complete": lambda v: isinstance(v, bool),
+    "edit_actions": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+}
+
+
+def transcript_record(answer: Any) -> tuple[str, str | None, str | None, dict[str, Any]]:
+    """``(status, text, error, rig fields)`` of what a transcriber returned: its text, or
+    a transcript record (see module doc). A malformed record raises ``ValueError``."""
+    if isinstance(answer, str):
+        return "complete", answer, None, {}
+    if not isinstance(answer, Mapping):
+        raise ValueError(f"transcriber returned {type(answer).__name__}, not text or a "
+                         "transcript record")
+    unknown = sorted(set(answer) - {"text", "status", "error", *RECORD_FIELDS})
+    if unknown:
+        raise ValueError(f"transcript record has unknown field(s) {', '.join(unknown)}")
+    status = answer.get("status", "complete")
+    if status not in OUTPUT_STATUSES or status == "error":
+        raise ValueError(f"transcript record status {status!r} is not one of "
+                         f"{', '.join(s for s in OUTPUT_STATUSES if s != 'error')}")
+    text, error = answer.get("text"), answer.get("error")
+    if not isinstance(text, (str, type(None))) or not isinstance(error, (str, type(None))):
+        raise ValueError("transcript record text and error must be strings")
+    if status == "complete" and text is None:
+        raise ValueError("a complete transcript record needs its text")
+    fields = {}
+    for name, valid in RECORD_FIELDS.items():
+        if name in answer:
+            if not valid(answer[name]):
+                raise ValueError(f"transcript record field {name} has the invalid value "
+                                 f"{answer[name]!r}")
+            fields[name] = answer[name]
+    return status, text, error, fields
 
 
 def warmup_audio(suite: Suite) -> tuple[str, Path] | None:

@@ -2,8 +2,9 @@
 
 The function is found through the ``pytest_dictbench_transcriber(product, suite)`` hook
 the first time a capture is needed (so a fully cached run needs no plugin). It is called
-with a :class:`~pytest_dictbench.adapters.live.CaptureRequest` and returns the text; it
-raises :class:`~pytest_dictbench.errors.CaptureError` when the product fails.
+with a :class:`~pytest_dictbench.adapters.live.CaptureRequest` and returns the text (or a
+transcript record, see :mod:`.live`); it raises
+:class:`~pytest_dictbench.errors.CaptureError` when the product fails.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from .settings import Settings
 __all__ = ["CallableTranscriber", "python_adapter"]
 
 #: What the hook returns.
-TranscribeFunction = Callable[[CaptureRequest], str]
+TranscribeFunction = Callable[[CaptureRequest], "str | Mapping[str, Any]"]
 
 
 class CallableTranscriber:
@@ -35,7 +36,7 @@ class CallableTranscriber:
     def describe(self) -> Mapping[str, Any]:
         return self._describe
 
-    def transcribe(self, request: CaptureRequest) -> str:
+    def transcribe(self, request: CaptureRequest) -> str | Mapping[str, Any]:
         return self.function(request)
 
 

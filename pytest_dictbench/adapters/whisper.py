@@ -120,7 +120,7 @@ class WhisperTranscriber:
         return self._describe
 
     def transcribe(self, request: CaptureRequest) -> str:
-        samples, _ = read_audio(request.audio, target_rate=WHISPER_RATE)
+        samples, _ = read_audio(request.audio_path(), target_rate=WHISPER_RATE)
         config = self.config
         try:
             segments, _info = self.model.transcribe(

@@ -12,7 +12,9 @@ that the CSV does not fill (product x fixture x repetition of the package) is a
 - ``invalid``: a test error (the run itself is void).
 
 Without ``--dictbench-results`` and with ``--product``, the package's fixtures are
-collected as ordinary cases for live adapters (see :mod:`.export`).
+captured live by those products: each capture becomes a row (:mod:`.live`) and is
+scored from it as an imported row is. The package's other products get their cells as
+``blank`` items, as an import of the exported CSV would.
 """
 
 from __future__ import annotations
@@ -24,22 +26,29 @@ from typing import Any
 import pytest
 
 from ..collect import CaseItem, SuiteCollector
+from ..environment import disagreements
 from ..model import Output, Product, Suite
 from ..session import SESSION_KEY
 from .calibration import apply_calibration, calibration_folder
-from .live import RigLiveItem, check_live
+from .live import check_live, live_row, unsupported_reason
+from .notes import split_notes
 from .results import COLUMNS, RigRow, read_results
 
 __all__ = ["RigCollector", "RigItem"]
 
 
-def _blank_rows(suite: Suite, rows: list[RigRow]) -> list[RigRow]:
+def _blank_rows(suite: Suite, rows: list[RigRow], skip: frozenset[str] = frozenset()
+                ) -> list[RigRow]:
+    """A ``blank`` row for every cell of the default profile without a row, for each of
+    the package's products but ``skip``."""
     package = suite.manifest["package"]
     profile = str(package.get("protocol", {}).get("default_profile", "default"))
     filled = {(r.app_id, r.fixture_id, r.repetition) for r in rows
               if r.test_profile == profile}
     blanks = []
     for app in package["products"]:
+        if app in skip:
+            continue
         for case in suite.cases:
             need = int(case.data.get("required_repetitions", suite.repetitions))
             for rep in range(1, need + 1):
@@ -54,6 +63,21 @@ def _blank_rows(suite: Suite, rows: list[RigRow]) -> list[RigRow]:
     return blanks
 
 
+def _block_order(suite: Suite, items: list[CaseItem]) -> list[CaseItem]:
+    """Live items in the methodology's order: block by block (repetition n is block n),
+    inside a block the products in the block's ``run_order``, then the fixtures."""
+    protocol = suite.manifest["package"].get("protocol", {})
+    orders = protocol.get("run_order", {})
+    fixtures = {case.id: index for index, case in enumerate(suite.cases)}
+
+    def key(item: CaseItem) -> tuple[int, int, int]:
+        order = list(orders.get(f"block_{item.repetition}", ()))
+        place = order.index(item.product.name) if item.product.name in order else len(order)
+        return item.repetition, place, fixtures[item.case.id]
+
+    return sorted(items, key=key)
+
+
 def _product(app: str, rows: list[RigRow], path: Path) -> Product:
     versions = sorted({r.cells["app_version"] for r in rows if r.app_id == app} - {""})
     return Product(name=app, version=", ".join(versions), adapter="results-csv", path=path,
@@ -63,7 +87,7 @@ def _product(app: str, rows: list[RigRow], path: Path) -> Product:
 class RigCollector(SuiteCollector):
     """A rig package: rows of the results CSV, or the fixtures for live products."""
 
-    item_class = RigLiveItem
+    item_class: type[CaseItem]
 
     def collect(self) -> Iterator[Any]:
         session = self.config.stash[SESSION_KEY]
@@ -71,7 +95,11 @@ class RigCollector(SuiteCollector):
         results = self.config.getoption("dictbench_results", None)
         if not results:
             check_live(suite, session.products)
-            yield from super().collect()
+            self.item_class = RigItem
+            yield from _block_order(suite, list(super().collect()))
+            run = frozenset(p.name for p in session.products)
+            yield from self._row_items(suite, _blank_rows(suite, [], skip=run),
+                                       suite.root / suite.manifest["cases"])
             return
         path = (self.config.invocation_params.dir / results).resolve()
         rows = read_results(path, suite, max_text_chars=session.max_text_chars)
@@ -80,8 +108,13 @@ class RigCollector(SuiteCollector):
                                     self.config.invocation_params.dir)
         if folder is not None:
             rows, blocks = apply_calibration(suite, rows, folder)
-        rows = sorted(rows + _blank_rows(suite, rows),
-                      key=lambda r: (r.app_id, r.test_profile, r.fixture_id, r.repetition))
+        yield from self._row_items(suite, rows + _blank_rows(suite, rows), path, blocks)
+
+    def _row_items(self, suite: Suite, rows: list[RigRow], path: Path,
+                   blocks: dict[str, dict[str, Any]] | None = None) -> Iterator[RigItem]:
+        """One item per row, in app, profile, fixture and repetition order."""
+        rows = sorted(rows, key=lambda r: (r.app_id, r.test_profile, r.fixture_id,
+                                           r.repetition))
         products = {app: _product(app, rows, path) for app in sorted({r.app_id for r in rows})}
         default = str(suite.manifest["package"].get("protocol", {}).get(
             "default_profile", "default"))
@@ -92,46 +125,68 @@ class RigCollector(SuiteCollector):
                 self, name=name, nodeid=f"{self.nodeid}::{name}",
                 suite=suite, case=suite.case(row.fixture_id), product=products[row.app_id],
                 repetition=row.repetition, adapter=None, row=row,
-                block=blocks.get(row.cells["run_id"]))
+                block=(blocks or {}).get(row.cells["run_id"]))
 
 
 class RigItem(CaseItem):
-    """One results row, scored by the ``rig`` method."""
+    """One results row, scored by the ``rig`` method: an imported row, or (``row`` None
+    at collection) the row a live capture makes (see :mod:`.live`)."""
 
-    def __init__(self, *, row: RigRow, block: dict[str, Any] | None = None,
+    def __init__(self, *, row: RigRow | None = None, block: dict[str, Any] | None = None,
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.row = row
         #: The block attempt the row ran in and its calibration verdict (or None).
         self.block = block
 
-    def _rig(self) -> dict[str, Any]:
+    def _rig(self, row: RigRow) -> dict[str, Any]:
         case = self.case.data
-        return {**self.row.cells, "status": self.row.status, "test_profile":
-                self.row.test_profile, "workflow": case["workflow"], "locale": case["locale"],
+        _, facts = split_notes(row.cells["notes"])
+        declared = facts.get("declared")
+        found = disagreements(declared, {f: row.cells[f] for f in ("hardware", "macos_version")}
+                              ) if isinstance(declared, dict) else []
+        return {**row.cells, "status": row.status, "test_profile": row.test_profile,
+                "workflow": case["workflow"], "locale": case["locale"],
+                **({"environment_disagreements": found} if found else {}),
                 **({"block": self.block} if self.block else {})}
 
     def _record(self, status: str, **fields: Any) -> None:
-        extra = {**(fields.pop("extra", None) or {}), "rig": self._rig(),
-                 "output_status": self.row.status}
+        extra = dict(fields.pop("extra", None) or {})
+        if self.row is not None:  # a capture error before the row: an item error only
+            extra.update(rig=self._rig(self.row), output_status=self.row.status)
+            audit = split_notes(self.row.cells["notes"])[1].get("offline_audit")
+            if audit is not None:
+                extra["offline_audit"] = audit
         super()._record(status, extra=extra, **fields)
 
     def _where(self) -> str:
-        return f"row {self.row.number}" if self.row.number else "no row in the results CSV"
+        if self.adapter is not None:
+            return "live capture"
+        return f"row {self.row.number}" if self.row and self.row.number else \
+            "no row in the results CSV"
+
+    def _live_row(self) -> RigRow:
+        reason = unsupported_reason(self.product, self.case)
+        output = self._get_output() if reason is None else None
+        return live_row(self.suite, self.case, self.product, self.repetition, output,
+                        unsupported=reason, max_text_chars=self.session_state.max_text_chars)
 
     def _prepare(self) -> None:
+        if self.row is None:
+            self.row = self._live_row()
         status, row = self.row.status, self.row
         detail = f"{self.case.id} from {row.app_id} ({self._where()})"
+        note = split_notes(row.cells["notes"])[0]
         if status in ("not_tested", "unsupported", "blank"):
             # row numbers stay out of records: a re-exported CSV orders rows differently
             self._record("not_tested", message=status)
-            pytest.skip(f"{status}: {detail}")
+            pytest.skip(f"{status}: {detail}" + (f": {note}" if note else ""))
         if status == "invalid":
-            note = row.cells["notes"] or "no reason given"
+            note = note or "no reason given"
             self._record("error", message=f"invalid: {note}")
             pytest.fail(f"invalid run: {detail}: {note}", pytrace=False)
         if status == "failed":
-            note = row.cells["notes"] or "no detail given"
+            note = note or "no detail given"
             self._record("error", message=f"failed: {note}")
             self.failed_run = f"run failed: {detail}: {note}"
             return

@@ -1,34 +1,59 @@
-"""Live runs on a rig package.
+"""Live runs on a rig package: every capture becomes a results row.
 
 A live product (any adapter but ``cache``) may capture a rig package only while its
-``execution_gate`` is ready, and only under a product name the package lists. Each
-live item records the same ``rig`` fields an imported row has: the product's declared
-plan, profile, processing path, privacy mode, language setting and price (from its
-``[environment]`` table), and the *detected* hardware and OS of the capture (see
-:mod:`..environment`), which form the cohorts. A declared value that differs from the
-detected one is kept in the record (``environment_disagreements``) and reported.
-Correction fixtures are ``unsupported`` live (a person edits and is timed) and meeting
-fixtures ``not_tested`` (speaker-turn attribution of live captures comes later).
+``execution_gate`` is ready, and only under a product name the package lists. Each live
+item turns its capture into the 28 cells of a results row, checked by the same reader as
+an imported CSV (:func:`.results.row_from_cells`), and is then scored from that row
+alone. So ``--dictbench-results-out`` writes exactly what the reports were made of, and
+importing that CSV gives byte-identical reports.
+
+What a live row holds:
+
+- the product's declared plan, profile, processing path, privacy mode, language
+  setting and price (its ``[environment]`` table); the *detected* hardware and OS of the
+  capture (:mod:`..environment`), which form the cohorts; the capture's start as
+  ``tested_at``;
+- dictation, file transcription and meeting: the text as ``raw_transcript`` and the
+  capture's seconds (three decimals) as ``elapsed_seconds``;
+- meeting: ``capture_complete`` as the adapter reports it (a transcript record's
+  ``capture_complete``; a file fed whole to the product whose capture completed counts
+  as complete when the adapter says nothing) and the speaker turns counted from the
+  labelled transcript (:mod:`..validity.speakers`; a transcript without labels gets
+  0 correct);
+- correction: the adapter gets the seed and target files and returns the final text as
+  ``final_transcript`` with its ``edit_actions``; the capture's seconds are
+  ``correction_seconds``;
+- a workflow the product does not list in ``workflows`` is ``unsupported`` (the
+  methodology: a product without a meeting workflow is not fed the file instead); a
+  capture error is ``failed`` with the error as ``notes``; a transcript record's own
+  status is kept.
+
+Facts the 28 columns have no cell for travel in ``notes`` as one marked JSON suffix
+(:mod:`.notes`): a declared hardware or OS that differs from the detected one, and the
+offline audit. An import reads them back, so the reports list the same disagreement.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
-import pytest
-
-from ..collect import CaseItem
 from ..environment import disagreements
 from ..errors import DictbenchError
-from ..model import Product, Suite
-from .results import COLUMNS
+from ..methods.rig.scoring import speaker_metrics
+from ..model import Case, Output, Product, Suite
+from ..validity.speakers import Turn, labelled_turns
+from .notes import compose_notes
+from .results import COLUMNS, RigRow, row_from_cells
 
-__all__ = ["RigLiveItem", "check_live"]
+__all__ = ["DECLARED", "DEFAULT_WORKFLOWS", "check_live", "live_row", "unsupported_reason"]
 
 #: Fields a product's ``[environment]`` table may declare for rig rows.
 DECLARED = ("plan", "test_profile", "processing_path", "privacy_mode",
             "app_language_setting", "price_snapshot", "pricing_source_url")
+#: Workflows of a product that lists none.
+DEFAULT_WORKFLOWS = ("dictation", "file_transcription")
 
 
 def check_live(suite: Suite, products: Sequence[Product]) -> None:
@@ -49,60 +74,77 @@ def check_live(suite: Suite, products: Sequence[Product]) -> None:
             f"({', '.join(package['products'])})", path=suite.root / suite.manifest["cases"])
 
 
-def _status(record_status: str, output_status: str | None) -> str:
-    if record_status in ("passed", "failed"):
-        return "complete"
-    if record_status == "not_tested":
-        return output_status if output_status in ("unsupported", "blank") else "not_tested"
-    return "invalid" if output_status == "invalid" else "failed"
+def unsupported_reason(product: Product, case: Case) -> str | None:
+    """Why ``product`` cannot run ``case`` live (its workflow is not offered), or None."""
+    workflow = case.data["workflow"]
+    offered = product.workflows or DEFAULT_WORKFLOWS
+    if workflow in offered:
+        return None
+    return (f"{product.name} offers no {workflow.replace('_', ' ')} workflow (its product "
+            f"file's workflows: {', '.join(offered)})")
 
 
-class RigLiveItem(CaseItem):
-    """A fixture captured live by a product; recorded with the rig row fields."""
+def _base_cells(suite: Suite, case: Case, product: Product, repetition: int
+                ) -> dict[str, str]:
+    declared = product.environment
+    cells = dict.fromkeys(COLUMNS, "")
+    cells.update({k: str(declared[k]) for k in DECLARED if k in declared})
+    profile = cells["test_profile"] or str(suite.manifest["package"].get(
+        "protocol", {}).get("default_profile", "default"))
+    cells.update(benchmark_version=suite.version, app_id=product.name,
+                 run_id=f"{product.name}-{profile}-{case.id}-r{repetition}",
+                 fixture_id=case.id, repetition=str(repetition),
+                 app_version=product.version, test_profile=profile)
+    return cells
 
-    def _rig(self, status: str, output_status: str | None) -> dict[str, Any]:
-        suite, case, product = self.suite, self.case.data, self.product
-        declared = product.environment
-        env = dict(self.output.meta.get("environment", {})) if self.output else {}
-        cells = dict.fromkeys(COLUMNS, "")
-        cells.update({k: str(declared[k]) for k in DECLARED if k in declared})
-        profile = cells["test_profile"] or str(suite.manifest["package"].get(
-            "protocol", {}).get("default_profile", "default"))
-        text = self.output.text if self.output else ""
-        latency = self.output.latency_ms if self.output else None
-        row_status = _status(status, output_status)
-        cells.update(
-            benchmark_version=suite.version, status=row_status, app_id=product.name,
-            run_id=f"{product.name}-{profile}-{self.case.id}-r{self.repetition}",
-            fixture_id=self.case.id, repetition=str(self.repetition),
-            app_version=product.version, test_profile=profile,
-            hardware=env.get("hardware", ""), macos_version=env.get("macos_version", ""),
-            tested_at=str(self.output.meta.get("started_utc", "")) if self.output else "",
-            elapsed_seconds="" if latency is None else f"{latency / 1000:.3f}")
-        if row_status == "complete":
-            cells["final_transcript" if case["workflow"] == "correction"
-                  else "raw_transcript"] = text
-        rig = {**cells, "status": "blank" if row_status == "" else row_status,
-               "workflow": case["workflow"], "locale": case["locale"]}
-        found = disagreements(dict(declared), env) if env else []
+
+def _measured(cells: dict[str, str], case: Case, output: Output) -> None:
+    """Fill the cells a complete capture measures (see module doc)."""
+    data = case.data
+    seconds = "" if output.latency_ms is None else f"{output.latency_ms / 1000:.3f}"
+    if data["workflow"] == "correction":
+        actions = output.meta.get("edit_actions")
+        cells.update(final_transcript=output.text, correction_seconds=seconds,
+                     edit_actions="" if actions is None else str(actions))
+        return
+    cells.update(raw_transcript=output.text, elapsed_seconds=seconds)
+    if data["workflow"] == "meeting":
+        complete = output.meta.get("capture_complete", True)
+        cells["capture_complete"] = "true" if complete else "false"
+        if data.get("turns"):
+            turns = labelled_turns(output.text) or [Turn(None, output.text)]
+            found = speaker_metrics(data, turns, None, None)
+            cells["speaker_turns_correct"] = str(int(found["speaker_turns_correct_computed"]))
+            cells["speaker_turns_total"] = str(int(found["speaker_turns_total_computed"]))
+
+
+def live_row(suite: Suite, case: Case, product: Product, repetition: int,
+             output: Output | None, *, unsupported: str | None = None,
+             max_text_chars: int) -> RigRow:
+    """The results row of one live item: ``output`` is its capture (None: nothing to
+    play); ``unsupported`` the reason it was not attempted."""
+    cells = _base_cells(suite, case, product, repetition)
+    facts: dict[str, Any] = {}
+    if unsupported is not None:
+        cells.update(status="unsupported", notes=unsupported)
+    elif output is None:
+        cells.update(status="not_tested", notes="the fixture has no audio to play")
+    else:
+        env: Mapping[str, Any] = output.meta.get("environment") or {}
+        cells.update(status="failed" if output.status == "error" else output.status,
+                     hardware=str(env.get("hardware", "")),
+                     macos_version=str(env.get("macos_version", "")),
+                     tested_at=str(output.meta.get("started_utc") or ""))
+        if output.status == "complete":
+            _measured(cells, case, output)
+        else:
+            cells["notes"] = output.error or ""
+        found = disagreements(dict(product.environment), dict(env)) if env else []
         if found:
-            rig["environment_disagreements"] = found
-        return rig
-
-    def _prepare(self) -> None:
-        workflow = self.case.data["workflow"]
-        if workflow in ("correction", "meeting"):
-            why = ("a correction is timed on an operator's edits" if workflow == "correction"
-                   else "speaker-turn attribution of live captures is not built yet")
-            status = "unsupported" if workflow == "correction" else "not_tested"
-            self._record("not_tested", message=f"{status}: {why}",
-                         extra={"output_status": status})
-            pytest.skip(f"{status}: {self.case.id} from {self.product.name}: {why}")
-        super()._prepare()
-
-    def _record(self, status: str, **fields: Any) -> None:
-        extra = dict(fields.pop("extra", None) or {})
-        output = fields.get("output") or self.output
-        output_status = extra.get("output_status") or (output.status if output else None)
-        extra["rig"] = self._rig(status, output_status)
-        super()._record(status, extra=extra, **fields)
+            facts["declared"] = {d["field"]: d["declared"] for d in found}
+        if "offline_audit" in output.meta:
+            facts["offline_audit"] = output.meta["offline_audit"]
+    cells["notes"] = compose_notes(cells["notes"], facts)
+    where = f"live capture of {case.id} by {product.name} (repetition {repetition})"
+    return row_from_cells(cells, suite, where=where, path=Path(product.path),
+                          max_text_chars=max_text_chars)

@@ -31,7 +31,7 @@ from ..model import Suite
 from ..suites import DEFAULT_MAX_TEXT_CHARS
 
 __all__ = ["COLUMNS", "STATUSES", "ResultsError", "RigRow", "export_csv", "read_results",
-           "render_results"]
+           "render_results", "row_from_cells"]
 
 #: The columns of a results CSV, in order.
 COLUMNS = (
@@ -72,8 +72,11 @@ class RigRow:
     values: Mapping[str, Any] = field(default_factory=dict)
 
 
-def _refuse(path: Path, number: int, column: str | None, message: str) -> ResultsError:
-    where = f"row {number}" + (f", column {column}" if column else "")
+def _refuse(path: Path, number: int | str, column: str | None, message: str
+            ) -> ResultsError:
+    """``number`` is the CSV row, or a text naming a row that has no number (live)."""
+    where = (f"row {number}" if isinstance(number, int) else number) + (
+        f", column {column}" if column else "")
     return ResultsError(f"{where}: {message}", path=path)
 
 
@@ -189,11 +192,11 @@ def _check_complete(cells: Mapping[str, str], fixture: Mapping[str, Any],
 
 
 def _row(number: int, record: list[str], suite: Suite, folder: Path, path: Path,
-         limit: int) -> RigRow:
+         limit: int, where: str | None = None) -> RigRow:
     package = suite.manifest["package"]
 
     def ref(column: str, message: str) -> ResultsError:
-        return _refuse(path, number, column, message)
+        return _refuse(path, where or number, column, message)
 
     if len(record) != len(COLUMNS):
         raise _refuse(path, number, None, f"{len(record)} cells, expected {len(COLUMNS)}")
@@ -267,6 +270,14 @@ def read_results(path: Path, suite: Suite, *,
         cells_seen[key] = number
         rows.append(row)
     return rows
+
+
+def row_from_cells(cells: Mapping[str, str], suite: Suite, *, where: str, path: Path,
+                   max_text_chars: int = DEFAULT_MAX_TEXT_CHARS) -> RigRow:
+    """A row made by a live run, checked as an imported row is; ``where`` names it in a
+    refusal (``path``: the file the refusal points to). Its ``number`` is 0."""
+    return _row(0, [cells.get(column, "") for column in COLUMNS], suite, path.parent, path,
+                max_text_chars, where=where)
 
 
 def render_results(rows: Iterable[Mapping[str, str]]) -> str:

@@ -29,6 +29,9 @@ class RigMethod:
     #: Rig suites rank per metric table (``suite_tables``), never over all metrics.
     overall_ranking = False
     no_overall_reason = NO_OVERALL
+    #: Reports are made of the results rows alone, not of product files, so a live run
+    #: and the import of its exported CSV report the same.
+    uses_product_files = False
 
     def score(self, case: Case, output: Output, ctx: ScoreContext) -> ItemResult:
         """Figures of one complete run; a near-miss correction or an incomplete meeting

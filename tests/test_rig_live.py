@@ -1,0 +1,268 @@
+"""Live runs on a rig package through real pytest runs and a real ``command`` adapter:
+each capture becomes a results row, and the exported CSV re-imports to the same reports."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import meeteval.wer.wer.cp  # noqa: F401
+import numpy as np
+import pyloudnorm  # noqa: F401
+import pytest
+import scipy.optimize  # noqa: F401
+import soundfile as sf
+from rig_support import REFERENCES, write_package
+
+from pytest_dictbench.environment import detect_environment
+from pytest_dictbench.rig.notes import compose_notes, split_notes
+
+ALL_WORKFLOWS = '["dictation", "file_transcription", "meeting", "correction"]'
+REPORTS = ("dictbench.json", "items.jsonl", "dictbench.md", "dictbench.html")
+
+#: The app under test: answers per fixture from a JSON table given as its first argument
+#: (``{"<case>": <transcript record or "$target">}``); "$target" returns the target file.
+APP = '''
+import json, sys
+table, case, audio, seed, target = sys.argv[1:6]
+answer = json.load(open(table, encoding="utf-8"))[case]
+if answer == "$target":
+    answer = {"text": open(target, encoding="utf-8").read().rstrip("\\n"), "edit_actions": 3}
+    assert open(seed, encoding="utf-8").read() == "Call Ken at 9:51.\\n" and audio == ""
+print(answer if isinstance(answer, str) else json.dumps(answer))
+'''
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    """An in-process run (C-extension dependencies imported above, see test_plugin_rig)."""
+    return pytester.runpytest(*args, "-p", "no:cacheprovider", "--dictbench-no-warmup")
+
+
+def reports(folder: Path) -> dict[str, bytes]:
+    return {name: (folder / name).read_bytes() for name in REPORTS}
+
+
+def _wav() -> bytes:
+    out = io.BytesIO()
+    t = np.arange(8000) / 16000
+    sf.write(out, 0.2 * np.sin(2 * np.pi * 440 * t), 16000, format="WAV", subtype="PCM_16")
+    return out.getvalue()
+
+
+def live_app(pytester: pytest.Pytester, answers: dict[str, object], *, name: str = "app1",
+             workflows: str | None = ALL_WORKFLOWS, hardware: str = "",
+             output: str = "json") -> None:
+    """``products/<name>.toml``: a command adapter running :data:`APP` on ``answers``."""
+    (pytester.path / "app.py").write_text(APP, encoding="utf-8")
+    (pytester.path / f"{name}.json").write_text(json.dumps(answers), encoding="utf-8")
+    argv = [sys.executable, str(pytester.path / "app.py"), str(pytester.path / f"{name}.json"),
+            "{case_id}", "{audio}", "{seed}", "{target}"]
+    (pytester.path / "products").mkdir(exist_ok=True)
+    (pytester.path / "products" / f"{name}.toml").write_text(
+        f'name = "{name}"\nversion = "2.0"\nadapter = "command"\n'
+        + (f"workflows = {workflows}\n" if workflows else "")
+        + f'[settings]\ncommand = {json.dumps(argv)}\noutput = "{output}"\n'
+        '[environment]\nplan = "free"\ntest_profile = "default"\n'
+        'processing_path = "on_device"\nprivacy_mode = "local"\n'
+        'app_language_setting = "English"\nprice_snapshot = "USD 0"\n'
+        'pricing_source_url = "https://example.com/p"\n'
+        + (f'hardware = "{hardware}"\n' if hardware else ""), encoding="utf-8")
+
+
+def items(pytester: pytest.Pytester) -> list[dict]:
+    text = (pytester.path / "reports" / "items.jsonl").read_text()
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def rig_section(pytester: pytest.Pytester) -> dict:
+    return json.loads((pytester.path / "reports" / "dictbench.json").read_text())[
+        "suites"][0]["rig"]
+
+
+def assert_reimport_identical(pytester: pytest.Pytester, live_outcomes: dict[str, int],
+                              *extra: str) -> None:
+    """Import ``live.csv`` (with and without ``-n 2``): the same outcomes, byte-identical
+    reports, and an export byte-identical to the live one."""
+    folder = pytester.path / "reports"
+    first = reports(folder)
+    for parallel in ((), ("-n", "2")):
+        again = run(pytester, "pkg", "--dictbench-results", "live.csv",
+                    "--dictbench-results-out", "again.csv", *parallel, *extra)
+        again.assert_outcomes(**live_outcomes)
+        assert reports(folder) == first
+        assert (pytester.path / "again.csv").read_bytes() == (
+            pytester.path / "live.csv").read_bytes()
+
+
+def test_closed_gate_blocks_live_capture(pytester: pytest.Pytester) -> None:
+    write_package(pytester.path / "pkg", ready=False)
+    live_app(pytester, {})
+    result = run(pytester, "pkg", "--product", "app1")
+    assert result.ret != 0
+    result.stdout.fnmatch_lines(["*execution gate of rig package 'tiny-rig' is closed: live "
+                                 "capture by app1 is blocked until these items are done: "
+                                 "Record the audio.; Hash it.*"])
+
+
+def test_every_workflow_captured_live_exports_and_reimports_identically(
+        pytester: pytest.Pytester) -> None:
+    write_package(pytester.path / "pkg", audio=_wav())
+    live_app(pytester, {
+        "dict-en": {"text": "Send the draft to Anna before noon."},
+        # the first two words go to S1, the rest to S2: both turns attributed right
+        "meet": {"text": "S1: Shall we start?\nS2: Yes, the agenda is short.",
+                 "capture_complete": True},
+        "fix": "$target"})
+    result = run(pytester, "pkg", "--product", "app1", "--dictbench-results-out", "live.csv")
+    # app1: 9 captures pass; app2 (listed in the package, not run): 9 blank cells
+    outcomes = {"passed": 9, "skipped": 9}
+    result.assert_outcomes(**outcomes)
+    by_case = {(i["case_id"], i["repetition"]): i for i in items(pytester)
+               if i["product"] == "app1"}
+    dictation = by_case[("dict-en", 1)]
+    assert dictation["metrics"]["wer"] == pytest.approx(1 / 7)  # Ana -> Anna, 7 words
+    assert dictation["metrics"]["elapsed_seconds"] == float(dictation["rig"]["elapsed_seconds"])
+    meeting = by_case[("meet", 2)]
+    assert (meeting["rig"]["speaker_turns_correct"], meeting["rig"]["speaker_turns_total"],
+            meeting["rig"]["capture_complete"]) == ("2", "2", "true")
+    assert meeting["metrics"]["speaker_turn_accuracy"] == 1.0
+    assert meeting["metrics"]["speaker_turns_operator_disagrees"] == 0.0
+    correction = by_case[("fix", 3)]
+    assert correction["rig"]["final_transcript"] == REFERENCES["fix"].rstrip("\n")
+    assert correction["rig"]["edit_actions"] == "3"
+    assert correction["rig"]["correction_seconds"] and not correction["rig"]["elapsed_seconds"]
+    assert correction["metrics"]["correction_exact"] == 1.0
+    assert correction["metrics"]["initial_strict_edit_distance"] == 3.0  # K->B 1, 51->15 2
+    statuses = rig_section(pytester)["statuses"]
+    assert statuses["app1"]["complete"] == 9 and statuses["app2"]["blank"] == 9
+    assert_reimport_identical(pytester, outcomes)
+
+
+def test_a_declared_environment_that_differs_is_reported_and_survives_export(
+        pytester: pytest.Pytester) -> None:
+    write_package(pytester.path / "pkg", audio=_wav(), products=("app1",))
+    live_app(pytester, {"dict-en": "Send the draft to Ana before noon."}, workflows=None,
+             hardware="Declared Mac", output="text")
+    result = run(pytester, "pkg", "--product", "app1", "--dictbench-results-out", "live.csv",
+                 "-rs")
+    # meeting and correction are workflows app1 does not offer: unsupported, not attempted
+    outcomes = {"passed": 3, "skipped": 6}
+    result.assert_outcomes(**outcomes)
+    result.stdout.fnmatch_lines(["*unsupported: meet from app1 (live capture): app1 offers "
+                                 "no meeting workflow*"])
+    detected = detect_environment()
+    rig = rig_section(pytester)
+    assert rig["environment_disagreements"] == [
+        {"app_id": "app1", "field": "hardware", "declared": "Declared Mac",
+         "detected": detected["hardware"]}]
+    assert rig["statuses"]["app1"] == {"complete": 3, "not_tested": 0, "unsupported": 6,
+                                       "failed": 0, "invalid": 0, "blank": 0}
+    exported = (pytester.path / "live.csv").read_text()
+    assert detected["hardware"] in exported
+    assert '[dictbench: {""declared"": {""hardware"": ""Declared Mac""}}]' in exported
+    assert "declared hardware 'Declared Mac' differs" in (
+        pytester.path / "reports" / "dictbench.md").read_text()
+    assert_reimport_identical(pytester, outcomes)
+
+
+def test_merged_turns_near_miss_and_product_statuses(pytester: pytest.Pytester) -> None:
+    write_package(pytester.path / "pkg", audio=_wav(), products=("app1",))
+    live_app(pytester, {
+        "dict-en": {"status": "invalid", "error": "the audio route was wrong"},
+        "meet": {"text": "S1: Shall we start? Yes, the agenda is short.",
+                 "capture_complete": False},
+        "fix": {"text": "Call Ben at 9:51.", "edit_actions": 1}})
+    result = run(pytester, "pkg", "--product", "app1", "--dictbench-results-out", "live.csv")
+    # dictation: 3 errors (invalid); meeting: incomplete capture -> below the gate;
+    # correction: a near miss (9:51 for 9:15) -> below the gate
+    outcomes = {"errors": 3, "failed": 6}
+    result.assert_outcomes(**outcomes)
+    result.stdout.fnmatch_lines(["*invalid run: dict-en from app1 (live capture): the audio "
+                                 "route was wrong*"])
+    by_case = {i["case_id"]: i for i in items(pytester) if i["repetition"] == 1}
+    assert by_case["dict-en"]["output_status"] == "invalid"
+    meeting = by_case["meet"]
+    assert (meeting["rig"]["speaker_turns_correct"], meeting["rig"]["capture_complete"]) == (
+        "1", "false")  # the merged turn costs one
+    assert meeting["metrics"]["capture_complete"] == 0.0
+    near = by_case["fix"]["metrics"]
+    assert (near["correction_exact"], near["final_strict_edit_distance"]) == (0.0, 2.0)
+    tables = {(t["workflow"], t["metric"]): t for t in rig_section(pytester)["tables"]
+              if t["locale"] is None}
+    [excluded] = tables[("correction", "correction_seconds")]["not_ranked"]
+    assert "fix: final correction not exact in repetition 1" in "; ".join(excluded["reasons"])
+    assert_reimport_identical(pytester, outcomes)
+
+
+@pytest.mark.parametrize(("answer", "message"), [
+    ("not json at all", "command output is not one JSON object"),
+    ('{"text": "hi", "confidence": 0.9}', "transcript record has unknown field(s) confidence"),
+    ('{"status": "done"}', "transcript record status 'done' is not one of"),
+    ('{"text": "hi", "capture_complete": "yes"}',
+     "transcript record field capture_complete has the invalid value 'yes'"),
+])
+def test_a_malformed_transcript_record_is_a_failed_run_with_the_reason(
+        pytester: pytest.Pytester, answer: str, message: str) -> None:
+    write_package(pytester.path / "pkg", audio=_wav(), products=("app1",))
+    live_app(pytester, {"dict-en": answer, "meet": "x", "fix": "x"})
+    result = run(pytester, "pkg", "--product", "app1", "-k", "dict-en")
+    result.assert_outcomes(failed=3)
+    result.stdout.fnmatch_lines([f"*run failed: dict-en from app1 (live capture): {message}*"])
+    assert all(i["output_status"] == "failed" and message in i["message"]
+               for i in items(pytester))
+
+
+def test_a_correction_without_edit_actions_is_an_item_error_naming_the_column(
+        pytester: pytest.Pytester) -> None:
+    write_package(pytester.path / "pkg", audio=_wav(), products=("app1",))
+    live_app(pytester, {"fix": {"text": "Call Ben at 9:15."}, "dict-en": "x", "meet": "x"})
+    result = run(pytester, "pkg", "--product", "app1", "-k", "fix", "--dictbench-results-out",
+                 "live.csv")
+    result.assert_outcomes(errors=3)
+    result.stdout.fnmatch_lines(["*live capture of fix by app1 (repetition 1), column "
+                                 "edit_actions: required by fixture 'fix' but missing*"])
+    # no row was made, so none is exported
+    assert (pytester.path / "live.csv").read_text().count("\n") == 1
+
+
+def test_live_notes_round_trip() -> None:
+    facts = {"declared": {"hardware": "Mac mini; M2 [2023]"}}
+    assert split_notes(compose_notes("app hung", facts)) == ("app hung", facts)
+    assert split_notes(compose_notes("", facts)) == ("", facts)
+    assert compose_notes("plain", {}) == "plain"
+    # a person's notes that merely look like the suffix stay text
+    assert split_notes("see [dictbench: not json]") == ("see [dictbench: not json]", {})
+
+
+def test_a_python_adapter_returns_transcript_records(pytester: pytest.Pytester) -> None:
+    """The ``python`` adapter's function gives the same records; an audio-only adapter
+    asked for a correction (no audio) fails that run with the reason."""
+    write_package(pytester.path / "pkg", audio=_wav(), products=("app1",))
+    pytester.makeconftest('''
+def pytest_dictbench_transcriber(product, suite):
+    def transcribe(request):
+        if request.case_id == "meet":
+            return {"text": "A: Shall we start?\\nB: Yes, the agenda is short.",
+                    "capture_complete": True}
+        if request.case_id == "fix":
+            return {"text": request.audio_path().name}  # an audio-only product
+        return {"status": "unsupported"}
+    return transcribe
+''')
+    (pytester.path / "products").mkdir()
+    (pytester.path / "products" / "app1.toml").write_text(
+        'name = "app1"\nversion = "1"\nadapter = "python"\n'
+        'workflows = ["dictation", "meeting", "correction"]\n'
+        '[environment]\nplan = "free"\nprocessing_path = "on_device"\nprivacy_mode = "local"\n'
+        'app_language_setting = "English"\nprice_snapshot = "USD 0"\n'
+        'pricing_source_url = "https://example.com/p"\n', encoding="utf-8")
+    result = run(pytester, "pkg", "--product", "app1", "--dictbench-results-out", "live.csv")
+    result.assert_outcomes(passed=3, failed=3, skipped=3)
+    result.stdout.fnmatch_lines(["*run failed: fix from app1 (live capture): case 'fix' has "
+                                 "no audio*this adapter kind only transcribes audio*"])
+    meeting = [i for i in items(pytester) if i["case_id"] == "meet"]
+    assert {(i["rig"]["speaker_turns_correct"], i["metrics"]["speaker_turn_accuracy"])
+            for i in meeting} == {("2", 1.0)}
+    assert_reimport_identical(pytester, {"passed": 3, "failed": 3, "skipped": 3})
