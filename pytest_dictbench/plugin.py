@@ -32,7 +32,8 @@ from .registry import Registry
 from .rig.collect import RigCollector
 from .rig.package import is_package
 from .rootdir import redetermine_setup
-from .session import SESSION_KEY, DictbenchSession, ini_folder, is_worker
+from .run_options import ini_folder
+from .session import SESSION_KEY, DictbenchSession, is_worker
 from .stats import DEFAULT_RESAMPLES
 from .suites import MANIFEST, read_toml
 from .text.visible import visible

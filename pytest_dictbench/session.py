@@ -19,7 +19,7 @@ import pytest
 from . import __version__
 from .adapters.base import Adapter, AdapterOptions
 from .aggregate import StatsOptions, record_sort_key, summarize
-from .errors import DictbenchError, JudgeError, ProductError, SuiteError
+from .errors import DictbenchError, ProductError, SuiteError
 from .files import atomic_write
 from .gating import Gating
 from .jsonl import canonical_line, parse_lines
@@ -38,8 +38,8 @@ from .report.sections import expected_texts
 from .report.terminal import baseline_line, summary_lines
 from .rig.package import is_package, load_package
 from .rig.results import export_csv
-from .stats import DEFAULT_SEED
-from .suites import DEFAULT_MAX_TEXT_CHARS, MANIFEST, canary_status, load_suite, read_toml
+from .run_options import bootstrap_seed, ini_folder, judge_default, max_text_chars
+from .suites import MANIFEST, canary_status, load_suite
 
 __all__ = ["RECORD_PROPERTY", "SESSION_KEY", "DictbenchSession"]
 
@@ -86,7 +86,7 @@ class DictbenchSession:
         self.junit_properties: bool = bool(getattr(config.option, "xmlpath", None)) and \
             config.getini("dictbench_junit_properties")
         self.worker = is_worker(config)
-        self.max_text_chars = _max_text_chars(config)
+        self.max_text_chars = max_text_chars(config)
         self.options = AdapterOptions(max_text_chars=self.max_text_chars,
                                       recapture=config.getoption("dictbench_recapture"),
                                       warmup=config.getoption("dictbench_warmup"),
@@ -100,7 +100,7 @@ class DictbenchSession:
         self.gating = Gating(config)
         #: Problems found at the end of the run (reports not written, a hook failed).
         self.problems: list[str] = []
-        self.judge_default = _judge_default(config)
+        self.judge_default = judge_default(config)
         self._suites: dict[Path, Suite] = {}
         #: Parsed ``[judge]`` tables by suite id (checked when the suite is loaded).
         self.judge_settings: dict[str, JudgeSettings] = {}
@@ -355,57 +355,8 @@ def _describe(exc: BaseException) -> str:
     return str(exc) if isinstance(exc, DictbenchError) else f"{type(exc).__name__}: {exc}"
 
 
-def _judge_default(config: pytest.Config) -> dict[str, Any] | None:
-    """The ``[judge]`` table of the TOML file named by ini ``dictbench_judge_config``,
-    used by suites whose method has judged rules and which declare no judges."""
-    value = config.getini("dictbench_judge_config")
-    if not value:
-        return None
-    path = ini_folder(config, value)
-    table = read_toml(path, JudgeError).get("judge")
-    if not isinstance(table, dict):
-        raise JudgeError("no [judge] table", path=path)
-    parse_judge_settings(table, path=path)
-    return table
-
-
-def bootstrap_seed(config: pytest.Config) -> int:
-    """``--dictbench-seed``, else ini ``dictbench_seed``, else :data:`DEFAULT_SEED`."""
-    value = config.getoption("dictbench_seed", None)
-    if value is not None:
-        return int(value)
-    text = str(config.getini("dictbench_seed") or "").strip()
-    if not text:
-        return DEFAULT_SEED
-    if not text.isdigit():
-        where = config.inipath or "ini"
-        raise pytest.UsageError(f"{where}: dictbench_seed must be an integer >= 0, got {text!r}")
-    return int(text)
-
-
-def ini_folder(config: pytest.Config, value: str) -> Path:
-    """An ini path, relative to the ini file's folder (or the rootdir)."""
-    base = config.inipath.parent if config.inipath else config.rootpath
-    return (base / value).resolve()
-
-
 def _relative(path: Path, root: Path) -> str:
     try:
         return path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return path.resolve().as_posix()
-
-
-def _max_text_chars(config: pytest.Config) -> int:
-    """``--dictbench-max-text-chars``, else ini ``dictbench_max_text_chars``, else the
-    default; a bad ini value is a usage error."""
-    value = config.getoption("dictbench_max_text_chars", None)
-    if value is not None:
-        return int(value)
-    raw = str(config.getini("dictbench_max_text_chars") or "").strip().replace("_", "")
-    if not raw:
-        return DEFAULT_MAX_TEXT_CHARS
-    if not raw.isdigit() or int(raw) < 1:
-        raise pytest.UsageError(f"ini dictbench_max_text_chars must be an integer >= 1, "
-                                f"got {raw!r}")
-    return int(raw)
