@@ -72,6 +72,16 @@ def test_fixture_order_blocks_too_close_and_one_day() -> None:
     }
 
 
+def test_overlapping_blocks_say_so() -> None:
+    # block_1 runs 09:00-09:30; block_2 starts 09:12, 0.30 h before block_1 ended
+    rows = _rows({"block_1": T0, "block_2": T0 + timedelta(minutes=12)},
+                 {"block_1": ["a", "b"], "block_2": ["b"]})
+    found = [v.message for v in check_schedule(rows, ORDERS, FIXTURES)
+             if v.kind == "block_spacing"]
+    assert found == ["block_2 started 0.30 h before block_1 ended (the blocks overlap; at "
+                     "least 4 h apart)"] * 2
+
+
 def test_products_outside_seven_calendar_days_are_not_rankable() -> None:
     starts = dict(GOOD, block_3=datetime(2026, 11, 8, 23, 0))  # day 7: inside
     assert check_schedule(_rows(starts), ORDERS, FIXTURES) == []

@@ -227,7 +227,10 @@ def _block_spacing(rows: Sequence[RunRow]) -> list[Violation]:
             for app in sorted(apps[before] | apps[after]):
                 found.append(Violation(
                     "block_spacing", app,
-                    f"{after} started {_hours(gap)} after {before} ended (at least 4 h)"))
+                    f"{after} started {_hours(gap)} after {before} ended (at least 4 h)"
+                    if gap >= timedelta(0) else
+                    f"{after} started {_hours(-gap)} before {before} ended (the blocks "
+                    "overlap; at least 4 h apart)"))
     days = {spans[b][0].date() for b in ordered} | {spans[b][1].date() for b in ordered}
     if len(ordered) > 1 and len(days) < 2:
         for app in sorted(set().union(*apps.values())):
