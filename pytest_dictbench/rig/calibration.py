@@ -1,5 +1,5 @@
-"""Calibration blocks of an imported rig run (``--dictbench-calibration DIR`` or the
-manifest's ``protocol.calibration.recordings_dir``).
+"""Calibration blocks of a rig run, imported or live (``--dictbench-calibration DIR`` or
+the manifest's ``protocol.calibration.recordings_dir``).
 
 Every block attempt of ``blocks.csv`` is measured against the published stimulus
 (:mod:`pytest_dictbench.validity.calibration`). A row that ran in an attempt whose
@@ -18,10 +18,10 @@ from ..model import Suite
 from ..suites import inside
 from ..validity.blocks import read_blocks
 from ..validity.calibration import Tolerance, calibrate_blocks, measure
-from ..validity.schedule import RunRow, assign_attempts
+from ..validity.schedule import BlockAttempt, RunRow, assign_attempts
 from .results import RigRow
 
-__all__ = ["apply_calibration", "calibration_folder"]
+__all__ = ["BlockCalibration", "calibration_folder", "load_calibration"]
 
 
 def calibration_folder(suite: Suite, option: str | None, cwd: Path) -> Path | None:
@@ -36,10 +36,42 @@ def calibration_folder(suite: Suite, option: str | None, cwd: Path) -> Path | No
                   where=suite.root)
 
 
-def apply_calibration(suite: Suite, rows: list[RigRow], folder: Path
-                      ) -> tuple[list[RigRow], dict[str, dict[str, Any]]]:
-    """Rows with those of failed block attempts made ``invalid``, and per run_id the
-    block attempt it ran in with that attempt's calibration verdict."""
+@dataclasses.dataclass(frozen=True)
+class BlockCalibration:
+    """The block attempts of ``blocks.csv`` with each attempt's calibration verdict."""
+
+    attempts: tuple[BlockAttempt, ...]
+    verdicts: dict[str, Any]
+
+    def apply(self, rows: list[RigRow]) -> tuple[list[RigRow], dict[str, dict[str, Any]]]:
+        """Rows with those of failed block attempts made ``invalid``, and per run_id the
+        block attempt it ran in with that attempt's calibration verdict. Each row is
+        placed by its own ``tested_at``, so live rows can be placed one at a time."""
+        run_rows = [RunRow(r.cells["run_id"] or f"row-{r.number}", r.app_id, r.fixture_id,
+                           r.repetition, r.status, _time(r.cells["tested_at"])) for r in rows]
+        assigned = assign_attempts(run_rows, self.attempts)
+        blocks: dict[str, dict[str, Any]] = {}
+        out = []
+        for row, run in zip(rows, run_rows, strict=True):
+            attempt = assigned.get(run.run_id)
+            if attempt is None:
+                out.append(row)
+                continue
+            verdict = self.verdicts[attempt.key]
+            blocks[run.run_id] = {"attempt": attempt.key, "calibration": verdict.to_json(),
+                                  "network_measured": attempt.network_measured}
+            if not verdict.accepted and row.status == "complete":
+                note = (f"invalid_rig: {attempt.key} calibration failed: "
+                        f"{'; '.join(verdict.failures)}")
+                row = dataclasses.replace(row, status="invalid",
+                                          cells={**row.cells, "status": "invalid",
+                                                 "notes": note})
+            out.append(row)
+        return out, blocks
+
+
+def load_calibration(suite: Suite, folder: Path) -> BlockCalibration:
+    """Measure every block attempt's recording in ``folder`` against the stimulus."""
     calibration = suite.manifest["package"].get("protocol", {}).get("calibration", {})
     tolerance = Tolerance(float(calibration.get("level_tolerance_db", 0.2)),
                           float(calibration.get("onset_tolerance_ms", 20.0)))
@@ -54,25 +86,7 @@ def apply_calibration(suite: Suite, rows: list[RigRow], folder: Path
     verdicts = {a.key: r for a, r in zip(attempts, calibrate_blocks(
         measure(stimulus_file), [(a.key, a.recording) for a in attempts], tolerance),
         strict=True)}
-    run_rows = [RunRow(r.cells["run_id"] or f"row-{r.number}", r.app_id, r.fixture_id,
-                       r.repetition, r.status, _time(r.cells["tested_at"])) for r in rows]
-    assigned = assign_attempts(run_rows, attempts)
-    blocks: dict[str, dict[str, Any]] = {}
-    out = []
-    for row, run in zip(rows, run_rows, strict=True):
-        attempt = assigned.get(run.run_id)
-        if attempt is None:
-            out.append(row)
-            continue
-        verdict = verdicts[attempt.key]
-        blocks[run.run_id] = {"attempt": attempt.key, "calibration": verdict.to_json(),
-                              "network_measured": attempt.network_measured}
-        if not verdict.accepted and row.status == "complete":
-            note = f"invalid_rig: {attempt.key} calibration failed: {'; '.join(verdict.failures)}"
-            row = dataclasses.replace(row, status="invalid",
-                                      cells={**row.cells, "status": "invalid", "notes": note})
-        out.append(row)
-    return out, blocks
+    return BlockCalibration(tuple(attempts), verdicts)
 
 
 def _time(text: str) -> Any:

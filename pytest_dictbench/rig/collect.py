@@ -29,7 +29,7 @@ from ..collect import CaseItem, SuiteCollector
 from ..environment import disagreements
 from ..model import Output, Product, Suite
 from ..session import SESSION_KEY
-from .calibration import apply_calibration, calibration_folder
+from .calibration import BlockCalibration, calibration_folder, load_calibration
 from .live import check_live, live_row, unsupported_reason
 from .notes import split_notes
 from .results import COLUMNS, RigRow, read_results
@@ -93,10 +93,16 @@ class RigCollector(SuiteCollector):
         session = self.config.stash[SESSION_KEY]
         suite = session.load_suite(self.path)
         results = self.config.getoption("dictbench_results", None)
+        folder = calibration_folder(suite, self.config.getoption("dictbench_calibration", None),
+                                    self.config.invocation_params.dir)
+        calibration = load_calibration(suite, folder) if folder is not None else None
         if not results:
             check_live(suite, session.products)
             self.item_class = RigItem
-            yield from _block_order(suite, list(super().collect()))
+            items = list(super().collect())
+            for item in items:
+                item.calibration = calibration
+            yield from _block_order(suite, items)
             run = frozenset(p.name for p in session.products)
             yield from self._row_items(suite, _blank_rows(suite, [], skip=run),
                                        suite.root / suite.manifest["cases"])
@@ -104,10 +110,8 @@ class RigCollector(SuiteCollector):
         path = (self.config.invocation_params.dir / results).resolve()
         rows = read_results(path, suite, max_text_chars=session.max_text_chars)
         blocks: dict[str, dict[str, Any]] = {}
-        folder = calibration_folder(suite, self.config.getoption("dictbench_calibration", None),
-                                    self.config.invocation_params.dir)
-        if folder is not None:
-            rows, blocks = apply_calibration(suite, rows, folder)
+        if calibration is not None:
+            rows, blocks = calibration.apply(rows)
         yield from self._row_items(suite, rows + _blank_rows(suite, rows), path, blocks)
 
     def _row_items(self, suite: Suite, rows: list[RigRow], path: Path,
@@ -138,6 +142,8 @@ class RigItem(CaseItem):
         self.row = row
         #: The block attempt the row ran in and its calibration verdict (or None).
         self.block = block
+        #: A live item's block calibration, applied to its row once it is made.
+        self.calibration: BlockCalibration | None = None
 
     def _rig(self, row: RigRow) -> dict[str, Any]:
         case = self.case.data
@@ -174,6 +180,9 @@ class RigItem(CaseItem):
     def _prepare(self) -> None:
         if self.row is None:
             self.row = self._live_row()
+            if self.calibration is not None:
+                [self.row], blocks = self.calibration.apply([self.row])
+                self.block = blocks.get(self.row.cells["run_id"])
         status, row = self.row.status, self.row
         detail = f"{self.case.id} from {row.app_id} ({self._where()})"
         note = split_notes(row.cells["notes"])[0]
