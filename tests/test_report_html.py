@@ -220,3 +220,11 @@ def test_svg_keeps_text_as_text_and_ignores_dollar_signs() -> None:
               "rank": 1}]
     svg = plots.scores_svg(rows_, {"日本語 $x$": "#000000"}, "s")
     assert ">日本語 $x$<" in svg
+
+
+def test_a_provisional_score_is_labelled_in_the_plot() -> None:
+    rows_ = [{"product": "p1", "score": 50.0, "score_ci": None, "rank": None,
+              "provisional": {"unjudged": 2, "items": 4}},
+             {"product": "p2", "score": 60.0, "score_ci": None, "rank": 1, "provisional": None}]
+    svg = plots.scores_svg(rows_, {"p1": "#000000", "p2": "#111111"}, "s")
+    assert ">p1 (provisional)<" in svg and ">p2<" in svg

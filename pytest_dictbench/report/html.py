@@ -184,10 +184,12 @@ def _figures(suite: Mapping[str, Any], colors: Mapping[str, str], use_figures: b
     if not use_figures:
         return ""
     groups = metric_groups(suite)
-    figs = [_figure(plots.scores_svg(
-        [next(e for e in suite["products"] if e["product"] == row["product"])
-         for row in suite.get("leaderboard", [])], colors, _anchor(suite) + "-scores"),
-        "Dots: score; bars: 95% bootstrap interval over cases.")]
+    rows = [next(e for e in suite["products"] if e["product"] == row["product"])
+            for row in suite.get("leaderboard", [])]
+    caption = "Dots: score; bars: 95% bootstrap interval over cases." + (
+        " A provisional score still waits for judges' verdicts and is never ranked."
+        if any(r.get("provisional") for r in rows) else "")
+    figs = [_figure(plots.scores_svg(rows, colors, _anchor(suite) + "-scores"), caption)]
     if groups:
         figs.append(_figure(plots.bars_svg(groups, colors, _anchor(suite) + "-groups"),
                             groups.axis))

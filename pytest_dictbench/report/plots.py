@@ -140,12 +140,14 @@ def bars_svg(groups: MetricGroups, colors: Mapping[str, str], prefix: str) -> st
 def scores_svg(rows: Sequence[Mapping[str, Any]], colors: Mapping[str, str],
                prefix: str) -> str:
     """Score and 95% interval per product (rows in leaderboard order); products that
-    are not ranked are drawn hollow."""
+    are not ranked are drawn hollow, and a provisional score (judges' verdicts missing)
+    says so in its label."""
 
     def draw(ax: Axes) -> None:
         labels = []
         for y, row in enumerate(reversed(rows)):
-            labels.append(str(row["product"]))
+            labels.append(str(row["product"]) + (" (provisional)" if row.get("provisional")
+                                                 else ""))
             ci, score = row.get("score_ci"), row.get("score")
             if score is None:
                 ax.text(1, y, "no score", va="center", fontsize=8, color=_MUTED)
