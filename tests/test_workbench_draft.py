@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 import soundfile as sf
-from judge_server import MessagesServer, user_text
+from judge_server import MessagesServer, error_reply, user_text
 from support import MINI_CASES
 from workbench_support import KEY, drafter_for, keypoint_responder, make_review_suite
 
 from pytest_dictbench.cli import main
+from pytest_dictbench.errors import JudgeError
 from pytest_dictbench.suites import load_suite, read_toml
 from pytest_dictbench.workbench.draft import refine_suite, text_sha256
 from pytest_dictbench.workbench.drafter import keypoint_count
@@ -144,3 +145,21 @@ def test_draft_cases_are_not_collected(pytester: pytest.Pytester,
     verify = pytester.runpytest_subprocess("--dictbench-verify")
     verify.stdout.fnmatch_lines([
         f"*{root / 'suite.toml'}: 3 draft case(s) not yet approved (c2, c3, c4)*"])
+
+
+def test_drafting_backs_off_on_a_rate_limit_and_honours_retry_after() -> None:
+    with MessagesServer(keypoint_responder) as server:
+        server.script(error_reply(429, "rate_limit_error", retry_after="0"),
+                      error_reply(529, "overloaded_error"))
+        drafter = drafter_for(server.url)
+        points = drafter.key_points("Ana sends the draft at noon.", 3, "en-US")
+        assert points[0]["text"] == "point 1 about Ana sends the"
+        assert len(server.requests) == 3 and drafter.calls == 3
+
+
+def test_drafting_gives_up_after_the_policy_s_attempts() -> None:
+    with MessagesServer(lambda request: error_reply(503, "api_error")) as server:
+        with pytest.raises(JudgeError, match=r"key points request failed after 4 attempts: "
+                           r"ServiceUnavailableError \(HTTP 503\)") as info:
+            drafter_for(server.url).key_points("text", 3, "en-US")
+        assert KEY not in str(info.value) and len(server.requests) == 4

@@ -112,10 +112,13 @@ def serving(root: Path, *, suite_id: str = "review-test", reports: Path | None =
 
 
 def drafter_for(url: str) -> Drafter:
+    """A drafter against the loopback server, backing off in milliseconds."""
     from pytest_dictbench.judge.client import AnthropicClientFactory
+    from pytest_dictbench.judge.records import RetryPolicy
 
     return Drafter(JudgeConfig("drafter", "model-c"),
-                   factory=AnthropicClientFactory(api_key=KEY, base_url=url, timeout=5.0))
+                   factory=AnthropicClientFactory(api_key=KEY, base_url=url, timeout=5.0),
+                   retry=RetryPolicy(base_delay=0.01, max_delay=0.02))
 
 
 @contextlib.contextmanager

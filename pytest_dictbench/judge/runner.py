@@ -44,12 +44,14 @@ from .records import (
 from .request import cache_key
 
 __all__ = [
+    "GaveUp",
     "JudgeMode",
     "JudgeRun",
     "RetryPolicy",
     "judge_all",
     "judge_all_sync",
     "rejudge_sample",
+    "with_backoff",
 ]
 
 JudgeMode = Literal["off", "replay", "live", "batch"]
@@ -88,6 +90,31 @@ def classify(exc: BaseException) -> tuple[bool, float | None]:
         retryable = exc.status_code in _RETRY_STATUSES or exc.status_code >= 500
         return retryable, retry_after_seconds(exc.headers) if retryable else None
     return False, None
+
+
+class GaveUp(Exception):
+    """An API call failed for good: its last error, after ``attempts`` attempts."""
+
+    def __init__(self, error: BaseException, attempts: int) -> None:
+        super().__init__(str(error))
+        self.error, self.attempts = error, attempts
+
+
+async def with_backoff(call: Callable[[], Awaitable[Any]], policy: RetryPolicy,
+                       rng: random.Random, sleep: Callable[[float], Awaitable[Any]]) -> Any:
+    """``await call()``, again after a retryable API error (:func:`classify`) with the
+    policy's delay, up to ``policy.max_attempts``; then :class:`GaveUp`. Other errors
+    propagate at once."""
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            return await call()
+        except (anthropic.APIError, TransportError) as exc:
+            retryable, retry_after = classify(exc)
+            if not retryable or attempt >= policy.max_attempts:
+                raise GaveUp(exc, attempt) from None
+            await sleep(policy.delay(attempt, rng, retry_after))
 
 
 @dataclass
@@ -180,26 +207,23 @@ class _Judging:
     async def judge(self, request: JudgeRequest, config: JudgeConfig, chash: str) -> JudgeOutcome:
         """One (content, judge) job with our backoff; the verdict is cached on success."""
         client = self.client(config)
+
+        async def ask() -> Verdict:
+            async with self.semaphore:  # not held while backing off
+                return await ask_judge(client, request, config, self.meter, self.budget)
+
         rng = random.Random(f"{self.retry.seed}:{config.name}:{chash}")
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                async with self.semaphore:
-                    verdict = await ask_judge(client, request, config, self.meter, self.budget)
-            except BudgetExceeded:
-                return JudgeOutcome(config.name, "missing", detail=BUDGET_DETAIL)
-            except JudgeError as exc:
-                return _error_outcome(config, exc, client)
-            except (anthropic.APIError, TransportError) as exc:
-                retryable, retry_after = classify(exc)
-                if not retryable or attempt >= self.retry.max_attempts:
-                    return _error_outcome(config, exc, client, attempt)
-                await self.sleep(self.retry.delay(attempt, rng, retry_after))
-                continue
-            if self.cache is not None:
-                self.cache.put(verdict)
-            return JudgeOutcome(config.name, "judged", verdict)
+        try:
+            verdict = await with_backoff(ask, self.retry, rng, self.sleep)
+        except BudgetExceeded:
+            return JudgeOutcome(config.name, "missing", detail=BUDGET_DETAIL)
+        except JudgeError as exc:
+            return _error_outcome(config, exc, client)
+        except GaveUp as exc:
+            return _error_outcome(config, exc.error, client, exc.attempts)
+        if self.cache is not None:
+            self.cache.put(verdict)
+        return JudgeOutcome(config.name, "judged", verdict)
 
     async def close(self) -> None:
         for client in self.clients.values():

@@ -2,7 +2,9 @@
 a transcript, and a decision drafted for a judge disagreement.
 
 Both force one tool call whose input is validated with jsonschema; an invalid answer is
-retried once, then raises :class:`~pytest_dictbench.errors.JudgeError`. A drafted
+retried once, then raises :class:`~pytest_dictbench.errors.JudgeError`. A rate limit,
+an overload or a lost connection is retried with the judges' backoff
+(:func:`~pytest_dictbench.judge.runner.with_backoff`, honouring ``retry-after``). A drafted
 decision is cached by content hash in a :class:`~pytest_dictbench.judge.cache.VerdictCache`
 (its own file), exactly as verdicts are; it is only ever shown as a draft.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import random
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,7 +21,15 @@ from jsonschema import Draft202012Validator
 
 from ..errors import JudgeError
 from ..judge.client import AnthropicClientFactory, JudgeClient, shorten
-from ..judge.records import JudgeConfig, RuleVerdict, TokenUsage, Verdict, content_hash
+from ..judge.records import (
+    JudgeConfig,
+    RetryPolicy,
+    RuleVerdict,
+    TokenUsage,
+    Verdict,
+    content_hash,
+)
+from ..judge.runner import GaveUp, with_backoff
 from ..judge.settings import JudgeSettings
 from ..judge.task import Prompt
 
@@ -78,11 +89,12 @@ class Drafter:
     """One model (a :class:`JudgeConfig`) and a client factory, used synchronously."""
 
     def __init__(self, config: JudgeConfig, settings: JudgeSettings | None = None,
-                 factory: Any = None) -> None:
+                 factory: Any = None, retry: RetryPolicy | None = None) -> None:
         self.config = config
         timeout = settings.timeout if settings else 60.0
         base_url = settings.base_url if settings else None
         self._factory = factory or AnthropicClientFactory(base_url=base_url, timeout=timeout)
+        self.retry = retry or RetryPolicy()
         self.usage = TokenUsage()
         self.calls = 0
 
@@ -97,11 +109,16 @@ class Drafter:
     def _ask(self, params: Prompt, schema: dict[str, Any], what: str) -> Any:
         async def run() -> Any:
             client: JudgeClient = self._factory(self.config)
+
+            async def send() -> Any:
+                self.calls += 1
+                return await client.send(params)
+
+            rng = random.Random(f"{self.retry.seed}:drafter:{self.calls}")
             try:
                 problem = ""
                 for _ in range(_ATTEMPTS):
-                    self.calls += 1
-                    answer = await client.send(params)
+                    answer = await with_backoff(send, self.retry, rng, asyncio.sleep)
                     self.usage = self.usage + answer.usage
                     problem = answer.problem
                     if not problem:
@@ -120,8 +137,11 @@ class Drafter:
         except JudgeError:
             raise
         except Exception as exc:  # API and connection errors, key never included
+            tries = f" after {exc.attempts} attempts" if isinstance(exc, GaveUp) and \
+                exc.attempts > 1 else ""
+            exc = exc.error if isinstance(exc, GaveUp) else exc
             status = getattr(exc, "status_code", None)
-            raise JudgeError(f"{what} request failed: {type(exc).__name__}"
+            raise JudgeError(f"{what} request failed{tries}: {type(exc).__name__}"
                              + (f" (HTTP {status})" if status else "")) from None
 
     def key_points(self, transcript: str, count: int, locale: str) -> list[dict[str, str]]:
