@@ -268,8 +268,10 @@ class MessagesServer:
         #: When set, a batch ends at its status retrieval number ``end_after_polls + 1``
         #: instead of after ``batch_delay``.
         self.end_after_polls: int | None = None
-        #: When set, the answer to every batch creation (an error reply, say).
+        #: When set, the answer to every batch creation (an error reply, say) ...
         self.refuse_batches: Reply | None = None
+        #: ... or to this many of them only (None: every one).
+        self.refusals_left: int | None = None
         #: Custom ids answered ``expired`` when their batch ends.
         self.expire: set[str] = set()
         self._lock = threading.Lock()
@@ -375,7 +377,9 @@ class MessagesServer:
             return Reply(body={"input_tokens": count_tokens(recorded.body)})
         if parts[:4] == ["", "v1", "messages", "batches"]:
             if method == "POST" and len(parts) == 4:
-                if self.refuse_batches is not None:
+                if self.refuse_batches is not None and self.refusals_left != 0:
+                    if self.refusals_left is not None:
+                        self.refusals_left -= 1
                     return self.refuse_batches
                 return Reply(body=self.create_batch(recorded.body))
             batch = self.batches.get(parts[4]) if len(parts) > 4 else None

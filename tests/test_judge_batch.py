@@ -173,6 +173,25 @@ def test_failed_submission_is_a_redacted_judge_error(server: MessagesServer, tmp
     assert not (tmp_path / "batches.json").exists()
 
 
+def test_an_overloaded_batch_api_is_retried_with_backoff(server: MessagesServer,
+                                                         tmp_path: Path) -> None:
+    server.refuse_batches = error_reply(529, "overloaded_error", retry_after="0")
+    server.refusals_left = 2  # one submission per judge: the first refused twice
+    run = batch_run(server, tmp_path)
+    assert run.count("pending") == len(REQUESTS) * 2  # both batches submitted, waiting
+    assert paths(server).count("/v1/messages/batches") == 4
+
+
+def test_a_batch_api_that_stays_overloaded_is_an_error_after_the_attempts(
+        server: MessagesServer, tmp_path: Path) -> None:
+    server.refuse_batches = error_reply(529, "overloaded_error")
+    with pytest.raises(JudgeError, match="batch submission failed after 3 attempts: "
+                       "OverloadedError"):
+        batch_run(server, tmp_path)
+    assert paths(server).count("/v1/messages/batches") == 3
+    assert not (tmp_path / "batches.json").exists()
+
+
 def test_key_never_sent_over_plain_http_elsewhere() -> None:
     factory = JudgeClientFactory(api_key=API_KEY, base_url="http://judge.example.com")
     with pytest.raises(JudgeError, match="only sent over https"):

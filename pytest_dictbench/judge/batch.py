@@ -8,25 +8,27 @@ verdict cache's lock (the plugin holds it), so a crash between submitting and re
 can at worst lose track of a batch - never record one twice. A hash held by an open
 batch is never submitted again, in batch or live mode: nothing is charged twice.
 
-The book holds ids, names and hashes only: no key, no header, no prompt.
+The book holds ids, names and hashes only: no key, no header, no prompt. Every batch
+API call (submission, status, results) backs off on rate limits, overloads and lost
+connections as live judging does (:mod:`.backoff`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Mapping, Sequence
+import random
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import anthropic
-
 from ..errors import JudgeError
 from ..files import atomic_write
+from .backoff import GaveUp, with_backoff
 from .client import AnthropicJudgeClient, read_message
 from .estimate import worst_case_cost
-from .records import JudgeConfig, JudgeOutcome, JudgeRequest, Verdict
+from .records import JudgeConfig, JudgeOutcome, JudgeRequest, RetryPolicy, Verdict
 from .request import task_of
 from .transport import RawAnswer, shorten
 
@@ -142,26 +144,39 @@ class BatchResult:
     detail: str = ""
 
 
-async def _guarded(client: AnthropicJudgeClient, what: str, call: Any) -> Any:
-    """Await ``call``; an API failure becomes a redacted :class:`JudgeError`."""
+Sleep = Callable[[float], Awaitable[Any]]
+
+
+async def _guarded(client: AnthropicJudgeClient, what: str,
+                   make: Callable[[], Awaitable[Any]], retry: RetryPolicy | None,
+                   sleep: Sleep) -> Any:
+    """Await ``make()`` with our backoff (one attempt without a ``retry`` policy); an API
+    failure that stays becomes a redacted :class:`JudgeError`."""
+    policy = retry or RetryPolicy(max_attempts=1)
     try:
-        return await call
-    except anthropic.APIError as exc:
-        raise JudgeError(f"batch {what} failed: {type(exc).__name__}: "
-                         f"{shorten(client.redact(str(exc)))}") from None
+        return await with_backoff(make, policy, random.Random(f"{policy.seed}:batch:{what}"),
+                                  sleep)
+    except GaveUp as exc:
+        tries = f" after {exc.attempts} attempts" if exc.attempts > 1 else ""
+        raise JudgeError(f"batch {what} failed{tries}: {type(exc.error).__name__}: "
+                         f"{shorten(client.redact(str(exc.error)))}") from None
 
 
 async def submit(client: AnthropicJudgeClient,
-                 requests: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
+                 requests: Sequence[tuple[str, Mapping[str, Any]]],
+                 retry: RetryPolicy | None = None, sleep: Sleep = asyncio.sleep) -> str:
     """Create one batch of ``(custom_id, params)`` requests; returns its id."""
-    batch = await _guarded(client, "submission", client.sdk.messages.batches.create(
-        requests=[{"custom_id": cid, "params": dict(params)} for cid, params in requests]))
+    batch = await _guarded(client, "submission", lambda: client.sdk.messages.batches.create(
+        requests=[{"custom_id": cid, "params": dict(params)} for cid, params in requests]),
+        retry, sleep)
     return str(batch.id)
 
 
-async def fetch_status(client: AnthropicJudgeClient, batch_id: str) -> BatchStatus:
+async def fetch_status(client: AnthropicJudgeClient, batch_id: str,
+                       retry: RetryPolicy | None = None, sleep: Sleep = asyncio.sleep
+                       ) -> BatchStatus:
     batch = await _guarded(client, f"status of {batch_id}",
-                           client.sdk.messages.batches.retrieve(batch_id))
+                           lambda: client.sdk.messages.batches.retrieve(batch_id), retry, sleep)
     counts = batch.request_counts
     return BatchStatus(batch.id, batch.processing_status, {
         name: int(getattr(counts, name, 0) or 0)
@@ -177,11 +192,13 @@ def _detail(result: Any) -> str:
 
 
 async def fetch_results(client: AnthropicJudgeClient, batch_id: str,
-                        tool_name: Callable[[str], str]) -> list[BatchResult]:
+                        tool_name: Callable[[str], str], retry: RetryPolicy | None = None,
+                        sleep: Sleep = asyncio.sleep) -> list[BatchResult]:
     """Every result of an ended batch (``tool_name(custom_id)`` names the answer tool)."""
     found: list[BatchResult] = []
     entries = await _guarded(client, f"results of {batch_id}",
-                             client.sdk.messages.batches.results(batch_id))
+                             lambda: client.sdk.messages.batches.results(batch_id), retry,
+                             sleep)
     async for entry in entries:
         result = entry.result
         kind = str(getattr(result, "type", ""))
@@ -264,7 +281,8 @@ class BatchPass:
         for name, pairs in by_judge.items():
             config = jobs[pairs[0][0]][1]
             batch_id = await submit(self.state.client(config),
-                                    [(job[1], params) for job, params in pairs])
+                                    [(job[1], params) for job, params in pairs],
+                                    self.state.retry, self.state.sleep)
             entry = BatchEntry(batch_id, name, config.model, [job[1] for job, _ in pairs])
             self.book.add(entry)
             open_entries[batch_id] = entry
@@ -280,7 +298,8 @@ class BatchPass:
         while open_entries:
             for batch_id, entry in sorted(open_entries.items()):
                 config = self._config(entry, jobs)
-                statuses[batch_id] = await fetch_status(self.state.client(config), batch_id)
+                statuses[batch_id] = await fetch_status(self.state.client(config), batch_id,
+                                                        self.state.retry, self.state.sleep)
                 if statuses[batch_id].ended:
                     await self._collect(entry, config, jobs, outcomes, retry)
                     del open_entries[batch_id]
@@ -314,7 +333,8 @@ class BatchPass:
                 names[id(task)] = task.prompt(job[0], config).tool_name
             return names[id(task)]
 
-        results = await fetch_results(self.state.client(config), entry.id, tool)
+        results = await fetch_results(self.state.client(config), entry.id, tool,
+                                      self.state.retry, self.state.sleep)
         seen = set()
         for result in results:
             job = (entry.judge, result.custom_id)

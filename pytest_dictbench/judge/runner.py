@@ -14,20 +14,18 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import Counter
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import anthropic
-
 from ..errors import JudgeError
+from .backoff import GaveUp, with_backoff
 from .batch import BUDGET_DETAIL, BatchBook, BatchPass
 from .cache import VerdictCache
 from .client import (
     BudgetExceeded,
     ClientFactory,
     JudgeClient,
-    TransportError,
     ask_judge,
     shorten,
 )
@@ -44,78 +42,16 @@ from .records import (
 from .request import cache_key
 
 __all__ = [
-    "GaveUp",
     "JudgeMode",
     "JudgeRun",
     "RetryPolicy",
     "judge_all",
     "judge_all_sync",
     "rejudge_sample",
-    "with_backoff",
 ]
 
 JudgeMode = Literal["off", "replay", "live", "batch"]
 _MODES = ("off", "replay", "live", "batch")
-
-#: HTTP statuses worth retrying besides 429 and 5xx: request timeout and conflict.
-_RETRY_STATUSES = frozenset({408, 409, 429})
-
-
-def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
-    """``retry-after-ms`` or ``retry-after`` (seconds) as seconds; None if absent or a date."""
-    if not headers:
-        return None
-    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            return float(value) / scale
-        except ValueError:
-            continue
-    return None
-
-
-def classify(exc: BaseException) -> tuple[bool, float | None]:
-    """Whether an API error is worth another attempt, and the server's requested wait."""
-    if isinstance(exc, anthropic.APIStatusError):
-        status = exc.status_code
-        retryable = status in _RETRY_STATUSES or status >= 500
-        return retryable, retry_after_seconds(exc.response.headers) if retryable else None
-    if isinstance(exc, anthropic.APIConnectionError):  # includes APITimeoutError
-        return True, None
-    if isinstance(exc, TransportError):
-        if exc.status_code is None:  # no answer at all: connection failed or timed out
-            return True, None
-        retryable = exc.status_code in _RETRY_STATUSES or exc.status_code >= 500
-        return retryable, retry_after_seconds(exc.headers) if retryable else None
-    return False, None
-
-
-class GaveUp(Exception):
-    """An API call failed for good: its last error, after ``attempts`` attempts."""
-
-    def __init__(self, error: BaseException, attempts: int) -> None:
-        super().__init__(str(error))
-        self.error, self.attempts = error, attempts
-
-
-async def with_backoff(call: Callable[[], Awaitable[Any]], policy: RetryPolicy,
-                       rng: random.Random, sleep: Callable[[float], Awaitable[Any]]) -> Any:
-    """``await call()``, again after a retryable API error (:func:`classify`) with the
-    policy's delay, up to ``policy.max_attempts``; then :class:`GaveUp`. Other errors
-    propagate at once."""
-    attempt = 0
-    while True:
-        attempt += 1
-        try:
-            return await call()
-        except (anthropic.APIError, TransportError) as exc:
-            retryable, retry_after = classify(exc)
-            if not retryable or attempt >= policy.max_attempts:
-                raise GaveUp(exc, attempt) from None
-            await sleep(policy.delay(attempt, rng, retry_after))
-
 
 @dataclass
 class JudgeRun:

@@ -4,7 +4,7 @@ a transcript, and a decision drafted for a judge disagreement.
 Both force one tool call whose input is validated with jsonschema; an invalid answer is
 retried once, then raises :class:`~pytest_dictbench.errors.JudgeError`. A rate limit,
 an overload or a lost connection is retried with the judges' backoff
-(:func:`~pytest_dictbench.judge.runner.with_backoff`, honouring ``retry-after``). A drafted
+(:func:`~pytest_dictbench.judge.backoff.with_backoff`, honouring ``retry-after``). A drafted
 decision is cached by content hash in a :class:`~pytest_dictbench.judge.cache.VerdictCache`
 (its own file), exactly as verdicts are; it is only ever shown as a draft.
 """
@@ -20,6 +20,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from ..errors import JudgeError
+from ..judge.backoff import GaveUp, with_backoff
 from ..judge.client import AnthropicClientFactory, JudgeClient, shorten
 from ..judge.records import (
     JudgeConfig,
@@ -29,7 +30,6 @@ from ..judge.records import (
     Verdict,
     content_hash,
 )
-from ..judge.runner import GaveUp, with_backoff
 from ..judge.settings import JudgeSettings
 from ..judge.task import Prompt
 
