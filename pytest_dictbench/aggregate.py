@@ -33,9 +33,11 @@ class StatsOptions:
     seed: int = DEFAULT_SEED
 
 
-def record_sort_key(record: ItemRecord) -> tuple[str, str, str, int]:
-    """Records sort by suite, product, case id, repetition: the order of every report."""
-    return (record["suite"], record["product"], record["case_id"], record["repetition"])
+def record_sort_key(record: ItemRecord) -> tuple[str, str, str, int, str]:
+    """Records sort by suite, product, case id, repetition (and a rig row's test
+    profile, the one field that tells two rows of a cell apart): every report's order."""
+    return (record["suite"], record["product"], record["case_id"], record["repetition"],
+            str((record.get("rig") or {}).get("test_profile", "")))
 
 
 def case_scores(records: Iterable[ItemRecord]) -> list[float]:
@@ -135,11 +137,12 @@ def _provisional(records: Sequence[ItemRecord]) -> dict[str, int] | None:
 def _processing_path(product: Product | None, scored: Sequence[ItemRecord]
                      ) -> dict[str, Any] | None:
     """The product's processing-path claim against its offline audits; None if neither.
-    The claim is its product file's, or else that of its rig rows (when they agree)."""
+    The claim is its product file's, or else that of its rig rows (several paths, as in
+    two profiles, are `` | ``-joined: only a sole ``on_device`` claim can be verified)."""
     claimed = product.environment.get("processing_path") if product else None
     if product is None:
-        paths = {r["rig"].get("processing_path") for r in scored if "rig" in r}
-        claimed = paths.pop() if len(paths) == 1 else None
+        paths = sorted({str(r["rig"].get("processing_path")) for r in scored if "rig" in r})
+        claimed = " | ".join(paths) or None
     audits = [r.get("offline_audit") for r in scored]
     if claimed is None and not any(audits):
         return None

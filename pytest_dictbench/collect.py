@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
@@ -13,6 +14,7 @@ from .errors import DictbenchError
 from .judging import NO_JUDGEMENT
 from .model import SKIP_STATUSES, Case, ItemResult, Output, Product, ScoreContext, Suite
 from .private import REDACTED, is_private, public_case_id
+from .rig.package import is_package
 from .session import RECORD_PROPERTY, SESSION_KEY, DictbenchSession, record_line
 from .suites import MANIFEST, check_cases_digest
 from .text.visible import visible
@@ -70,17 +72,22 @@ def shown_id(suite: Suite, case: Case) -> str:
 
 def split_item_id(nodeid: str, products: Sequence[str]) -> tuple[str, str, str, int] | None:
     """``(suite path, case id, product, repetition)`` of a dictbench item's node id
-    (``<path>/suite.toml::<case>[<product>]`` or ``...[<product>-r<n>]``), else None."""
+    (``<path>/suite.toml::<case>[<product>]`` or ``...[<product>-r<n>]``; a rig
+    package's ``...[<product>-<profile>-r<n>]`` too), else None."""
     path, sep, name = nodeid.partition("::")
-    if not sep or not path.endswith(MANIFEST) or not name.endswith("]") or "[" not in name:
+    if not sep or not (path.endswith(MANIFEST) or is_package(Path(path))) \
+            or not name.endswith("]") or "[" not in name:
         return None
     case_id, _, bracket = name[:-1].partition("[")
     if bracket in products:
         return path, case_id, bracket, 1
     match = _REPETITION.fullmatch(bracket)
-    if match and match[1] in products:
-        return path, case_id, match[1], int(match[2])
-    return None
+    if match is None:
+        return None
+    head = match[1]
+    if head not in products:  # a rig row outside the default profile: <product>-<profile>
+        head = max((p for p in products if head.startswith(f"{p}-")), key=len, default="")
+    return (path, case_id, head, int(match[2])) if head else None
 
 
 class SuiteCollector(pytest.File):
@@ -99,8 +106,9 @@ class SuiteCollector(pytest.File):
             group = capture_group(product)
             for case in suite.cases:
                 markers = _case_markers(self.config, case, suite)
-                for repetition in range(1, repetitions + 1):
-                    name = item_name(case, product, repetition, repetitions, suite)
+                for repetition in range(
+                        1, self.repetitions_of(case, suite, session.repetitions) + 1):
+                    name = self.item_name(case, product, repetition, repetitions, suite)
                     item = getattr(self, "item_class", CaseItem).from_parent(
                         self, name=name, nodeid=f"{self.nodeid}::{name}",
                         suite=suite, case=case, product=product, repetition=repetition,
@@ -111,6 +119,15 @@ class SuiteCollector(pytest.File):
                     if group:
                         item.add_marker(pytest.mark.xdist_group(group))
                     yield item
+
+    def repetitions_of(self, case: Case, suite: Suite, requested: int | None) -> int:
+        """How many repetitions of ``case`` to collect (``requested``: --repetitions)."""
+        return requested or suite.repetitions
+
+    def item_name(self, case: Case, product: Product, repetition: int, repetitions: int,
+                  suite: Suite) -> str:
+        """The item's name (see :func:`item_name`)."""
+        return item_name(case, product, repetition, repetitions, suite)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
         if isinstance(excinfo.value, DictbenchError):

@@ -113,6 +113,11 @@ def test_group_of_an_item_id_comes_from_its_product() -> None:
     assert split_item_id("cases/x/suite.toml::c1[rig-r3]", products)[2:] == ("rig", 3)
     assert split_item_id("tests/test_x.py::test_y[p1]", products) is None
     assert split_item_id("cases/x/suite.toml::c1[other]", products) is None
+    # rig packages: <product>-r<n>, and <product>-<profile>-r<n> outside the default
+    rig = "pkg/benchmark-manifest-v1.json"
+    assert split_item_id(f"{rig}::dict-en[rig-r3]", products) == (rig, "dict-en", "rig", 3)
+    assert split_item_id(f"{rig}::dict-en[p1-local_only-r2]", products)[2:] == ("p1", 2)
+    assert split_item_id(f"{rig}::dict-en[p1-r2-quiet-r1]", products)[2:] == ("p1-r2", 1)
 
 
 def test_scheduler_scopes(pytester: pytest.Pytester) -> None:

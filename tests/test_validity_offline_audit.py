@@ -30,6 +30,14 @@ SERVICE = """import pathlib, sys, urllib.request
 url = sys.argv[2] + "/" + pathlib.Path(sys.argv[1]).stem
 print(urllib.request.urlopen(url, timeout=5).read().decode())
 """
+#: Asks the service too, but says so in a transcript record (exit 0) when it cannot.
+POLITE = """import json, pathlib, sys, urllib.request
+url = sys.argv[2] + "/" + pathlib.Path(sys.argv[1]).stem
+try:
+    print(json.dumps({"text": urllib.request.urlopen(url, timeout=5).read().decode()}))
+except OSError:
+    print(json.dumps({"status": "failed", "error": "cloud unreachable"}))
+"""
 
 
 class _Words(BaseHTTPRequestHandler):
@@ -68,11 +76,14 @@ def _project(pytester: pytest.Pytester, url: str) -> None:
     products.mkdir()
     (products / "offline.py").write_text(OFFLINE, encoding="utf-8")
     (products / "service.py").write_text(SERVICE, encoding="utf-8")
-    for name, argv in (("offline", [sys.executable, "offline.py", "{audio}"]),
-                       ("service", [sys.executable, "service.py", "{audio}", url])):
+    (products / "polite.py").write_text(POLITE, encoding="utf-8")
+    for name, argv, output in (
+            ("offline", [sys.executable, "offline.py", "{audio}"], "text"),
+            ("service", [sys.executable, "service.py", "{audio}", url], "text"),
+            ("polite", [sys.executable, "polite.py", "{audio}", url], "json")):
         (products / f"{name}.toml").write_text(
             f'name = "{name}"\nversion = "1"\nadapter = "command"\n'
-            f"[settings]\ncommand = {json.dumps(argv)}\ntimeout_s = 30\n"
+            f'[settings]\ncommand = {json.dumps(argv)}\ntimeout_s = 30\noutput = "{output}"\n'
             '[environment]\nprocessing_path = "on_device"\n', encoding="utf-8")
 
 
@@ -107,6 +118,15 @@ def test_offline_audit_verifies_only_the_product_that_works_without_network(
     assert again.ret == 0
     report = json.loads((pytester.path / "reports" / "dictbench.json").read_text())
     assert report["suites"][0]["products"][0]["processing_path"]["verified"] is True
+    # a product that reports its own failure offline (exit 0) is not verified either
+    polite = pytester.runpytest_subprocess("cases/mini", "--product=polite",
+                                           "--dictbench-offline-audit", "--dictbench-no-warmup")
+    assert polite.ret == 0, polite.stdout.str()
+    report = json.loads((pytester.path / "reports" / "dictbench.json").read_text())
+    path = report["suites"][0]["products"][0]["processing_path"]
+    assert (path["verified"], path["completed_offline"]) == (False, 0)
+    assert path["note"] == ("unverified: 2 of 2 captures did not complete without network "
+                            "(failed: cloud unreachable)")
 
 
 def test_without_the_audit_an_on_device_claim_is_unverified(pytester: pytest.Pytester,

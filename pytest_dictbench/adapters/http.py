@@ -89,6 +89,8 @@ class HttpTranscriber:
                                else "/v1/audio/transcriptions")
             self.model: str = settings.get("model", str)
             self.prompt: str | None = settings.get("prompt", str, None)
+            if "answer" in settings.values:
+                raise settings.error("[settings] answer applies to mode = 'json' only")
         elif self.mode == "json":
             self.url = settings.get("url", str)
             self.audio_field: str = settings.get("audio_field", str, "audio")

@@ -310,9 +310,12 @@ def offline_audit(transcriber: Transcriber, request: CaptureRequest, text: str |
     except CaptureError as exc:
         return {"completed": False, "text_matched": False, "reason": str(exc)}
     try:
-        _, offline_text, _, _ = transcript_record(offline)
+        status, offline_text, error, _ = transcript_record(offline)
     except ValueError as exc:
         return {"completed": False, "text_matched": False, "reason": str(exc)}
+    if status != "complete" or error:  # the product itself said it did not finish
+        return {"completed": False, "text_matched": False,
+                "reason": f"{status}: {error}" if error else status}
     return {"completed": True, "text_matched": offline_text == text, "reason": None}
 
 

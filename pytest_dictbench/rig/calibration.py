@@ -19,6 +19,7 @@ from ..suites import inside
 from ..validity.blocks import read_blocks
 from ..validity.calibration import Tolerance, calibrate_blocks, measure
 from ..validity.schedule import BlockAttempt, RunRow, assign_attempts
+from .notes import compose_notes, split_notes
 from .results import RigRow
 
 __all__ = ["BlockCalibration", "calibration_folder", "load_calibration"]
@@ -61,8 +62,10 @@ class BlockCalibration:
             blocks[run.run_id] = {"attempt": attempt.key, "calibration": verdict.to_json(),
                                   "network_measured": attempt.network_measured}
             if not verdict.accepted and row.status == "complete":
-                note = (f"invalid_rig: {attempt.key} calibration failed: "
-                        f"{'; '.join(verdict.failures)}")
+                text, facts = split_notes(row.cells["notes"])
+                note = compose_notes(f"invalid_rig: {attempt.key} calibration failed: "
+                                     f"{'; '.join(verdict.failures)}"
+                                     + (f"; {text}" if text else ""), facts)
                 row = dataclasses.replace(row, status="invalid",
                                           cells={**row.cells, "status": "invalid",
                                                  "notes": note})

@@ -12,9 +12,10 @@ that the CSV does not fill (product x fixture x repetition of the package) is a
 - ``invalid``: a test error (the run itself is void).
 
 Without ``--dictbench-results`` and with ``--product``, the package's fixtures are
-captured live by those products: each capture becomes a row (:mod:`.live`) and is
-scored from it as an imported row is. The package's other products get their cells as
-``blank`` items, as an import of the exported CSV would.
+captured live by those products, each fixture as often as it requires (``--repetitions
+N`` runs only the first N): each capture becomes a row (:mod:`.live`) and is scored from
+it as an imported row is. The cells a live run leaves empty (the package's other
+products, repetitions not run) are ``blank`` items, as an import of its export shows.
 """
 
 from __future__ import annotations
@@ -27,32 +28,28 @@ import pytest
 
 from ..collect import CaseItem, SuiteCollector
 from ..environment import disagreements
-from ..model import Output, Product, Suite
+from ..model import Case, Output, Product, Suite
 from ..session import SESSION_KEY
 from .calibration import BlockCalibration, calibration_folder, load_calibration
-from .live import check_live, live_row, unsupported_reason
+from .live import check_live, live_profile, live_row, unsupported_reason
 from .notes import split_notes
+from .protocol import default_profile, required_repetitions
 from .results import COLUMNS, RigRow, read_results
 
 __all__ = ["RigCollector", "RigItem"]
 
+#: A cell of the methodology: app, test profile, fixture, repetition.
+Cell = tuple[str, str, str, int]
 
-def _blank_rows(suite: Suite, rows: list[RigRow], skip: frozenset[str] = frozenset()
-                ) -> list[RigRow]:
-    """A ``blank`` row for every cell of the default profile without a row, for each of
-    the package's products but ``skip``."""
-    package = suite.manifest["package"]
-    profile = str(package.get("protocol", {}).get("default_profile", "default"))
-    filled = {(r.app_id, r.fixture_id, r.repetition) for r in rows
-              if r.test_profile == profile}
+
+def _blank_rows(suite: Suite, filled: set[Cell]) -> list[RigRow]:
+    """A ``blank`` row for every cell of the default profile that is not ``filled``."""
+    profile = default_profile(suite)
     blanks = []
-    for app in package["products"]:
-        if app in skip:
-            continue
+    for app in suite.manifest["package"]["products"]:
         for case in suite.cases:
-            need = int(case.data.get("required_repetitions", suite.repetitions))
-            for rep in range(1, need + 1):
-                if (app, case.id, rep) in filled:
+            for rep in range(1, required_repetitions(suite, case.data) + 1):
+                if (app, profile, case.id, rep) in filled:
                     continue
                 cells = dict.fromkeys(COLUMNS, "")
                 cells.update(app_id=app, fixture_id=case.id, repetition=str(rep),
@@ -78,76 +75,37 @@ def _block_order(suite: Suite, items: list[CaseItem]) -> list[CaseItem]:
     return sorted(items, key=key)
 
 
+def _row_name(suite: Suite, fixture: str, app: str, profile: str, repetition: int) -> str:
+    """``<fixture>[<app>-r<n>]``, with ``-<profile>`` before ``-r<n>`` outside the default
+    profile: one name per cell, live or imported."""
+    shown = "" if profile == default_profile(suite) else f"{profile}-"
+    return f"{fixture}[{app}-{shown}r{repetition}]"
+
+
 def _product(app: str, rows: list[RigRow], path: Path) -> Product:
     versions = sorted({r.cells["app_version"] for r in rows if r.app_id == app} - {""})
     return Product(name=app, version=", ".join(versions), adapter="results-csv", path=path,
                    description="imported from a rig results CSV")
 
 
-class RigCollector(SuiteCollector):
-    """A rig package: rows of the results CSV, or the fixtures for live products."""
-
-    item_class: type[CaseItem]
-
-    def collect(self) -> Iterator[Any]:
-        session = self.config.stash[SESSION_KEY]
-        suite = session.load_suite(self.path)
-        results = self.config.getoption("dictbench_results", None)
-        folder = calibration_folder(suite, self.config.getoption("dictbench_calibration", None),
-                                    self.config.invocation_params.dir)
-        calibration = load_calibration(suite, folder) if folder is not None else None
-        if not results:
-            check_live(suite, session.products)
-            self.item_class = RigItem
-            items = list(super().collect())
-            for item in items:
-                item.calibration = calibration
-            yield from _block_order(suite, items)
-            run = frozenset(p.name for p in session.products)
-            yield from self._row_items(suite, _blank_rows(suite, [], skip=run),
-                                       suite.root / suite.manifest["cases"])
-            return
-        path = (self.config.invocation_params.dir / results).resolve()
-        rows = read_results(path, suite, max_text_chars=session.max_text_chars)
-        blocks: dict[str, dict[str, Any]] = {}
-        if calibration is not None:
-            rows, blocks = calibration.apply(rows)
-        yield from self._row_items(suite, rows + _blank_rows(suite, rows), path, blocks)
-
-    def _row_items(self, suite: Suite, rows: list[RigRow], path: Path,
-                   blocks: dict[str, dict[str, Any]] | None = None) -> Iterator[RigItem]:
-        """One item per row, in app, profile, fixture and repetition order."""
-        rows = sorted(rows, key=lambda r: (r.app_id, r.test_profile, r.fixture_id,
-                                           r.repetition))
-        products = {app: _product(app, rows, path) for app in sorted({r.app_id for r in rows})}
-        default = str(suite.manifest["package"].get("protocol", {}).get(
-            "default_profile", "default"))
-        for row in rows:
-            profile = "" if row.test_profile == default else f"{row.test_profile}-"
-            name = f"{row.fixture_id}[{row.app_id}-{profile}r{row.repetition}]"
-            yield RigItem.from_parent(
-                self, name=name, nodeid=f"{self.nodeid}::{name}",
-                suite=suite, case=suite.case(row.fixture_id), product=products[row.app_id],
-                repetition=row.repetition, adapter=None, row=row,
-                block=(blocks or {}).get(row.cells["run_id"]))
-
-
 class RigItem(CaseItem):
-    """One results row, scored by the ``rig`` method: an imported row, or (``row`` None
-    at collection) the row a live capture makes (see :mod:`.live`)."""
+    """One results row, scored by the ``rig`` method: an imported row, or the row a live
+    capture makes once it has run (see :mod:`.live`)."""
 
     def __init__(self, *, row: RigRow | None = None, block: dict[str, Any] | None = None,
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        #: The row; for a live item (``adapter`` set) it is made in setup.
         self.row = row
         #: The block attempt the row ran in and its calibration verdict (or None).
         self.block = block
-        #: A live item's block calibration, applied to its row once it is made.
-        self.calibration: BlockCalibration | None = None
 
-    def _rig(self, row: RigRow) -> dict[str, Any]:
+    @property
+    def live(self) -> bool:
+        return self.adapter is not None
+
+    def _rig(self, row: RigRow, facts: dict[str, Any]) -> dict[str, Any]:
         case = self.case.data
-        _, facts = split_notes(row.cells["notes"])
         declared = facts.get("declared")
         found = disagreements(declared, {f: row.cells[f] for f in ("hardware", "macos_version")}
                               ) if isinstance(declared, dict) else []
@@ -159,30 +117,34 @@ class RigItem(CaseItem):
     def _record(self, status: str, **fields: Any) -> None:
         extra = dict(fields.pop("extra", None) or {})
         if self.row is not None:  # a capture error before the row: an item error only
-            extra.update(rig=self._rig(self.row), output_status=self.row.status)
-            audit = split_notes(self.row.cells["notes"])[1].get("offline_audit")
-            if audit is not None:
-                extra["offline_audit"] = audit
+            facts = split_notes(self.row.cells["notes"])[1]
+            extra.update(rig=self._rig(self.row, facts), output_status=self.row.status)
+            if facts.get("offline_audit") is not None:
+                extra["offline_audit"] = facts["offline_audit"]
         super()._record(status, extra=extra, **fields)
 
     def _where(self) -> str:
-        if self.adapter is not None:
+        if self.live:
             return "live capture"
         return f"row {self.row.number}" if self.row and self.row.number else \
             "no row in the results CSV"
 
-    def _live_row(self) -> RigRow:
+    def _capture_row(self) -> RigRow:
+        """Capture (unless the product lacks the workflow), make the row, and place it in
+        its calibration block."""
         reason = unsupported_reason(self.product, self.case)
         output = self._get_output() if reason is None else None
-        return live_row(self.suite, self.case, self.product, self.repetition, output,
-                        unsupported=reason, max_text_chars=self.session_state.max_text_chars)
+        row = live_row(self.suite, self.case, self.product, self.repetition, output,
+                       not_offered=reason, max_text_chars=self.session_state.max_text_chars)
+        calibration: BlockCalibration | None = getattr(self.parent, "calibration", None)
+        if calibration is not None:
+            [row], blocks = calibration.apply([row])
+            self.block = blocks.get(row.cells["run_id"])
+        return row
 
     def _prepare(self) -> None:
         if self.row is None:
-            self.row = self._live_row()
-            if self.calibration is not None:
-                [self.row], blocks = self.calibration.apply([self.row])
-                self.block = blocks.get(self.row.cells["run_id"])
+            self.row = self._capture_row()
         status, row = self.row.status, self.row
         detail = f"{self.case.id} from {row.app_id} ({self._where()})"
         note = split_notes(row.cells["notes"])[0]
@@ -204,3 +166,60 @@ class RigItem(CaseItem):
         self.output = Output(case_id=self.case.id, text=text or "",
                              repetition=row.repetition, meta={"rig_values": dict(row.values)},
                              origin=f"{self.product.path}:{self._where()}")
+
+
+class RigCollector(SuiteCollector):
+    """A rig package: rows of the results CSV, or the fixtures for live products."""
+
+    item_class = RigItem
+
+    def collect(self) -> Iterator[Any]:
+        session = self.config.stash[SESSION_KEY]
+        suite = session.load_suite(self.path)
+        results = self.config.getoption("dictbench_results", None)
+        folder = calibration_folder(suite, self.config.getoption("dictbench_calibration", None),
+                                    self.config.invocation_params.dir)
+        #: The block calibration, read by live items when their rows are made.
+        self.calibration = load_calibration(suite, folder) if folder is not None else None
+        if not results:
+            check_live(suite, session.products)
+            items = list(super().collect())
+            yield from _block_order(suite, items)
+            filled = {(i.product.name, live_profile(suite, i.product), i.case.id, i.repetition)
+                      for i in items}
+            yield from self._row_items(suite, _blank_rows(suite, filled),
+                                       suite.root / suite.manifest["cases"])
+            return
+        path = (self.config.invocation_params.dir / results).resolve()
+        rows = read_results(path, suite, max_text_chars=session.max_text_chars)
+        blocks: dict[str, dict[str, Any]] = {}
+        if self.calibration is not None:
+            rows, blocks = self.calibration.apply(rows)
+        filled = {(r.app_id, r.test_profile, r.fixture_id, r.repetition) for r in rows}
+        yield from self._row_items(suite, rows + _blank_rows(suite, filled), path, blocks)
+
+    def item_name(self, case: Case, product: Product, repetition: int, repetitions: int,
+                  suite: Suite) -> str:
+        """A live item is named as its row will be (:func:`_row_name`)."""
+        return _row_name(suite, case.id, product.name, live_profile(suite, product),
+                         repetition)
+
+    def repetitions_of(self, case: Case, suite: Suite, requested: int | None) -> int:
+        """A fixture's required repetitions (at most ``--repetitions``, if given)."""
+        need = required_repetitions(suite, case.data)
+        return min(requested, need) if requested else need
+
+    def _row_items(self, suite: Suite, rows: list[RigRow], path: Path,
+                   blocks: dict[str, dict[str, Any]] | None = None) -> Iterator[RigItem]:
+        """One item per row, in app, profile, fixture and repetition order."""
+        rows = sorted(rows, key=lambda r: (r.app_id, r.test_profile, r.fixture_id,
+                                           r.repetition))
+        products = {app: _product(app, rows, path) for app in sorted({r.app_id for r in rows})}
+        for row in rows:
+            name = _row_name(suite, row.fixture_id, row.app_id, row.test_profile,
+                             row.repetition)
+            yield RigItem.from_parent(
+                self, name=name, nodeid=f"{self.nodeid}::{name}",
+                suite=suite, case=suite.case(row.fixture_id), product=products[row.app_id],
+                repetition=row.repetition, adapter=None, row=row,
+                block=(blocks or {}).get(row.cells["run_id"]))

@@ -45,9 +45,11 @@ from ..methods.rig.scoring import speaker_metrics
 from ..model import Case, Output, Product, Suite
 from ..validity.speakers import Turn, labelled_turns
 from .notes import compose_notes
-from .results import COLUMNS, RigRow, row_from_cells
+from .protocol import default_profile
+from .results import COLUMNS, ResultsError, RigRow, row_from_cells
 
-__all__ = ["DECLARED", "DEFAULT_WORKFLOWS", "check_live", "live_row", "unsupported_reason"]
+__all__ = ["DECLARED", "DEFAULT_WORKFLOWS", "MEASURED", "check_live", "live_profile", "live_row",
+           "unsupported_reason"]
 
 #: Fields a product's ``[environment]`` table may declare for rig rows.
 DECLARED = ("plan", "test_profile", "processing_path", "privacy_mode",
@@ -84,13 +86,17 @@ def unsupported_reason(product: Product, case: Case) -> str | None:
             f"file's workflows: {', '.join(offered)})")
 
 
+def live_profile(suite: Suite, product: Product) -> str:
+    """The test profile of ``product``'s live rows: its declared one, else the default."""
+    return str(product.environment.get("test_profile") or default_profile(suite))
+
+
 def _base_cells(suite: Suite, case: Case, product: Product, repetition: int
                 ) -> dict[str, str]:
     declared = product.environment
     cells = dict.fromkeys(COLUMNS, "")
     cells.update({k: str(declared[k]) for k in DECLARED if k in declared})
-    profile = cells["test_profile"] or str(suite.manifest["package"].get(
-        "protocol", {}).get("default_profile", "default"))
+    profile = live_profile(suite, product)
     cells.update(benchmark_version=suite.version, app_id=product.name,
                  run_id=f"{product.name}-{profile}-{case.id}-r{repetition}",
                  fixture_id=case.id, repetition=str(repetition),
@@ -118,21 +124,33 @@ def _measured(cells: dict[str, str], case: Case, output: Output) -> None:
             cells["speaker_turns_total"] = str(int(found["speaker_turns_total_computed"]))
 
 
+#: Cells a capture fills: a row refused for one of them records a product that did not
+#: deliver what the methodology needs (``failed``), not a configuration error.
+MEASURED = frozenset({"raw_transcript", "final_transcript", "elapsed_seconds",
+                      "correction_seconds", "edit_actions", "capture_complete",
+                      "speaker_turns_correct", "speaker_turns_total"})
+
+
 def live_row(suite: Suite, case: Case, product: Product, repetition: int,
-             output: Output | None, *, unsupported: str | None = None,
+             output: Output | None, *, not_offered: str | None = None,
              max_text_chars: int) -> RigRow:
     """The results row of one live item: ``output`` is its capture (None: nothing to
-    play); ``unsupported`` the reason it was not attempted."""
+    play); ``not_offered`` why it was not attempted (a workflow the product lacks).
+
+    A complete capture whose row the reader refuses for a measured cell (an empty
+    transcript, a correction without ``edit_actions``) becomes a ``failed`` row with the
+    refusal as its note; any other refusal (the product file's metadata) raises.
+    """
     cells = _base_cells(suite, case, product, repetition)
     facts: dict[str, Any] = {}
-    if unsupported is not None:
-        cells.update(status="unsupported", notes=unsupported)
+    if not_offered is not None:
+        cells.update(status="unsupported", notes=not_offered)
     elif output is None:
         cells.update(status="not_tested", notes="the fixture has no audio to play")
     else:
         env: Mapping[str, Any] = output.meta.get("environment") or {}
-        cells.update(status="failed" if output.status == "error" else output.status,
-                     hardware=str(env.get("hardware", "")),
+        status = {"error": "failed", "blank": ""}.get(output.status, output.status)
+        cells.update(status=status, hardware=str(env.get("hardware", "")),
                      macos_version=str(env.get("macos_version", "")),
                      tested_at=str(output.meta.get("started_utc") or ""))
         if output.status == "complete":
@@ -144,7 +162,19 @@ def live_row(suite: Suite, case: Case, product: Product, repetition: int,
             facts["declared"] = {d["field"]: d["declared"] for d in found}
         if "offline_audit" in output.meta:
             facts["offline_audit"] = output.meta["offline_audit"]
-    cells["notes"] = compose_notes(cells["notes"], facts)
     where = f"live capture of {case.id} by {product.name} (repetition {repetition})"
-    return row_from_cells(cells, suite, where=where, path=Path(product.path),
-                          max_text_chars=max_text_chars)
+
+    def row(notes: str) -> RigRow:
+        return row_from_cells({**cells, "notes": compose_notes(notes, facts)}, suite,
+                              where=where, path=Path(product.path),
+                              max_text_chars=max_text_chars)
+
+    try:
+        return row(cells["notes"])
+    except ResultsError as exc:
+        if cells["status"] != "complete" or exc.column not in MEASURED:
+            raise
+        for column in MEASURED:
+            cells[column] = ""
+        cells["status"] = "failed"
+        return row(f"the capture cannot make a complete row: {exc.message}")

@@ -6,7 +6,9 @@ marked JSON suffix, readable by people and read back on import::
 
     command exited with status 1 [dictbench: {"declared": {"hardware": "Mac mini M2"}}]
 
-A row without the suffix (every row a person writes) has no such facts.
+A row without the suffix (every row a person writes) has no such facts. The facts are
+as trustworthy as the CSV that carries them: an imported CSV is taken at its word, for
+these facts as for its transcripts and timings.
 """
 
 from __future__ import annotations
@@ -17,10 +19,14 @@ from typing import Any
 __all__ = ["compose_notes", "split_notes"]
 
 _MARK = "[dictbench: "
+_DEFUSED = "[dictbench (quoted): "
 
 
 def compose_notes(text: str, facts: dict[str, Any]) -> str:
-    """``text`` with ``facts`` appended as the marked suffix (``text`` alone if none)."""
+    """``text`` with ``facts`` appended as the marked suffix (``text`` alone if none).
+    A marker inside ``text`` (a product's own error message) is defused first, so that
+    only the run itself can state facts."""
+    text = text.replace(_MARK, _DEFUSED)
     if not facts:
         return text
     suffix = f"{_MARK}{json.dumps(facts, sort_keys=True, ensure_ascii=False)}]"

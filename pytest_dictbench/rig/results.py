@@ -29,6 +29,7 @@ from ..errors import DictbenchError
 from ..methods.rig.text import file_text
 from ..model import Suite
 from ..suites import DEFAULT_MAX_TEXT_CHARS
+from .protocol import default_profile, required_repetitions
 
 __all__ = ["COLUMNS", "STATUSES", "ResultsError", "RigRow", "export_csv", "read_results",
            "render_results", "row_from_cells"]
@@ -52,7 +53,14 @@ _INTEGERS = ("edit_actions", "speaker_turns_correct", "speaker_turns_total")
 
 
 class ResultsError(DictbenchError):
-    """A results CSV is malformed or does not fit its package."""
+    """A results CSV is malformed or does not fit its package; ``column`` names the
+    refused cell (None for the whole row or file), ``message`` the problem alone."""
+
+    def __init__(self, message: str, *, path: Path | None = None, column: str | None = None,
+                 problem: str | None = None) -> None:
+        super().__init__(message, path=path)
+        self.column = column
+        self.message = problem if problem is not None else message
 
 
 @dataclass(frozen=True)
@@ -77,7 +85,8 @@ def _refuse(path: Path, number: int | str, column: str | None, message: str
     """``number`` is the CSV row, or a text naming a row that has no number (live)."""
     where = (f"row {number}" if isinstance(number, int) else number) + (
         f", column {column}" if column else "")
-    return ResultsError(f"{where}: {message}", path=path)
+    return ResultsError(f"{where}: {message}", path=path, column=column,
+                        problem=f"{column}: {message}" if column else message)
 
 
 def _records(path: Path) -> list[list[str]]:
@@ -212,13 +221,12 @@ def _row(number: int, record: list[str], suite: Suite, folder: Path, path: Path,
         fixture = suite.case(cells["fixture_id"]).data
     except KeyError:
         raise ref("fixture_id", f"unknown fixture {cells['fixture_id']!r}") from None
-    need = int(fixture.get("required_repetitions", suite.repetitions))
+    need = required_repetitions(suite, fixture)
     repetition = _number(cells, "repetition", True, ref)
     if repetition is None or not 1 <= repetition <= need:
         raise ref("repetition", f"{cells['repetition']!r} is outside 1..{need}")
     profiles = package.get("protocol", {}).get("profiles", {})
-    profile = cells["test_profile"].strip() or str(
-        package.get("protocol", {}).get("default_profile", "default"))
+    profile = cells["test_profile"].strip() or default_profile(suite)
     if profiles and profile not in profiles:
         raise ref("test_profile", f"unknown test profile {profile!r} (the package's: "
                   f"{', '.join(profiles)})")
@@ -291,7 +299,11 @@ def render_results(rows: Iterable[Mapping[str, str]]) -> str:
 
 
 def export_csv(records: Iterable[Mapping[str, Any]]) -> str:
-    """The results CSV of every record that carries rig row fields, in record order."""
+    """The results CSV of every record that carries rig row fields, in record order.
+
+    A transcript ending in a newline gets one more: the reader removes one terminal
+    newline, so reading the file back gives each transcript exactly as it was.
+    """
     rows = []
     for record in records:
         rig = record.get("rig")
@@ -299,5 +311,8 @@ def export_csv(records: Iterable[Mapping[str, Any]]) -> str:
             continue
         cells = {c: str(rig.get(c, "")) for c in COLUMNS}
         cells["status"] = "" if rig["status"] == "blank" else rig["status"]
+        for inline, _ in _TEXTS:
+            if cells[inline].endswith("\n"):
+                cells[inline] += "\n"
         rows.append(cells)
     return render_results(rows)
