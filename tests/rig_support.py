@@ -23,9 +23,11 @@ TURNS = [{"turn": 1, "speaker": "speaker_a", "text": "Shall we start?"},
 
 
 def write_package(root: Path, *, ready: bool = True, products: Iterable[str] = ("app1", "app2"),
-                  template: str | None = None, audio: bytes = b"not really audio") -> Path:
+                  template: str | None = None, audio: bytes = b"not really audio",
+                  warmup: bool = False) -> Path:
     """The package in ``root``; returns the manifest path. With ``ready`` the audio
-    fixtures name hashed WAV files (``audio`` bytes), as an open gate requires."""
+    fixtures name hashed WAV files (``audio`` bytes), as an open gate requires; with
+    ``warmup`` a dedicated warm-up recording (the same bytes) is declared too."""
     products = list(products)
     files: dict[str, bytes] = {
         "methodology.md": b"Our test methodology.\n",
@@ -39,6 +41,8 @@ def write_package(root: Path, *, ready: bool = True, products: Iterable[str] = (
     if ready:
         files["fixtures/audio/dict-en.wav"] = audio
         files["fixtures/audio/meet.wav"] = audio
+    if warmup:
+        files["fixtures/audio/warmup.wav"] = audio
     for rel, data in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_bytes(data)
@@ -62,6 +66,7 @@ def write_package(root: Path, *, ready: bool = True, products: Iterable[str] = (
             "required_repetitions": 3,
             "run_order": {f"block_{i}": products for i in (1, 2, 3)},
             "default_profile": "default", "profiles": {"default": "d", "local_only": "l"},
+            **({"warmup_audio_path": "fixtures/audio/warmup.wav"} if warmup else {}),
             "eligible_status": "complete",
             "same_environment_fields": ["hardware", "macos_version", "test_profile"],
             "required_metadata_fields": ["app_version", "plan", "test_profile",

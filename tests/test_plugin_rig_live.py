@@ -18,7 +18,6 @@ import soundfile as sf
 from rig_support import REFERENCES, write_package
 
 from pytest_dictbench.environment import detect_environment
-from pytest_dictbench.rig.notes import compose_notes, split_notes
 
 REPO = Path(__file__).resolve().parent.parent
 ALL_WORKFLOWS = '["dictation", "file_transcription", "meeting", "correction"]'
@@ -173,6 +172,20 @@ def test_under_xdist_each_product_captures_on_one_worker_block_by_block(
         assert [case for _, case in runs] == ["dict-en", "meet"] * 3
 
 
+def test_each_block_starts_with_a_warm_up_on_the_dedicated_recording(
+        pytester: pytest.Pytester) -> None:
+    write_package(pytester.path / "pkg", audio=_wav(), products=("app1",), warmup=True)
+    live_app(pytester, {"dict-en": "Send the draft to Ana.", "meet": "S1: hi",
+                        "warmup": "unscored"}, workflows='["dictation", "meeting"]',
+             output="text")
+    result = pytester.runpytest_subprocess("pkg", "--product", "app1", "-p",
+                                           "no:cacheprovider", timeout=300)
+    result.assert_outcomes(passed=6, skipped=3)
+    calls = [line.split()[1] for line in (pytester.path / "app1.json.log").read_text()
+             .splitlines()]
+    assert calls == ["warmup", "dict-en", "meet"] * 3
+
+
 def test_a_declared_environment_that_differs_is_reported_and_survives_export(
         pytester: pytest.Pytester) -> None:
     write_package(pytester.path / "pkg", audio=_wav(), products=("app1",))
@@ -321,15 +334,6 @@ def test_live_rows_of_a_failed_calibration_block_are_invalid_and_round_trip(
     # the declared hardware survives the calibration's note
     assert third["rig"]["environment_disagreements"][0]["declared"] == "Declared Mac"
     assert_reimport_identical(pytester, outcomes, *select)
-
-
-def test_live_notes_round_trip() -> None:
-    facts = {"declared": {"hardware": "Mac mini; M2 [2023]"}}
-    assert split_notes(compose_notes("app hung", facts)) == ("app hung", facts)
-    assert split_notes(compose_notes("", facts)) == ("", facts)
-    assert compose_notes("plain", {}) == "plain"
-    # a person's notes that merely look like the suffix stay text
-    assert split_notes("see [dictbench: not json]") == ("see [dictbench: not json]", {})
 
 
 def test_a_python_adapter_returns_transcript_records(pytester: pytest.Pytester) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ from rig_support import csv_text, row, write_package
 
 from pytest_dictbench.errors import SuiteError
 from pytest_dictbench.model import Suite
+from pytest_dictbench.rig.notes import compose_notes, split_notes
 from pytest_dictbench.rig.package import load_package
 from pytest_dictbench.rig.results import COLUMNS, ResultsError, read_results
 
@@ -180,3 +182,24 @@ def test_a_transcript_over_the_size_limit_is_refused(tmp_path: Path, suite: Suit
     with pytest.raises(ResultsError, match=r"row 2, column raw_transcript: the transcript has "
                                            r"41 characters, more than the limit of 40"):
         read_results(path, suite, max_text_chars=40)
+
+
+def test_live_notes_round_trip() -> None:
+    facts = {"declared": {"hardware": "Mac mini; M2 [2023]"}}
+    assert split_notes(compose_notes("app hung", facts)) == ("app hung", facts)
+    assert split_notes(compose_notes("", facts)) == ("", facts)
+    assert compose_notes("plain", {}) == "plain"
+    # a person's notes that merely look like the suffix stay text
+    assert split_notes("see [dictbench: not json]") == ("see [dictbench: not json]", {})
+
+
+def test_the_warm_up_recording_must_be_listed_and_never_measured(tmp_path: Path) -> None:
+    manifest = write_package(tmp_path, warmup=True)
+    assert load_package(manifest).manifest["warmup_audio"] == "fixtures/audio/warmup.wav"
+    for path in ("fixtures/audio/dict-en.wav", "fixtures/audio/unlisted.wav"):
+        data = json.loads(manifest.read_text())
+        data["protocol"]["warmup_audio_path"] = path
+        manifest.write_text(json.dumps(data))
+        with pytest.raises(SuiteError, match=r"warmup_audio_path must be a file in "
+                           r"integrity\.files that no fixture measures"):
+            load_package(manifest)

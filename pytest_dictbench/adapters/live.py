@@ -125,6 +125,7 @@ class LiveAdapter:
         self._engine: dict[str, Any] = {}
         self._setup_error: DictbenchError | None = None
         self._warmup_state = "pending" if options.warmup else "disabled"
+        self._block: int | None = None
         self._settings = public_settings(product.settings)
         self._listed_sha = {_norm(f.path): f.sha256 for f in suite.files if f.sha256}
         self._digests: dict[Path, str] = {}
@@ -225,6 +226,13 @@ class LiveAdapter:
         """A file the suite lists, as an absolute path inside the suite folder."""
         return inside(self.suite.root, relative, what="fixture file",
                       where=self.suite.root / MANIFEST).resolve()
+
+    def start_block(self, block: int) -> None:
+        """Items of rig block ``block`` follow: when it is a new one, the next capture
+        is preceded by a warm-up again (the methodology warms up at every block)."""
+        if block != self._block and self._block is not None and self.options.warmup:
+            self._warmup_state = "pending"
+        self._block = block
 
     def _ready(self) -> Transcriber:
         """The transcriber, created on first use and warmed up once."""

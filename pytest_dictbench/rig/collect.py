@@ -133,6 +133,8 @@ class RigItem(CaseItem):
         """Capture (unless the product lacks the workflow), make the row, and place it in
         its calibration block."""
         reason = unsupported_reason(self.product, self.case)
+        if reason is None and hasattr(self.adapter, "start_block"):
+            self.adapter.start_block(self.repetition)  # repetition n runs in block n
         output = self._get_output() if reason is None else None
         row = live_row(self.suite, self.case, self.product, self.repetition, output,
                        not_offered=reason, max_text_chars=self.session_state.max_text_chars)

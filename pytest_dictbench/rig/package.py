@@ -184,10 +184,16 @@ def load_package(path: Path) -> Suite:
         cases.append(_fixture_case(number, fixture, declared,
                                    manifest["execution_gate"]["ready"], root, path))
     gate = manifest["execution_gate"]
-    extra = {}
+    extra: dict[str, Any] = {}
     spec = manifest["protocol"].get("audio_specification")
     if isinstance(spec, dict):
         extra["audio"] = _audio_table(spec)
+    warmup = manifest["protocol"].get("warmup_audio_path")
+    if warmup is not None:
+        if warmup not in declared or warmup in {c.data.get("audio") for c in cases}:
+            raise _fail("protocol.warmup_audio_path must be a file in integrity.files that "
+                        "no fixture measures", path)
+        extra["warmup_audio"] = warmup
     return Suite(
         id=manifest["benchmark_id"], version=manifest["schema_version"],
         title=str(manifest.get("title", manifest["benchmark_id"])), method="rig",
