@@ -5,10 +5,15 @@ every listed file; the canary in every data file; every case's consistency (the
 method's ``check_case``); every audio file against the suite's audio specification;
 the execution gate; and draft cases still waiting for review. Node ids read
 ``<suite>/suite.toml::<check>[<file or case>]``.
+
+For a private suite, case ids and the names of its data files (audio files are named
+after cases) are shown as stable keyed hashes in node ids and failure text, and a
+case's own problems are counted, not quoted (they may quote its text).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,8 +22,9 @@ import pytest
 
 from .errors import DictbenchError
 from .model import Suite
+from .private import is_private, public_case_id
 from .session import SESSION_KEY
-from .suites import data_files
+from .suites import MANIFEST, data_files
 
 __all__ = ["CheckItem", "IntegrityFailure", "VerifyCollector"]
 
@@ -27,12 +33,45 @@ class IntegrityFailure(Exception):
     """A check found a problem; the message says which and where."""
 
 
+class Shown:
+    """How a suite's case ids and file names are shown: as they are, or (private suite)
+    as keyed hashes (:func:`~pytest_dictbench.private.public_case_id`)."""
+
+    def __init__(self, suite: Suite) -> None:
+        self.private = is_private(suite)
+        self._swaps: dict[str, str] = {}
+        self._pattern: re.Pattern[str] | None = None
+        if self.private:
+            kept = {MANIFEST, suite.manifest.get("cases", "cases.jsonl")}
+            files = [f.path for f in suite.files] + [
+                p.relative_to(suite.root).as_posix() for p in data_files(suite)]
+            self._swaps = {rel: self._file(suite, rel) for rel in files if rel not in kept}
+            self._swaps.update({c.id: public_case_id(suite, c.id) for c in suite.cases})
+            # longest first, whole names only (a case id "c1" stays inside "ac1f")
+            names = sorted(self._swaps, key=len, reverse=True)
+            self._pattern = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, names))
+                                       + r")(?![\w-])") if names else None
+
+    @staticmethod
+    def _file(suite: Suite, rel: str) -> str:
+        path = Path(rel)
+        return (path.parent / (public_case_id(suite, rel) + path.suffix)).as_posix()
+
+    def __call__(self, text: str) -> str:
+        """``text`` with every case id and data file name replaced (a private suite)."""
+        if self._pattern is None:
+            return text
+        return self._pattern.sub(lambda m: self._swaps[m.group(1)], text)
+
+
 class CheckItem(pytest.Item):
     """One integrity check."""
 
-    def __init__(self, *, check: Callable[[], None], **kwargs: Any) -> None:
+    def __init__(self, *, check: Callable[[], None], shown: Callable[[str], str] = str,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.check = check
+        self.shown = shown
 
     def runtest(self) -> None:
         self.check()
@@ -40,7 +79,7 @@ class CheckItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
                      ) -> Any:
         if isinstance(excinfo.value, (IntegrityFailure, DictbenchError)):
-            return str(excinfo.value)
+            return self.shown(str(excinfo.value))
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
@@ -50,8 +89,11 @@ class CheckItem(pytest.Item):
 class VerifyCollector(pytest.File):
     """Collects the integrity checks of one suite."""
 
+    shown: Callable[[str], str] = str
+
     def _item(self, name: str, check: Callable[[], None]) -> CheckItem:
-        return CheckItem.from_parent(self, name=name, check=check)
+        name = self.shown(name)
+        return CheckItem.from_parent(self, name=name, check=check, shown=self.shown)
 
     def collect(self) -> Iterator[CheckItem]:
         session = self.config.stash[SESSION_KEY]
@@ -65,6 +107,7 @@ class VerifyCollector(pytest.File):
 
             yield self._item("manifest", broken)
             return
+        self.shown = shown = Shown(suite)
         yield self._item("manifest", lambda: None)
         for entry in suite.files:
             yield self._item(f"sha256[{entry.path}]",
@@ -76,7 +119,7 @@ class VerifyCollector(pytest.File):
         if hasattr(method, "check_case"):
             for case in suite.cases:
                 yield self._item(f"case[{case.id}]", lambda c=case: _check_problems(
-                    f"case {c.id!r}", method.check_case(c)))
+                    f"case {c.id!r}", method.check_case(c), withhold=shown.private))
         if "audio" in suite.manifest:
             for case in suite.cases:
                 if "audio" in case.data:
@@ -107,7 +150,10 @@ def _check_canary(suite: Suite, path: Path) -> None:
         raise IntegrityFailure(f"{path}: the canary string {suite.canary!r} is missing")
 
 
-def _check_problems(what: str, problems: list[str]) -> None:
+def _check_problems(what: str, problems: list[str], withhold: bool = False) -> None:
+    if problems and withhold:
+        raise IntegrityFailure(f"{what}: {len(problems)} problem(s), not shown: the suite "
+                               "is private (they may quote its text)")
     if problems:
         raise IntegrityFailure(f"{what}: " + "; ".join(problems))
 

@@ -126,3 +126,26 @@ def test_redact_record_keeps_numbers_and_drops_text() -> None:
     assert out["rules"]["A2"]["evidence"] == ""
     assert out["pending"][0]["case"] == out["case_id"]
     assert "secret" not in json.dumps(out)
+
+
+def test_verify_of_a_private_suite_shows_no_case_id(private_project: pytest.Pytester) -> None:
+    suite = load_suite(private_project.path / "cases" / "en-private")
+    audio = private_project.path / "cases" / "en-private" / "audio" / "en-003.flac"
+    audio.write_bytes(audio.read_bytes() + b"x")  # its sha256 no longer matches
+    result = private_project.runpytest("--dictbench-verify", "-p", "no:cacheprovider", "-rA")
+    assert result.ret == 1
+    shown = f"audio/{public_case_id(suite, 'audio/en-003.flac')}.flac"
+    result.stdout.fnmatch_lines([f"*{shown}: sha256 * does not match the listed *"])
+    result.stdout.fnmatch_lines([f"FAILED cases/en-private/suite.toml::sha256[[]{shown}[]]*"])
+    assert not CASE_ID.search(result.stdout.str())
+
+
+def test_a_private_case_s_problems_are_counted_not_quoted() -> None:
+    from pytest_dictbench.verify import IntegrityFailure, _check_problems
+
+    problems = ["must-keep word 'Priya' is not in the reference", "empty script"]
+    with pytest.raises(IntegrityFailure, match=r"^case 'p-1': 2 problem\(s\), not shown"
+                       ) as info:
+        _check_problems("case 'p-1'", problems, withhold=True)
+    assert "Priya" not in str(info.value)
+    _check_problems("case 'p-1'", [], withhold=True)  # no problem: passes
