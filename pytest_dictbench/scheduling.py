@@ -115,6 +115,14 @@ class XdistHooks:
             longrepr=None, when="teardown", user_properties=[(RECORD_PROPERTY,
                                                               record_line(record))])
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """Keep the draft counts a worker's collection found (the controller has none)."""
+        session = self.config.stash.get(SESSION_KEY, None)
+        found = (getattr(node, "workeroutput", None) or {}).get("dictbench_drafts")
+        if session is not None and isinstance(found, dict):
+            session.worker_drafts.update(found)
+
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         teardown = report.__dict__.pop("dictbench_teardown", None)

@@ -102,6 +102,8 @@ class DictbenchSession:
         self.problems: list[str] = []
         self.judge_default = judge_default(config)
         self._suites: dict[Path, Suite] = {}
+        #: Draft cases per suite that xdist workers collected (see ``scheduling``).
+        self.worker_drafts: dict[str, int] = {}
         #: Parsed ``[judge]`` tables by suite id (checked when the suite is loaded).
         self.judge_settings: dict[str, JudgeSettings] = {}
         self._suite_paths: dict[str, str] = {}
@@ -228,7 +230,10 @@ class DictbenchSession:
 
     @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if is_worker(self.config) or not self.records or exitstatus in _NO_REPORT:
+        if is_worker(self.config):  # the controller collects nothing: tell it the drafts
+            self.config.workeroutput["dictbench_drafts"] = self._draft_counts()  # type: ignore[attr-defined]
+            return
+        if not self.records or exitstatus in _NO_REPORT:
             return
         lines = list(self.records.values())
         parsed = sorted(zip(_shared_values(parse_lines(lines)), lines, strict=True),
@@ -312,8 +317,12 @@ class DictbenchSession:
                       "cache_hits": self.judging.cache_hits},
         }
 
+    def _draft_counts(self) -> dict[str, int]:
+        """Draft cases per loaded suite (by manifest path)."""
+        return {str(path): len(suite.drafts) for path, suite in self._suites.items()}
+
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        drafts = sum(len(suite.drafts) for suite in self._suites.values())
+        drafts = sum({**self.worker_drafts, **self._draft_counts()}.values())
         if drafts:
             terminalreporter.write_line(f"dictbench: {drafts} draft case"
                                         f"{'' if drafts == 1 else 's'} not collected")

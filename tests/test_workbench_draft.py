@@ -145,6 +145,12 @@ def test_draft_cases_are_not_collected(pytester: pytest.Pytester,
     verify = pytester.runpytest_subprocess("--dictbench-verify")
     verify.stdout.fnmatch_lines([
         f"*{root / 'suite.toml'}: 3 draft case(s) not yet approved (c2, c3, c4)*"])
+    # every case a draft: nothing runs, and the workers still report the drafts
+    write_suite(cases=[dict(c, status="draft") for c in MINI_CASES])
+    for args in ((), ("-n", "2")):
+        result = pytester.runpytest_subprocess("--product=p1", *args)
+        assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+        result.stdout.fnmatch_lines(["dictbench: 4 draft cases not collected"])
 
 
 def test_drafting_backs_off_on_a_rate_limit_and_honours_retry_after() -> None:
