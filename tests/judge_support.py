@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from pytest_dictbench.judge import (
@@ -26,6 +28,51 @@ JUDGE_A = JudgeConfig("judge-a", "model-a", price_in_per_mtok=3.0, price_out_per
 JUDGE_B = JudgeConfig("judge-b", "model-b", price_in_per_mtok=1.0, price_out_per_mtok=5.0)
 
 FAST_RETRY = RetryPolicy(max_attempts=3, base_delay=0.01, max_delay=0.05, seed=7)
+
+#: ``[judge]`` with JUDGE_A and JUDGE_B, as a suite or judge file holds it; quick retries.
+JUDGES_TOML = """
+[judge]
+concurrency = 4
+timeout = 5.0
+max_attempts = 2
+base_delay = 0.01
+batch_poll = 0.2
+
+[[judge.judges]]
+name = "judge-a"
+model = "model-a"
+price_in_per_mtok = 3.0
+price_out_per_mtok = 15.0
+
+[[judge.judges]]
+name = "judge-b"
+model = "model-b"
+price_in_per_mtok = 1.0
+price_out_per_mtok = 5.0
+"""
+
+JA_SUITE = Path(__file__).parents[1] / "cases" / "ja-dictation"
+
+
+def write_ja_project(root: Path, judges: str = JUDGES_TOML) -> list[dict[str, Any]]:
+    """A project in ``root``: the first three ja-dictation cases as suite ``cases/ja``
+    with ``judges``, and product ``p`` whose outputs drop the final 。 (so that none is a
+    known answer and every item needs the judges). Returns the cases; the caller writes
+    the ini file (``dictbench_suites = cases/ja``)."""
+    lines = (JA_SUITE / "cases.jsonl").read_text(encoding="utf-8").splitlines()[:3]
+    cases = [json.loads(line) for line in lines]
+    suite = root / "cases" / "ja"
+    suite.mkdir(parents=True)
+    (suite / "cases.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    manifest = (JA_SUITE / "suite.toml").read_text(encoding="utf-8").split("[[files]]")[0]
+    (suite / "suite.toml").write_text(manifest + judges, encoding="utf-8")
+    products = root / "products"
+    (products / "p").mkdir(parents=True)
+    (products / "p.toml").write_text('name = "p"\nversion = "1"\nadapter = "cache"\n')
+    outputs = [{"case_id": c["id"], "text": c["expected"][0].rstrip("。")} for c in cases]
+    (products / "p" / "ja-dictation.jsonl").write_text(
+        "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in outputs), encoding="utf-8")
+    return cases
 
 
 SCRIPT = "I think the cause is the cache"

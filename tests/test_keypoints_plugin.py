@@ -8,28 +8,10 @@ from typing import Any
 
 import pytest
 from judge_server import MessagesServer, Recorded, Reply, message_body
+from judge_support import JUDGES_TOML
 
 SUITE = Path(__file__).parents[1] / "cases" / "ja-journal"
 KEY = "sk-test-keypoints-0123456789SECRET"
-JUDGES = """
-[judge]
-concurrency = 4
-timeout = 5.0
-max_attempts = 2
-base_delay = 0.01
-
-[[judge.judges]]
-name = "judge-a"
-model = "model-a"
-price_in_per_mtok = 3.0
-price_out_per_mtok = 15.0
-
-[[judge.judges]]
-name = "judge-b"
-model = "model-b"
-price_in_per_mtok = 1.0
-price_out_per_mtok = 5.0
-"""
 
 
 def key_point_ids(body: dict[str, Any]) -> list[str]:
@@ -65,7 +47,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
         "".join(json.dumps({k: v for k, v in c.items() if k != "audio"}, ensure_ascii=False)
                 + "\n" for c in cases), encoding="utf-8")
     manifest = (SUITE / "suite.toml").read_text(encoding="utf-8").split("[judge]")[0]
-    (root / "suite.toml").write_text(manifest + JUDGES, encoding="utf-8")
+    (root / "suite.toml").write_text(manifest + JUDGES_TOML, encoding="utf-8")
     products = pytester.path / "products"
     (products / "p").mkdir(parents=True)
     (products / "p.toml").write_text(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from judge_server import (
@@ -15,29 +14,9 @@ from judge_server import (
     requested_rules,
     verdict_reply,
 )
+from judge_support import JUDGES_TOML, write_ja_project
 
-SUITE = Path(__file__).parents[1] / "cases" / "ja-dictation"
 KEY = "sk-test-0123456789abcdefSECRET"
-JUDGES = """
-[judge]
-concurrency = 4
-timeout = 5.0
-max_attempts = 2
-base_delay = 0.01
-batch_poll = 0.2
-
-[[judge.judges]]
-name = "judge-a"
-model = "model-a"
-price_in_per_mtok = 3.0
-price_out_per_mtok = 15.0
-
-[[judge.judges]]
-name = "judge-b"
-model = "model-b"
-price_in_per_mtok = 1.0
-price_out_per_mtok = 5.0
-"""
 
 
 def responder(request: Recorded) -> Reply:
@@ -52,20 +31,7 @@ def responder(request: Recorded) -> Reply:
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    lines = (SUITE / "cases.jsonl").read_text(encoding="utf-8").splitlines()[:3]
-    cases = [json.loads(line) for line in lines]
-    root = pytester.path / "cases" / "ja"
-    root.mkdir(parents=True)
-    (root / "cases.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    manifest = (SUITE / "suite.toml").read_text(encoding="utf-8").split("[[files]]")[0]
-    (root / "suite.toml").write_text(manifest + JUDGES, encoding="utf-8")
-    products = pytester.path / "products"
-    (products / "p").mkdir(parents=True)
-    (products / "p.toml").write_text('name = "p"\nversion = "1"\nadapter = "cache"\n')
-    # Drop the final 。 so no output is a known answer and every item needs the judges.
-    outputs = [{"case_id": c["id"], "text": c["expected"][0].rstrip("。")} for c in cases]
-    (products / "p" / "ja-dictation.jsonl").write_text(
-        "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in outputs), encoding="utf-8")
+    write_ja_project(pytester.path)
     pytester.makeini("[pytest]\ndictbench_suites = cases/ja\n")
     return pytester
 
@@ -193,7 +159,7 @@ def test_judges_from_the_ini_file(project: pytest.Pytester) -> None:
     manifest = project.path / "cases/ja/suite.toml"
     text = manifest.read_text(encoding="utf-8")
     manifest.write_text(text[:text.index("[judge]")], encoding="utf-8")
-    (project.path / "judges.toml").write_text(JUDGES, encoding="utf-8")
+    (project.path / "judges.toml").write_text(JUDGES_TOML, encoding="utf-8")
     project.makeini("[pytest]\ndictbench_suites = cases/ja\n"
                     "dictbench_judge_config = judges.toml\n")
     with MessagesServer(responder) as server:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from judge_server import MessagesServer, Recorded, Reply, requested_rules, user_text, verdict_reply
+from judge_support import write_ja_project
 from workbench_support import (
     CHROMIUM,
     JUDGE_TABLE,
@@ -26,7 +27,6 @@ from pytest_dictbench.workbench.commands import _rule_meanings
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
                                 reason="/usr/bin/chromium is not installed (CI installs it)")
 
-JA_SUITE = Path(__file__).parents[1] / "cases" / "ja-dictation"
 DURATION = """() => new Promise((resolve) => {
   const audio = document.getElementById("player");
   if (audio.readyState >= 1) resolve(audio.duration);
@@ -131,19 +131,8 @@ def judges(request: Recorded) -> Reply:
 
 def test_adjudication_decided_in_the_browser_is_used_on_replay(
         pytester: pytest.Pytester) -> None:
-    lines = (JA_SUITE / "cases.jsonl").read_text(encoding="utf-8").splitlines()[:3]
-    cases = [json.loads(line) for line in lines]
+    cases = write_ja_project(pytester.path, JUDGE_TABLE)
     root = pytester.path / "cases" / "ja"
-    root.mkdir(parents=True)
-    (root / "cases.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    manifest = (JA_SUITE / "suite.toml").read_text(encoding="utf-8").split("[[files]]")[0]
-    (root / "suite.toml").write_text(manifest + JUDGE_TABLE, encoding="utf-8")
-    products = pytester.path / "products"
-    (products / "p").mkdir(parents=True)
-    (products / "p.toml").write_text('name = "p"\nversion = "1"\nadapter = "cache"\n')
-    outputs = [{"case_id": c["id"], "text": c["expected"][0].rstrip("。")} for c in cases]
-    (products / "p" / "ja-dictation.jsonl").write_text(
-        "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in outputs), encoding="utf-8")
     pytester.makeini("[pytest]\ndictbench_suites = cases/ja\n")
 
     def run(server: MessagesServer, mode: str) -> pytest.RunResult:
@@ -157,7 +146,8 @@ def test_adjudication_decided_in_the_browser_is_used_on_replay(
     pending = (pytester.path / "reports/adjudication-pending.jsonl").read_text().splitlines()
     assert [json.loads(p)["rule"] for p in pending] == ["A6"]
     target = json.loads(pending[0])
-    output = next(o["text"] for o in outputs if o["case_id"] == target["case"])
+    # the product's output: the case's expected text without its final 。
+    output = next(c["expected"][0].rstrip("。") for c in cases if c["id"] == target["case"])
 
     def drafting(request: Recorded) -> Reply:
         assert request.body["tools"][0]["name"] == "record_decision"
