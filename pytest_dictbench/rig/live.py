@@ -26,7 +26,8 @@ What a live row holds:
 - a workflow the product does not list in ``workflows`` is ``unsupported`` (the
   methodology: a product without a meeting workflow is not fed the file instead); a
   capture error is ``failed`` with the error as ``notes``; a transcript record's own
-  status is kept.
+  status is kept; a capture whose row the reader refuses for a measured cell (an empty
+  transcript, a correction without ``edit_actions``) is ``failed`` with the refusal.
 
 Facts the 28 columns have no cell for travel in ``notes`` as one marked JSON suffix
 (:mod:`.notes`): a declared hardware or OS that differs from the detected one, and the
