@@ -93,13 +93,13 @@ class Judging:
     """Per-process judge runner; one per dictbench session."""
 
     def __init__(self, mode: str, folder: Path, audit: int = 0, *, batch_wait: float = 0.0,
-                 workers: int = 1, progress: Any = None) -> None:
+                 budget_ledger: Path | None = None, progress: Any = None) -> None:
         self.mode = mode
         self.folder = folder
         self.audit = audit
         self.batch_wait = batch_wait
-        #: xdist workers sharing each suite's budget (each gets an equal share).
-        self.workers = max(1, workers)
+        #: The file in which xdist workers share each suite's budget (None: one process).
+        self.budget_ledger = budget_ledger
         #: Called with a progress line while waiting for batches (or ``None``).
         self.progress = progress
         #: per group: each item's judgement, or why the group could not be judged
@@ -113,20 +113,22 @@ class Judging:
     def from_config(cls, config: Any, folder: Path) -> Judging:
         """The runner for a pytest config (``--judge``, ``--judge-audit``,
         ``--judge-batch-wait``, xdist worker count)."""
-        workerinput = getattr(config, "workerinput", None)
+        ledger = (getattr(config, "workerinput", None) or {}).get("dictbench_budget_ledger")
         return cls(config.getoption("dictbench_judge"), folder,
                    config.getoption("dictbench_judge_audit"),
                    batch_wait=config.getoption("dictbench_judge_batch_wait"),
-                   workers=int(workerinput.get("workercount", 1)) if workerinput else 1,
+                   budget_ledger=Path(ledger) if ledger else None,
                    progress=_terminal_line(config))
 
     def budget(self, suite_id: str, settings: JudgeSettings) -> Any:
-        """This process's share of the suite's ``budget_usd`` (shared by its groups)."""
-        from .judge.estimate import Budget
+        """The suite's ``budget_usd`` (shared by its groups, and under xdist by every
+        worker through the run's ledger file)."""
+        from .judge.estimate import Budget, SharedBudget
 
         if suite_id not in self._budgets:
             limit = settings.budget_usd
-            self._budgets[suite_id] = Budget(None if limit is None else limit / self.workers)
+            self._budgets[suite_id] = Budget(limit) if self.budget_ledger is None or \
+                limit is None else SharedBudget(limit, ledger=self.budget_ledger, key=suite_id)
         return self._budgets[suite_id]
 
     def for_item(self, item: JudgeItem, output: Output, method: Method,

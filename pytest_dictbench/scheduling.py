@@ -8,8 +8,10 @@ stopped working with pytest 9, pytest-xdist issue 1386).
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Mapping
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
 import pytest
@@ -90,6 +92,22 @@ class XdistHooks:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
+        #: The run's budget ledger (see ``judge.estimate.SharedBudget``), made on demand.
+        self._ledger: Path | None = None
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """Every worker gets the path of the run's budget ledger, so that a suite's
+        ``budget_usd`` holds for the whole run, not per worker."""
+        if self._ledger is None:
+            self._ledger = Path(tempfile.mkdtemp(prefix="dictbench-budget-")) / "budget.json"
+        node.workerinput["dictbench_budget_ledger"] = str(self._ledger)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self) -> None:
+        """The workers are done: the ledger goes."""
+        if self._ledger is not None:
+            shutil.rmtree(self._ledger.parent, ignore_errors=True)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:

@@ -4,8 +4,12 @@ the estimate against what the server then bills, and the budget stop."""
 from __future__ import annotations
 
 import asyncio
+import json
+import multiprocessing
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
 import pytest
 from judge_server import MessagesServer, PromptCache, count_tokens, counted_twos
@@ -23,6 +27,7 @@ from pytest_dictbench.judge import (
 from pytest_dictbench.judge.batch import BUDGET_DETAIL
 from pytest_dictbench.judge.estimate import (
     TOOL_OVERHEAD,
+    SharedBudget,
     estimate_output,
     estimate_prompt,
     estimate_text,
@@ -140,3 +145,38 @@ def test_zero_budget_sends_nothing(server: MessagesServer) -> None:
     run = asyncio.run(judge_all(REQUESTS, [JUDGE_A], mode="batch", cache=VerdictCache(None),
                                 client_factory=factory, retry=FAST_RETRY, budget=Budget(0.0)))
     assert run.count("missing") == 6 and server.requests == []
+
+
+def _spend_from(ledger: str, attempts: int, amount: float, out: Any) -> None:
+    """One process of the shared-budget test: reserve ``attempts`` times, settle each at
+    the reserved amount, and report how many fitted."""
+    from pathlib import Path
+
+    budget = SharedBudget(3.0, ledger=Path(ledger), key="suite")
+    fitted = 0
+    for _ in range(attempts):
+        if budget.reserve(amount):
+            fitted += 1
+            budget.settle(amount, amount)
+    out.put(fitted)
+
+
+def test_a_shared_budget_holds_across_processes(tmp_path: Path) -> None:
+    """Three real processes share one ledger: 30 reservations of 0.25 against 3.0 fit 12
+    times in all, however the processes interleave."""
+    context = multiprocessing.get_context("spawn")
+    out = context.Queue()
+    ledger = str(tmp_path / "budget.json")
+    workers = [context.Process(target=_spend_from, args=(ledger, 10, 0.25, out))
+               for _ in range(3)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=60)
+    assert [w.exitcode for w in workers] == [0, 0, 0]
+    assert sum(out.get(timeout=5) for _ in workers) == 12
+    totals = json.loads((tmp_path / "budget.json").read_text())
+    assert totals == {"suite": {"reserved": 0.0, "spent": 3.0}}
+    # another key (suite) has its own account
+    other = SharedBudget(3.0, ledger=tmp_path / "budget.json", key="other")
+    assert other.reserve(3.0) and not other.reserve(0.01)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from judge_server import (
@@ -239,12 +240,24 @@ def test_budget_stop_leaves_items_unscored(project: pytest.Pytester) -> None:
     text = manifest.read_text(encoding="utf-8")
     manifest.write_text(text.replace("max_attempts = 2", "max_attempts = 2\nbudget_usd = 0.0"),
                         encoding="utf-8")
-    with MessagesServer(responder) as server:
-        result = run(project, server, "--judge=live")
-        assert server.requests == []
-    result.assert_outcomes(skipped=3)
-    assert all(r["status"] == "not_tested" and "budget_usd" in r["message"]
-               for r in items(project))
+    project.makeconftest("""
+def pytest_configure(config):
+    ledger = getattr(config, "workerinput", {}).get("dictbench_budget_ledger")
+    if ledger:
+        with open("ledgers.txt", "a") as seen:
+            seen.write(ledger + "\\n")
+""")
+    for parallel in ((), ("-n", "2")):
+        with MessagesServer(responder) as server:
+            result = run(project, server, "--judge=live", *parallel)
+            assert server.requests == []
+        result.assert_outcomes(skipped=3)
+        assert all(r["status"] == "not_tested" and "budget_usd" in r["message"]
+                   for r in items(project))
+    # under xdist both workers were given the one ledger, which is gone after the run
+    ledgers = (project.path / "ledgers.txt").read_text().split()
+    assert len(ledgers) == 2 and len(set(ledgers)) == 1
+    assert not Path(ledgers[0]).parent.exists()
 
 
 def test_mixed_families_in_one_run(project: pytest.Pytester) -> None:

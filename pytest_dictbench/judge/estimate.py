@@ -26,12 +26,16 @@ left unjudged (never scored).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
+from ..files import atomic_write
 from .records import JudgeConfig, TokenUsage
 from .task import Prompt
 
@@ -41,6 +45,7 @@ __all__ = [
     "TOOL_OVERHEAD",
     "Budget",
     "Estimate",
+    "SharedBudget",
     "estimate_output",
     "estimate_prompt",
     "estimate_text",
@@ -149,3 +154,48 @@ class Budget:
         """Replace a reservation by what the request really cost."""
         self.reserved -= reserved
         self.spent += actual
+
+
+@dataclass
+class SharedBudget(Budget):
+    """A :class:`Budget` that several processes (xdist workers) share: the amounts spent
+    and reserved under ``key`` live in the JSON file ``ledger``, read and changed under
+    an exclusive lock at every reservation and settlement, so the limit holds for the
+    run as a whole. ``spent`` and ``reserved`` count this process's own share."""
+
+    ledger: Path = Path("budget.json")
+    key: str = ""
+
+    def reserve(self, amount: float) -> bool:
+        with self._totals() as totals:
+            entry = totals.setdefault(self.key, {"spent": 0.0, "reserved": 0.0})
+            if self.limit is not None and entry["spent"] + entry["reserved"] + amount \
+                    > self.limit:
+                self.refused += 1
+                return False
+            entry["reserved"] += amount
+        self.reserved += amount
+        return True
+
+    def settle(self, reserved: float, actual: float) -> None:
+        with self._totals() as totals:
+            entry = totals.setdefault(self.key, {"spent": 0.0, "reserved": 0.0})
+            entry["reserved"] -= reserved
+            entry["spent"] += actual
+        super().settle(reserved, actual)
+
+    @contextlib.contextmanager
+    def _totals(self) -> Iterator[dict[str, dict[str, float]]]:
+        """The ledger's totals, written back when the block ends, all under the lock."""
+        import fcntl
+
+        with open(self.ledger.with_name(self.ledger.name + ".lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                text = self.ledger.read_text(encoding="utf-8") if self.ledger.exists() \
+                    else "{}"
+                totals = json.loads(text or "{}")
+                yield totals
+                atomic_write(self.ledger, json.dumps(totals, sort_keys=True))
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
