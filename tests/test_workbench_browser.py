@@ -17,6 +17,7 @@ from workbench_support import (
     browser,
     drafter_for,
     make_review_suite,
+    open_page,
     serving,
     tool_reply,
 )
@@ -48,11 +49,7 @@ def test_review_page_edit_and_approve_with_the_keyboard(tmp_path: Path) -> None:
     root = make_review_suite(tmp_path / "suite")
     before = rows(root)
     with serving(root) as (url, _), browser() as chromium:
-        page = chromium.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(url + "/")
-        page.wait_for_selector("body[data-ready='1']")
+        page, errors = open_page(chromium, url + "/")
         assert page.inner_text("#progress") == "0 of 3 approved"
         assert "Case 1 of 3: rec-1" in page.inner_text("#where")
         assert page.evaluate(DURATION) == pytest.approx(1.5, abs=0.01)
@@ -160,11 +157,7 @@ def test_adjudication_decided_in_the_browser_is_used_on_replay(
             judges=pytester.path / "judges", drafter=drafter_for(drafts.url),
             cases={c["id"]: c for c in cases}, meanings=_rule_meanings("rubric")
     ) as (url, _), browser() as chromium:
-        page = chromium.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(url + "/adjudicate")
-        page.wait_for_selector("body[data-ready='1']")
+        page, errors = open_page(chromium, url + "/adjudicate")
         assert page.inner_text("#progress") == "0 of 1 decided"
         assert target["case"] in page.inner_text("#where")
         assert page.inner_text("#output mark") == output[:6]

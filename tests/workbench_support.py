@@ -121,6 +121,17 @@ def drafter_for(url: str) -> Drafter:
                    retry=RetryPolicy(base_delay=0.01, max_delay=0.02))
 
 
+def open_page(chromium: Any, url: str) -> tuple[Any, list[str]]:
+    """A new page at ``url``, ready (``body[data-ready='1']``), and the list its
+    JavaScript errors are collected in."""
+    page = chromium.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(url)
+    page.wait_for_selector("body[data-ready='1']")
+    return page, errors
+
+
 @contextlib.contextmanager
 def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
