@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pytest_dictbench.judge import (
     AnthropicClientFactory,
     JudgeConfig,
@@ -133,3 +135,13 @@ def run_judges(
             client_factory=factory, concurrency=concurrency, retry=retry,
         )
     )
+
+
+def run_judged(project: pytest.Pytester, server: Any, key: str, *args: str
+               ) -> pytest.RunResult:
+    """``pytest --product=p ARGS`` in a subprocess whose judges talk to the loopback
+    ``server`` with the API key ``key``."""
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("ANTHROPIC_API_KEY", key)
+        env.setenv("ANTHROPIC_BASE_URL", server.url)
+        return project.runpytest_subprocess("--product=p", *args)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from judge_server import MessagesServer, Recorded, Reply, message_body
-from judge_support import JUDGES_TOML
+from judge_support import JUDGES_TOML, run_judged
 
 SUITE = Path(__file__).parents[1] / "cases" / "ja-journal"
 KEY = "sk-test-keypoints-0123456789SECRET"
@@ -64,10 +64,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 def run(project: pytest.Pytester, server: MessagesServer, *args: str) -> pytest.RunResult:
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("ANTHROPIC_API_KEY", KEY)
-        env.setenv("ANTHROPIC_BASE_URL", server.url)
-        return project.runpytest_subprocess("--product=p", "-p", "no:cacheprovider", *args)
+    return run_judged(project, server, KEY, "-p", "no:cacheprovider", *args)
 
 
 def items(project: pytest.Pytester) -> dict[str, dict[str, Any]]:

@@ -15,7 +15,7 @@ from judge_server import (
     requested_rules,
     verdict_reply,
 )
-from judge_support import JUDGES_TOML, write_ja_project
+from judge_support import JUDGES_TOML, run_judged, write_ja_project
 
 KEY = "sk-test-0123456789abcdefSECRET"
 
@@ -38,10 +38,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 def run(project: pytest.Pytester, server: MessagesServer, *args: str) -> pytest.RunResult:
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("ANTHROPIC_API_KEY", KEY)
-        env.setenv("ANTHROPIC_BASE_URL", server.url)
-        return project.runpytest_subprocess("--product=p", *args)
+    return run_judged(project, server, KEY, *args)
 
 
 def report(project: pytest.Pytester) -> dict:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from judge_server import MessagesServer, Recorded, Reply, requested_rules, user_text, verdict_reply
-from judge_support import write_ja_project
+from judge_support import run_judged, write_ja_project
 from workbench_support import (
     CHROMIUM,
     JUDGE_TABLE,
@@ -133,10 +133,7 @@ def test_adjudication_decided_in_the_browser_is_used_on_replay(
     pytester.makeini("[pytest]\ndictbench_suites = cases/ja\n")
 
     def run(server: MessagesServer, mode: str) -> pytest.RunResult:
-        with pytest.MonkeyPatch.context() as env:
-            env.setenv("ANTHROPIC_API_KEY", KEY)
-            env.setenv("ANTHROPIC_BASE_URL", server.url)
-            return pytester.runpytest_subprocess("--product=p", f"--judge={mode}")
+        return run_judged(pytester, server, KEY, f"--judge={mode}")
 
     with MessagesServer(judges) as server:
         run(server, "live")
