@@ -28,12 +28,12 @@ import pytest
 
 from ..collect import CaseItem, SuiteCollector
 from ..environment import disagreements
+from ..methods.rig.tables import default_profile, required_repetitions
 from ..model import Case, Output, Product, Suite
 from ..session import SESSION_KEY
 from .calibration import BlockCalibration, calibration_folder, load_calibration
 from .live import check_live, live_profile, live_row, unsupported_reason
 from .notes import split_notes
-from .protocol import default_profile, required_repetitions
 from .results import COLUMNS, RigRow, read_results
 
 __all__ = ["RigCollector", "RigItem"]
@@ -44,11 +44,12 @@ Cell = tuple[str, str, str, int]
 
 def _blank_rows(suite: Suite, filled: set[Cell]) -> list[RigRow]:
     """A ``blank`` row for every cell of the default profile that is not ``filled``."""
-    profile = default_profile(suite)
+    package = suite.manifest["package"]
+    profile = default_profile(package)
     blanks = []
-    for app in suite.manifest["package"]["products"]:
+    for app in package["products"]:
         for case in suite.cases:
-            for rep in range(1, required_repetitions(suite, case.data) + 1):
+            for rep in range(1, required_repetitions(package, case.data) + 1):
                 if (app, profile, case.id, rep) in filled:
                     continue
                 cells = dict.fromkeys(COLUMNS, "")
@@ -78,7 +79,7 @@ def _block_order(suite: Suite, items: list[CaseItem]) -> list[CaseItem]:
 def _row_name(suite: Suite, fixture: str, app: str, profile: str, repetition: int) -> str:
     """``<fixture>[<app>-r<n>]``, with ``-<profile>`` before ``-r<n>`` outside the default
     profile: one name per cell, live or imported."""
-    shown = "" if profile == default_profile(suite) else f"{profile}-"
+    shown = "" if profile == default_profile(suite.manifest["package"]) else f"{profile}-"
     return f"{fixture}[{app}-{shown}r{repetition}]"
 
 
@@ -208,7 +209,7 @@ class RigCollector(SuiteCollector):
 
     def repetitions_of(self, case: Case, suite: Suite, requested: int | None) -> int:
         """A fixture's required repetitions (at most ``--repetitions``, if given)."""
-        need = required_repetitions(suite, case.data)
+        need = required_repetitions(suite.manifest["package"], case.data)
         return min(requested, need) if requested else need
 
     def _row_items(self, suite: Suite, rows: list[RigRow], path: Path,

@@ -43,10 +43,10 @@ from typing import Any
 from ..environment import disagreements
 from ..errors import DictbenchError
 from ..methods.rig.scoring import speaker_metrics
+from ..methods.rig.tables import default_profile
 from ..model import Case, Output, Product, Suite
 from ..validity.speakers import Turn, labelled_turns
 from .notes import compose_notes
-from .protocol import default_profile
 from .results import COLUMNS, ResultsError, RigRow, row_from_cells
 
 __all__ = ["DECLARED", "DEFAULT_WORKFLOWS", "MEASURED", "check_live", "live_profile", "live_row",
@@ -89,7 +89,8 @@ def unsupported_reason(product: Product, case: Case) -> str | None:
 
 def live_profile(suite: Suite, product: Product) -> str:
     """The test profile of ``product``'s live rows: its declared one, else the default."""
-    return str(product.environment.get("test_profile") or default_profile(suite))
+    return str(product.environment.get("test_profile")
+               or default_profile(suite.manifest["package"]))
 
 
 def _base_cells(suite: Suite, case: Case, product: Product, repetition: int

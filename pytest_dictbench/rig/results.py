@@ -26,10 +26,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import DictbenchError
+from ..methods.rig.tables import default_profile, required_repetitions
 from ..methods.rig.text import file_text
 from ..model import Suite
 from ..suites import DEFAULT_MAX_TEXT_CHARS
-from .protocol import default_profile, required_repetitions
 
 __all__ = ["COLUMNS", "STATUSES", "ResultsError", "RigRow", "export_csv", "read_results",
            "render_results", "row_from_cells"]
@@ -221,12 +221,12 @@ def _row(number: int, record: list[str], suite: Suite, folder: Path, path: Path,
         fixture = suite.case(cells["fixture_id"]).data
     except KeyError:
         raise ref("fixture_id", f"unknown fixture {cells['fixture_id']!r}") from None
-    need = required_repetitions(suite, fixture)
+    need = required_repetitions(package, fixture)
     repetition = _number(cells, "repetition", True, ref)
     if repetition is None or not 1 <= repetition <= need:
         raise ref("repetition", f"{cells['repetition']!r} is outside 1..{need}")
     profiles = package.get("protocol", {}).get("profiles", {})
-    profile = cells["test_profile"].strip() or default_profile(suite)
+    profile = cells["test_profile"].strip() or default_profile(package)
     if profiles and profile not in profiles:
         raise ref("test_profile", f"unknown test profile {profile!r} (the package's: "
                   f"{', '.join(profiles)})")

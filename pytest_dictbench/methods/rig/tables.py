@@ -22,7 +22,8 @@ from ...stats import round_half_away
 from .scoring import WORKFLOWS
 from .validity import rank_blockers, run_validity
 
-__all__ = ["DECIMALS", "NO_OVERALL", "WORKFLOW_METRICS", "RigRules", "rig_tables"]
+__all__ = ["DECIMALS", "NO_OVERALL", "WORKFLOW_METRICS", "RigRules", "default_profile",
+           "required_repetitions", "rig_tables"]
 
 #: Places every published figure is rounded to.
 DECIMALS = 6
@@ -49,6 +50,17 @@ OBSERVED = (("tested_locales", "locale"), ("app_versions", "app_version"),
             ("price_snapshots", "price_snapshot"), ("pricing_source_urls", "pricing_source_url"))
 
 
+def default_profile(package: Mapping[str, Any]) -> str:
+    """The package's default test profile (``protocol.default_profile``)."""
+    return str(package.get("protocol", {}).get("default_profile", "default"))
+
+
+def required_repetitions(package: Mapping[str, Any], fixture: Mapping[str, Any]) -> int:
+    """Repetitions the package needs of ``fixture``: its own count, else the protocol's."""
+    return int(fixture.get("required_repetitions",
+                           package.get("protocol", {}).get("required_repetitions", 3)))
+
+
 class RigRules:
     """What the package says about eligibility (see ``rig.package``)."""
 
@@ -60,13 +72,13 @@ class RigRules:
         self.same_environment: tuple[str, ...] = tuple(protocol.get(
             "same_environment_fields", ("hardware", "macos_version", "test_profile")))
         self.minimum_apps = int(package.get("ranking", {}).get("minimum_apps", 2))
-        self.default_profile = str(protocol.get("default_profile", "default"))
+        self.default_profile = default_profile(package)
         self.gate_ready = bool(gate.get("ready", False))
         self.blocking = tuple(gate.get("blocking_items", ()))
-        self.repetitions = int(protocol.get("required_repetitions", 3))
+        self._package = package
 
     def required(self, fixture: Mapping[str, Any]) -> int:
-        return int(fixture.get("required_repetitions", self.repetitions))
+        return required_repetitions(self._package, fixture)
 
 
 def _scopes(rules: RigRules, profiles: Iterable[str]) -> list[dict[str, Any]]:
