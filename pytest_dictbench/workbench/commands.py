@@ -20,11 +20,8 @@ def cmd_draft(args: argparse.Namespace) -> int:
                          locale=args.locale,
                          judge_config=Path(args.judge_config) if args.judge_config else None,
                          private=args.private)
-    for line in result.lines():
-        print(line)
-    print(f"{result.root}: {len(result.cases)} draft case(s); review them with "
-          f"'dictbench review {result.root}'")
-    return 1 if result.problems else 0
+    return _finish(result, f"{result.root}: {len(result.cases)} draft case(s); review them "
+                           f"with 'dictbench review {result.root}'")
 
 
 def cmd_refine(args: argparse.Namespace) -> int:
@@ -32,10 +29,16 @@ def cmd_refine(args: argparse.Namespace) -> int:
 
     result = refine_suite(Path(args.suite), per_seconds=args.per_seconds,
                           judge_config=Path(args.judge_config) if args.judge_config else None)
+    return _finish(result, f"{result.root}: key points drafted again for "
+                           f"{len(result.refined)} changed case(s)"
+                           f"{': ' + ', '.join(result.refined) if result.refined else ''}")
+
+
+def _finish(result: Any, summary: str) -> int:
+    """Print a drafting result's lines and ``summary``; exit 1 when it has problems."""
     for line in result.lines():
         print(line)
-    print(f"{result.root}: key points drafted again for {len(result.refined)} changed "
-          f"case(s){': ' + ', '.join(result.refined) if result.refined else ''}")
+    print(summary)
     return 1 if result.problems else 0
 
 
