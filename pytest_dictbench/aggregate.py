@@ -14,8 +14,8 @@ from .methods.base import ItemRecord, Method
 from .model import SCORED_STATUSES, Product, Suite
 from .pricing import cost_summary
 from .ranking import RankingRules, provisional_counts, rank_products
+from .rig.offline import claim_status
 from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED, latency_summary, mean_ci
-from .validity.offline import claim_status
 
 __all__ = ["REPORT_SCHEMA_VERSION", "StatsOptions", "case_scores", "record_sort_key",
            "summarize"]

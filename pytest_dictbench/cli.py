@@ -24,13 +24,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
 from .errors import DictbenchError
 from .files import atomic_write
+from .hashes import refresh_hashes, write_files_table
 from .jsonl import read_jsonl
 from .rig.package import is_package, load_package
-from .suites import MANIFEST, data_files, inside, load_suite, read_toml
+from .suites import MANIFEST, inside, load_suite
 from .workbench.commands import add_commands as add_workbench_commands
 
 __all__ = ["main", "spoken_form"]
@@ -54,62 +53,6 @@ def _script(case: Any) -> str:
     if "verbatim" in data:
         return spoken_form(str(data["verbatim"]))
     return str(data.get("reference", ""))
-
-
-#: A ``[[files]]`` table header line (a comment may follow it; one that merely mentions
-#: ``[[files]]`` is no header).
-_FILES_HEADER = re.compile(r"^[ \t]*\[\[[ \t]*files[ \t]*\]\][ \t]*(#.*)?$", re.MULTILINE)
-_TABLE_HEADER = re.compile(r"^[ \t]*\[")
-
-
-def _manifest_head(path: Path) -> str:
-    """``suite.toml`` up to its ``[[files]]`` tables, which must come last."""
-    text = path.read_text(encoding="utf-8-sig")
-    header = _FILES_HEADER.search(text)
-    if header is None:
-        return text.rstrip() + "\n"
-    index = header.start()
-    after = [line.strip() for line in text[index:].splitlines()
-             if _TABLE_HEADER.match(line) and not _FILES_HEADER.match(line)]
-    if after:
-        raise DictbenchError(f"{after[0]} follows the [[files]] tables; move it above them "
-                             "so that dictbench can rewrite the file list", path=path)
-    return text[:index].rstrip() + "\n"
-
-
-def write_files_table(suite_dir: Path, entries: Sequence[dict[str, Any]]) -> bool:
-    """Rewrite the trailing ``[[files]]`` tables of ``suite.toml``, atomically.
-
-    Returns False, leaving the file untouched byte for byte, when it already lists
-    exactly ``entries``.
-    """
-    manifest = suite_dir / MANIFEST
-    if read_toml(manifest).get("files") == list(entries):
-        return False
-    body = tomli_w.dumps({"files": list(entries)})
-    atomic_write(manifest, _manifest_head(manifest) + "\n" + body)
-    read_toml(manifest)  # the result must still parse
-    return True
-
-
-def refresh_hashes(suite_path: Path) -> tuple[int, bool]:
-    """Rewrite the ``[[files]]`` tables of a suite with the sha256 of every data file
-    (what ``dictbench hash`` does); returns how many files were hashed and whether the
-    manifest changed."""
-    from .audio.io import sha256_file
-
-    suite = load_suite(suite_path)
-    listed = {f.path: f for f in suite.files}
-    raw = {e["path"]: e for e in read_toml(suite.root / MANIFEST).get("files", [])}
-    found = {p.relative_to(suite.root).as_posix() for p in data_files(suite)}
-    paths = [*listed, *sorted(found - set(listed))]  # listed files keep their order
-    entries = []
-    for rel in paths:
-        entry = dict(raw.get(rel, {"path": rel}))
-        entry["sha256"] = sha256_file(suite.root / rel)
-        entries.append(entry)
-    changed = write_files_table(suite.root, entries)
-    return len(entries), changed
 
 
 def cmd_hash(args: argparse.Namespace) -> int:

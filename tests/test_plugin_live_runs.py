@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from adapter_support import write_tone
 
-from pytest_dictbench.collect import split_item_id
-from pytest_dictbench.progress import ProductProgress, format_seconds
-from pytest_dictbench.scheduling import CaptureGroupScheduling
+from pytest_dictbench.plugin.collect import split_item_id
+from pytest_dictbench.plugin.progress import ProductProgress, format_seconds
+from pytest_dictbench.plugin.scheduler import CaptureGroupScheduling
 
 CASES = [{"id": f"c{i}", "reference": "hello there"} for i in range(1, 9)]
 

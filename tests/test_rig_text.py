@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_dictbench.methods.rig import text
 from pytest_dictbench.methods.rig.scoring import run_metrics
-from pytest_dictbench.methods.rig.text import (
+from pytest_dictbench.text import rig as text
+from pytest_dictbench.text.rig import (
     char_tokens,
     edit_distance,
     file_text,

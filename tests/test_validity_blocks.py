@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_dictbench.validity.blocks import BLOCK_COLUMNS, CalibrationFolderError, read_blocks
+from pytest_dictbench.rig.blocks import BLOCK_COLUMNS, CalibrationFolderError, read_blocks
 
 HEADER = ",".join(BLOCK_COLUMNS)
 

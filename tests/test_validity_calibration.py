@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from pytest_dictbench.validity.calibration import (
+from pytest_dictbench.rig.calibration_check import (
     CalibrationResult,
     Tolerance,
     calibrate_blocks,

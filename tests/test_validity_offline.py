@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pytest_dictbench.validity.offline import claim_status, offline_argv
+from pytest_dictbench.rig.offline import claim_status, offline_argv
 
 
 def test_offline_argv_wraps_without_a_shell() -> None:

@@ -17,7 +17,7 @@ import pytest
 from adapter_support import write_tone
 from support import CANARY, jsonl
 
-from pytest_dictbench.validity.offline import namespace_problem
+from pytest_dictbench.rig.offline import namespace_problem
 
 CASES = [{"id": "c1", "reference": "hello there", "audio": "audio/c1.wav"},
          {"id": "c2", "reference": "good morning", "audio": "audio/c2.wav"}]

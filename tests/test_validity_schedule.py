@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from pytest_dictbench.validity.schedule import (
+from pytest_dictbench.rig.schedule import (
     BlockAttempt,
     RunRow,
     assign_attempts,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_dictbench.validity.speakers import Turn, attribute_turns, parse_turns, plain_text
+from pytest_dictbench.rig.speakers import Turn, attribute_turns, parse_turns, plain_text
 
 REFERENCE = [Turn("speaker_a", "Hi there."), Turn("speaker_b", "Fine, thanks."),
              Turn("speaker_a", "Good.")]

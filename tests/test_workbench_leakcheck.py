@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from workbench_support import write_wav
 
-from pytest_dictbench.cli import main, refresh_hashes
+from pytest_dictbench.cli import main
+from pytest_dictbench.hashes import refresh_hashes
 from pytest_dictbench.workbench.leakcheck import leak_check, tokens
 
 REPO = Path(__file__).parents[1]

@@ -141,7 +141,7 @@ def test_verify_of_a_private_suite_shows_no_case_id(private_project: pytest.Pyte
 
 
 def test_a_private_case_s_problems_are_counted_not_quoted() -> None:
-    from pytest_dictbench.verify import IntegrityFailure, _check_problems
+    from pytest_dictbench.plugin.verify import IntegrityFailure, _check_problems
 
     problems = ["must-keep word 'Priya' is not in the reference", "empty script"]
     with pytest.raises(IntegrityFailure, match=r"^case 'p-1': 2 problem\(s\), not shown"

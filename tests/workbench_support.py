@@ -14,7 +14,7 @@ import numpy as np
 import soundfile as sf
 from judge_server import Recorded, Reply, user_text
 
-from pytest_dictbench.cli import refresh_hashes
+from pytest_dictbench.hashes import refresh_hashes
 from pytest_dictbench.judge.records import JudgeConfig
 from pytest_dictbench.workbench.adjudicate import Adjudication
 from pytest_dictbench.workbench.drafter import Drafter

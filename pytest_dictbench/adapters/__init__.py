@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from .base import Adapter, AdapterFactory, AdapterOptions
+from .cache import CacheAdapter
 from .command import command_adapter
 from .http import http_adapter
 from .live import CaptureRequest, LiveAdapter, Transcriber
@@ -22,6 +23,7 @@ __all__ = [
     "CaptureRequest",
     "LiveAdapter",
     "Transcriber",
+    "builtin_adapters",
 ]
 
 #: The live adapter kinds dictbench registers itself (``cache`` is registered separately).
@@ -31,3 +33,8 @@ BUILTIN_ADAPTERS: dict[str, AdapterFactory] = {
     "whisper": whisper_adapter,
     "python": python_adapter,
 }
+
+
+def builtin_adapters() -> dict[str, AdapterFactory]:
+    """Every adapter kind dictbench registers itself, ``cache`` first."""
+    return {"cache": CacheAdapter, **BUILTIN_ADAPTERS}

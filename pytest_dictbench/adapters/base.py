@@ -26,7 +26,7 @@ class AdapterOptions:
     #: Longest output text accepted, in characters (``--dictbench-max-text-chars``).
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS
     #: Capture every item a second time with no network (``--dictbench-offline-audit``,
-    #: see :mod:`pytest_dictbench.validity.offline`).
+    #: see :mod:`pytest_dictbench.rig.offline`).
     offline_audit: bool = False
 
 

@@ -32,7 +32,7 @@ from typing import Any
 
 from ..errors import CaptureError
 from ..model import Product, Suite
-from ..validity.offline import namespace_problem, offline_argv
+from ..rig.offline import namespace_problem, offline_argv
 from .base import AdapterOptions
 from .live import CaptureRequest, LiveAdapter
 from .settings import Settings

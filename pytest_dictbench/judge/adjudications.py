@@ -23,7 +23,13 @@ from ..jsonl import read_jsonl
 from ..schemas import Validator
 from .double import Decision, PendingDecision
 
-__all__ = ["DECISION_SCHEMA", "load_decisions", "write_pending"]
+__all__ = ["DECISIONS_FILE", "DECISION_SCHEMA", "PENDING_FILE", "load_decisions", "write_pending"]
+
+#: The human decisions file, in the judge folder.
+DECISIONS_FILE = "adjudications.jsonl"
+
+#: Adjudications waiting for a human, written next to the other reports.
+PENDING_FILE = "adjudication-pending.jsonl"
 
 _NONEMPTY = {"type": "string", "minLength": 1}
 

@@ -20,7 +20,7 @@ Parameters (``[params]`` in ``suite.toml``):
   without spaces; the default for ``ja``, ``zh``, ``th`` locales; ``word`` is refused
   where no word segmenter is defined);
 - ``normalization``: ``"default"`` (above) or ``"rig-v1"``, the rig methodology's
-  (:mod:`~pytest_dictbench.methods.rig.text`: every apostrophe deleted, words from ICU's
+  (:mod:`~pytest_dictbench.text.rig`: every apostrophe deleted, words from ICU's
   word segmenter with the suite's locale).
 
 Item score = 100 x (1 - rate), floored at 0. An empty reference has no errors when the
@@ -40,9 +40,9 @@ from rapidfuzz.distance import Levenshtein
 from ..errors import SuiteError
 from ..model import Case, ItemResult, Output, RuleScore, ScoreContext, Suite
 from ..text.normalize import normalize_for_wer, strict_text
+from ..text.rig import word_tokens
 from ..text.words import NO_SPACE_LANGUAGES, segmenter_name, words
 from .base import ItemRecord
-from .rig.text import word_tokens
 
 __all__ = ["EditCounts", "ErrorRate", "char_counts", "word_counts"]
 

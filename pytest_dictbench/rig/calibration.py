@@ -2,7 +2,7 @@
 the manifest's ``protocol.calibration.recordings_dir``).
 
 Every block attempt of ``blocks.csv`` is measured against the published stimulus
-(:mod:`pytest_dictbench.validity.calibration`). A row that ran in an attempt whose
+(:mod:`pytest_dictbench.rig.calibration_check`). A row that ran in an attempt whose
 calibration failed becomes ``invalid`` with the reason ``invalid_rig`` and what failed
 by how much: it is reported, never scored.
 """
@@ -16,11 +16,11 @@ from typing import Any
 from ..errors import SuiteError
 from ..model import Suite
 from ..suites import inside
-from ..validity.blocks import read_blocks
-from ..validity.calibration import Tolerance, calibrate_blocks, measure
-from ..validity.schedule import BlockAttempt, RunRow, assign_attempts
+from .blocks import read_blocks
+from .calibration_check import Tolerance, calibrate_blocks, measure
 from .notes import compose_notes, split_notes
 from .results import RigRow
+from .schedule import BlockAttempt, RunRow, assign_attempts
 
 __all__ = ["BlockCalibration", "calibration_folder", "load_calibration"]
 
@@ -93,7 +93,7 @@ def load_calibration(suite: Suite, folder: Path) -> BlockCalibration:
 
 
 def _time(text: str) -> Any:
-    from ..validity.blocks import parse_time
+    from .blocks import parse_time
 
     try:
         return parse_time(text) if text else None

@@ -18,7 +18,7 @@ What a live row holds:
 - meeting: ``capture_complete`` as the adapter reports it (a transcript record's
   ``capture_complete``; a file fed whole to the product whose capture completed counts
   as complete when the adapter says nothing) and the speaker turns counted from the
-  labelled transcript (:mod:`..validity.speakers`; a transcript without labels gets
+  labelled transcript (:mod:`.speakers`; a transcript without labels gets
   0 correct);
 - correction: the adapter gets the seed and target files and returns the final text as
   ``final_transcript`` with its ``edit_actions``; the capture's seconds are
@@ -42,12 +42,11 @@ from typing import Any
 
 from ..environment import disagreements
 from ..errors import DictbenchError
-from ..methods.rig.scoring import speaker_metrics
-from ..methods.rig.tables import default_profile
 from ..model import Case, Output, Product, Suite
-from ..validity.speakers import Turn, labelled_turns
 from .notes import compose_notes
+from .protocol import default_profile
 from .results import COLUMNS, ResultsError, RigRow, row_from_cells
+from .speakers import Turn, labelled_turns, speaker_metrics
 
 __all__ = ["DECLARED", "DEFAULT_WORKFLOWS", "MEASURED", "check_live", "live_profile", "live_row",
            "unsupported_reason"]

@@ -18,10 +18,10 @@ from typing import Any
 
 from ..errors import SuiteError
 from ..jsonl import read_text
-from ..methods.rig.scoring import WORKFLOWS
-from ..methods.rig.text import file_text
 from ..model import Case, Suite, SuiteFile
 from ..suites import inside
+from ..text.normalize import strict_text as file_text
+from .protocol import WORKFLOWS
 from .results import COLUMNS
 
 __all__ = ["PACKAGE_GLOB", "is_package", "load_package"]

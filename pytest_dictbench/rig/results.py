@@ -26,10 +26,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import DictbenchError
-from ..methods.rig.tables import default_profile, required_repetitions
-from ..methods.rig.text import file_text
 from ..model import Suite
 from ..suites import DEFAULT_MAX_TEXT_CHARS
+from ..text.normalize import strict_text as file_text
+from .protocol import default_profile, required_repetitions
 
 __all__ = ["COLUMNS", "STATUSES", "ResultsError", "RigRow", "export_csv", "read_results",
            "render_results", "row_from_cells"]

@@ -16,11 +16,9 @@ from typing import Any
 from ..errors import DictbenchError
 from ..files import atomic_write, file_lock
 from ..jsonl import canonical_line, read_jsonl, read_text
-from ..judge.adjudications import load_decisions
+from ..judge.adjudications import DECISIONS_FILE, PENDING_FILE, load_decisions
 from ..judge.cache import VerdictCache
 from ..judge.records import output_hash
-from ..judging import DECISIONS_FILE
-from ..session import PENDING_FILE
 from .drafter import Drafter
 
 __all__ = ["DRAFTS_FILE", "Adjudication", "disputed_spans"]

@@ -77,9 +77,9 @@ def make_workbench(args: argparse.Namespace) -> Any:
 
 
 def _rule_meanings(method_name: str) -> dict[str, str]:
-    from ..plugin import pytest_dictbench_methods
+    from ..methods.builtin import builtin_methods
 
-    for method in pytest_dictbench_methods():
+    for method in builtin_methods():
         if method.name == method_name:
             return dict(getattr(method, "rule_meanings", {}))
     return {}

@@ -101,10 +101,10 @@ def _manifest(suite_id: str, locale: str, canary: str, private: bool,
 def _transcribe(rows: list[dict[str, Any]], root: Path, product_name: str, products: Path,
                 result: DraftResult) -> None:
     """Fill each row's ``reference`` with the product's transcript."""
-    from ..plugin import pytest_dictbench_adapters
+    from ..adapters import builtin_adapters
 
     product = load_product(product_name, products)
-    factories = pytest_dictbench_adapters()
+    factories = builtin_adapters()
     if product.adapter not in factories:
         raise DictbenchError(f"product {product_name!r} uses adapter {product.adapter!r}, "
                              "which the workbench cannot run", path=product.path)

@@ -93,7 +93,7 @@ def save_cases(root: Path, rows: Sequence[Mapping[str, Any]], expected: str | No
     file the caller just created). Raises :class:`ConcurrentEdit` when the file on disk
     is not that one any more. Returns the new fingerprint.
     """
-    from ..cli import refresh_hashes
+    from ..hashes import refresh_hashes
 
     path = cases_file(root)
     with file_lock(path.with_name(f".{path.name}.lock")):

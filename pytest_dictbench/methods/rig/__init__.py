@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...model import Case, ItemResult, Output, ScoreContext, Suite
+from ...text.rig import NORMALIZATION, char_tokens, word_tokens
 from .scoring import run_metrics
 from .tables import NO_OVERALL, rig_tables
-from .text import NORMALIZATION, char_tokens, word_tokens
 
 __all__ = ["RigMethod"]
 

@@ -3,7 +3,7 @@
 Transcript workflows (dictation, file transcription, meeting) get WER, CER and strict
 edit distance of the raw transcript plus its elapsed seconds; a meeting adds capture
 completion and speaker-turn accuracy (correct / total reference turns: computed from a
-speaker-labelled transcript by :mod:`pytest_dictbench.validity.speakers` when the row
+speaker-labelled transcript by :mod:`pytest_dictbench.rig.speakers` when the row
 has one, with cpWER and a flag where the operator's count differs; otherwise the
 operator's count); a correction
 run gets the exact-match gate on its final transcript, the edit distance left (near
@@ -17,15 +17,13 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from ...validity.speakers import Turn, attribute_turns, labelled_turns, plain_text
-from .text import edit_distance, normalize, word_tokens, words_of
+from ...rig.speakers import labelled_turns, plain_text, speaker_metrics
+from ...text.rig import edit_distance, normalize, words_of
 
-__all__ = ["TRANSCRIPT_WORKFLOWS", "WORKFLOWS", "run_metrics"]
+__all__ = ["TRANSCRIPT_WORKFLOWS", "run_metrics"]
 
 #: Workflows whose raw transcript is scored against the reference.
 TRANSCRIPT_WORKFLOWS = ("dictation", "file_transcription", "meeting")
-#: Every workflow of the methodology, in report order.
-WORKFLOWS = ("dictation", "file_transcription", "meeting", "correction")
 
 
 def _tokens(text: str, locale: str) -> tuple[list[str], str]:
@@ -96,30 +94,4 @@ def run_metrics(fixture: Mapping[str, Any], row: Mapping[str, Any],
             metrics["speaker_turn_accuracy"] = correct / total
         if turns is not None and fixture.get("turns"):
             metrics.update(speaker_metrics(fixture, turns, correct, total, notes))
-    return metrics
-
-
-def speaker_metrics(fixture: Mapping[str, Any], turns: list[Turn], correct: Any, total: Any,
-                    notes: list[str] | None = None) -> dict[str, float]:
-    """Speaker-turn attribution computed from the labelled transcript (it replaces the
-    operator's count), cpWER, and whether the operator's CSV count disagrees."""
-    locale = fixture["locale"]
-    reference = [Turn(t.get("speaker"), t.get("text", "")) for t in fixture["turns"]]
-    found = attribute_turns(reference, turns, words=lambda text: word_tokens(text, locale))
-    metrics = {"speaker_turns_correct_computed": float(found.correct),
-               "speaker_turns_total_computed": float(found.total)}
-    if found.total:
-        metrics["speaker_turn_accuracy"] = found.correct / found.total
-    if found.cpwer is not None:
-        metrics["cpwer"] = found.cpwer
-    if notes is not None:
-        mapping = ", ".join(f"{label} -> {speaker}" for label, speaker in
-                            sorted(found.mapping.items())) or "no label maps to a speaker"
-        notes.append(f"speaker turns computed: {found.correct} of {found.total} correct "
-                     f"(mapping {mapping}; cpWER {found.cpwer:.3f})" if found.cpwer is not None
-                     else f"speaker turns computed: {found.correct} of {found.total} correct "
-                     f"(mapping {mapping})")
-    if correct is not None or total is not None:
-        metrics["speaker_turns_operator_disagrees"] = float(
-            (correct, total) != (found.correct, found.total))
     return metrics

@@ -18,12 +18,12 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ...rig.protocol import WORKFLOWS, default_profile, required_repetitions
 from ...stats import round_half_away
-from .scoring import WORKFLOWS
 from .validity import rank_blockers, run_validity
 
-__all__ = ["DECIMALS", "NO_OVERALL", "WORKFLOW_METRICS", "RigRules", "default_profile",
-           "required_repetitions", "rig_tables"]
+__all__ = ["DECIMALS", "NO_OVERALL", "WORKFLOW_METRICS", "RigRules",
+           "rig_tables"]
 
 #: Places every published figure is rounded to.
 DECIMALS = 6
@@ -48,17 +48,6 @@ OBSERVED = (("tested_locales", "locale"), ("app_versions", "app_version"),
             ("plans", "plan"), ("processing_paths", "processing_path"),
             ("privacy_modes", "privacy_mode"), ("app_language_settings", "app_language_setting"),
             ("price_snapshots", "price_snapshot"), ("pricing_source_urls", "pricing_source_url"))
-
-
-def default_profile(package: Mapping[str, Any]) -> str:
-    """The package's default test profile (``protocol.default_profile``)."""
-    return str(package.get("protocol", {}).get("default_profile", "default"))
-
-
-def required_repetitions(package: Mapping[str, Any], fixture: Mapping[str, Any]) -> int:
-    """Repetitions the package needs of ``fixture``: its own count, else the protocol's."""
-    return int(fixture.get("required_repetitions",
-                           package.get("protocol", {}).get("required_repetitions", 3)))
 
 
 class RigRules:

@@ -4,7 +4,7 @@ calibrations, gathered from the item records. Pure.
 Each rig record carries its row's cells (``rig``: app, fixture, repetition, status,
 ``tested_at``, ``processing_path``) and, when a calibration folder was given, the
 ``block`` it ran in with that block attempt's calibration verdict. Schedule checks
-(:mod:`pytest_dictbench.validity.schedule`) run on every import; the kinds in
+(:mod:`pytest_dictbench.rig.schedule`) run on every import; the kinds in
 ``RANK_BLOCKING`` make a product not rankable in every table, with the reason.
 """
 
@@ -14,8 +14,8 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...validity.blocks import parse_time
-from ...validity.schedule import CLOUD_PATHS, RunRow, Violation, check_schedule
+from ...rig.blocks import parse_time
+from ...rig.schedule import CLOUD_PATHS, RunRow, Violation, check_schedule
 
 __all__ = ["rank_blockers", "run_validity"]
 

@@ -12,31 +12,26 @@ from typing import Any
 
 import pytest
 
+from ..adapters import builtin_adapters
+from ..adapters.base import AdapterFactory
+from ..errors import DictbenchError
+from ..methods.base import Method
+from ..methods.builtin import builtin_methods
+from ..products import load_product, product_location
+from ..registry import Registry
+from ..rig.package import is_package
+from ..stats import DEFAULT_RESAMPLES
+from ..suites import MANIFEST, read_toml
+from ..text.visible import visible
 from . import hookspecs
-from .adapters import BUILTIN_ADAPTERS
-from .adapters.base import AdapterFactory
-from .adapters.cache import CacheAdapter
 from .collect import CaseItem, SuiteCollector, split_item_id
-from .errors import DictbenchError
-from .estimating import JudgeEstimate
-from .judging import JUDGE_MODES
-from .methods.base import Method
-from .methods.error_rate import ErrorRate
-from .methods.keypoints import Keypoints
-from .methods.rig import RigMethod
-from .methods.rubric import RubricMethod
-from .methods.verbatim import Verbatim
-from .products import load_product, product_location
+from .estimate import JudgeEstimate
+from .judge import JUDGE_MODES
+from .options import ini_folder
 from .progress import CaptureProgress
-from .registry import Registry
-from .rig.collect import RigCollector
-from .rig.package import is_package
+from .rig import RigCollector
 from .rootdir import redetermine_setup
-from .run_options import ini_folder
 from .session import SESSION_KEY, DictbenchSession, is_worker
-from .stats import DEFAULT_RESAMPLES
-from .suites import MANIFEST, read_toml
-from .text.visible import visible
 from .verify import VerifyCollector
 
 #: Name under which the ``--judge-estimate`` plugin is registered.
@@ -253,9 +248,9 @@ def pytest_configure(config: pytest.Config) -> None:
             "dictbench-progress")
     if config.pluginmanager.hasplugin("xdist"):
         # capture groups on one worker each, in order; a crashed worker's item an error
-        from . import scheduling
+        from . import scheduler
 
-        config.pluginmanager.register(scheduling.XdistHooks(config), "dictbench-scheduling")
+        config.pluginmanager.register(scheduler.XdistHooks(config), "dictbench-scheduling")
 
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         suites = config.getini("dictbench_suites")
@@ -355,11 +350,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
 
 
 def pytest_dictbench_methods() -> Iterable[Method]:
-    return [ErrorRate(), Keypoints(), RubricMethod(), Verbatim(), RigMethod()]
+    return builtin_methods()
 
 
 def pytest_dictbench_adapters() -> Mapping[str, AdapterFactory]:
-    return {"cache": CacheAdapter, **BUILTIN_ADAPTERS}
+    return builtin_adapters()
 
 
 @pytest.hookimpl(trylast=True)

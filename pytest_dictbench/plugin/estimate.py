@@ -36,11 +36,11 @@ class JudgeEstimate:
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config,
                                       items: list[pytest.Item]) -> None:
-        from .judge.batch import BOOK_FILE, BatchBook
-        from .judge.cache import VerdictCache
-        from .judge.estimate import Estimate
-        from .judge.request import cache_key, task_of
-        from .judging import VERDICTS_FILE
+        from ..judge.batch import BOOK_FILE, BatchBook
+        from ..judge.cache import VerdictCache
+        from ..judge.estimate import Estimate
+        from ..judge.request import cache_key, task_of
+        from .judge import VERDICTS_FILE
 
         folder = self.state.judging.folder
         cache = VerdictCache(folder / VERDICTS_FILE)
@@ -84,7 +84,7 @@ class JudgeEstimate:
 
     async def _count(self, todo: Sequence[tuple[Any, Any, Any, int]]) -> list[int | None]:
         """Input tokens by the API's own count (Anthropic judges; others stay local)."""
-        from .judge.client import JudgeClientFactory
+        from ..judge.client import JudgeClientFactory
 
         clients: dict[str, Any] = {}
         semaphore = asyncio.Semaphore(8)

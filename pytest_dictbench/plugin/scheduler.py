@@ -17,9 +17,9 @@ from typing import Any, NamedTuple
 import pytest
 from xdist.scheduler import LoadScopeScheduling
 
+from ..errors import DictbenchError
+from ..model import Case, Product, Suite
 from .collect import capture_group, split_item_id
-from .errors import DictbenchError
-from .model import Case, Product, Suite
 from .session import RECORD_PROPERTY, SESSION_KEY, record_line
 
 __all__ = ["CaptureGroupScheduling", "XdistHooks"]

@@ -2,7 +2,7 @@
 
 ``gate.py`` decides (pure); this module reads the options and the baseline run, puts
 the comparisons and the verdict into the report, and turns each verdict into a test
-result of its own (see ``report.junit.session_result``).
+result of its own (see ``plugin.junit.session_result``).
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from .errors import DictbenchError
-from .gate import GateOptions, baseline_comparisons, gate_failures, gate_verdicts
-from .jsonl import read_jsonl
-from .schemas import validate
-from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED
-from .suites import MANIFEST
+from ..errors import DictbenchError
+from ..gate import GateOptions, baseline_comparisons, gate_failures, gate_verdicts
+from ..jsonl import read_jsonl
+from ..schemas import validate
+from ..stats import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ..suites import MANIFEST
 
 __all__ = ["Gating", "load_baseline"]
 

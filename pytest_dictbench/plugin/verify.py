@@ -20,11 +20,11 @@ from typing import Any
 
 import pytest
 
-from .errors import DictbenchError
-from .model import Suite
-from .private import is_private, public_case_id
+from ..errors import DictbenchError
+from ..model import Suite
+from ..private import is_private, public_case_id
+from ..suites import MANIFEST, data_files
 from .session import SESSION_KEY
-from .suites import MANIFEST, data_files
 
 __all__ = ["CheckItem", "IntegrityFailure", "VerifyCollector"]
 
@@ -131,7 +131,7 @@ class VerifyCollector(pytest.File):
 
 
 def _check_digest(suite: Suite, rel: str, expected: str | None) -> None:
-    from .audio.io import sha256_file
+    from ..audio.io import sha256_file
 
     path = suite.root / rel
     if expected is None:
@@ -159,7 +159,7 @@ def _check_problems(what: str, problems: list[str], withhold: bool = False) -> N
 
 
 def _check_audio(suite: Suite, rel: str) -> None:
-    from .audio.spec import AudioSpec, check_audio
+    from ..audio.spec import AudioSpec, check_audio
 
     spec = AudioSpec.from_suite(suite)
     if spec is None:

@@ -25,13 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from .adapters.base import Adapter
-from .errors import DictbenchError
-from .files import file_lock
-from .judge.records import JudgeRequest
-from .judge.settings import JudgeSettings
-from .methods.base import Method
-from .model import ItemLike, Output, RuleScore, ScoreContext
+from ..adapters.base import Adapter
+from ..errors import DictbenchError
+from ..files import file_lock
+from ..judge.adjudications import DECISIONS_FILE
+from ..judge.records import JudgeRequest
+from ..judge.settings import JudgeSettings
+from ..methods.base import Method
+from ..model import ItemLike, Output, RuleScore, ScoreContext
 
 __all__ = ["JUDGE_MODES", "NO_JUDGEMENT", "JudgeItem", "Judgement", "Judging"]
 
@@ -44,9 +45,8 @@ class JudgeItem(ItemLike, Protocol):
 
     adapter: Adapter
 
-#: Name of the verdict cache and of the human decisions file in the judge folder.
+#: Name of the verdict cache in the judge folder.
 VERDICTS_FILE = "verdicts.jsonl"
-DECISIONS_FILE = "adjudications.jsonl"
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,7 @@ class Judging:
     def budget(self, suite_id: str, settings: JudgeSettings) -> Any:
         """The suite's ``budget_usd`` (shared by its groups, and under xdist by every
         worker through the run's ledger file)."""
-        from .judge.estimate import Budget, SharedBudget
+        from ..judge.estimate import Budget, SharedBudget
 
         if suite_id not in self._budgets:
             limit = settings.budget_usd
@@ -153,7 +153,7 @@ class Judging:
 
     def _human_only(self, item: JudgeItem, output: Output) -> Judgement:
         """A person's decisions on ``item`` (suites without judges)."""
-        from .judge.records import output_hash
+        from ..judge.records import output_hash
 
         try:
             decisions = self._decisions()
@@ -167,7 +167,7 @@ class Judging:
     def _decisions(self) -> dict[tuple[str, str, str, str], list[Any]]:
         """The decisions file, loaded once per process, by (suite, case, product, hash)."""
         if self._human is None:
-            from .judge.adjudications import load_decisions
+            from ..judge.adjudications import load_decisions
 
             found: dict[tuple[str, str, str, str], list[Any]] = {}
             for d in load_decisions(self.folder / DECISIONS_FILE):
@@ -181,8 +181,8 @@ class Judging:
                  ) -> list[tuple[JudgeItem, JudgeRequest]]:
         """The judge requests of ``first``'s group among ``items`` (outputs read through
         each item's adapter)."""
-        from .judge.protocol_task import ProtocolTask
-        from .judge.request import RubricTask
+        from ..judge.protocol_task import ProtocolTask
+        from ..judge.request import RubricTask
 
         version = f"{method.name}-{getattr(method, 'version', '0')}"
         protocol = getattr(method, "judge_protocol", None)  # a method's own guide and tool
@@ -212,14 +212,14 @@ class Judging:
 
     def _judge_group(self, first: JudgeItem, method: Method, settings: JudgeSettings,
                      items: Sequence[Any]) -> dict[tuple[str, int], Judgement]:
-        from .judge import (  # the anthropic SDK loads only when judges run
+        from ..judge import (  # the anthropic SDK loads only when judges run
             JudgeClientFactory,
             VerdictCache,
             combine,
             judge_all_sync,
             load_decisions,
         )
-        from .judge.batch import BOOK_FILE, BatchBook
+        from ..judge.batch import BOOK_FILE, BatchBook
 
         pairs = self.requests(first, method, items)
         if not pairs:
@@ -260,7 +260,7 @@ class Judging:
         """Re-judge ``audit`` cached requests per judge; pairs keyed by request."""
         if not self.audit or self.mode != "live":
             return {}
-        from .judge import rejudge_sample
+        from ..judge import rejudge_sample
         found: dict[str, dict[str, Any]] = {}
         for judge in settings.judges:
             pairs, fresh = asyncio.run(rejudge_sample(requests, judge, cache=cache,
@@ -284,7 +284,7 @@ class Judging:
 
 def _judgement(run: Any, combined: Any, request: JudgeRequest,
                audit: Mapping[str, Any], listed: set[tuple[str, ...]]) -> Judgement:
-    from .judge.batch import BUDGET_DETAIL
+    from ..judge.batch import BUDGET_DETAIL
 
     errors, unscored, scores, spend = [], [], {}, {}
     for config in run.judges:

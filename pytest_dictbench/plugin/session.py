@@ -16,30 +16,31 @@ from typing import Any
 
 import pytest
 
-from . import __version__
-from .adapters.base import Adapter, AdapterOptions
-from .aggregate import StatsOptions, record_sort_key, summarize
-from .errors import DictbenchError, ProductError, SuiteError
-from .files import atomic_write
-from .gating import Gating
-from .jsonl import canonical_line, parse_lines
-from .judge.records import output_hash
-from .judge.settings import JudgeSettings, parse_judge_settings
-from .judging import Judging
-from .methods.base import Method
-from .model import ItemLike, ItemResult, Output, Product, Suite
-from .private import is_private, redact_record
-from .registry import Registry
-from .report.files import dumps, write_report_set
-from .report.html import render_html
-from .report.junit import junit_properties, session_result
-from .report.markdown import render_markdown
-from .report.sections import expected_texts
-from .report.terminal import baseline_line, summary_lines
-from .rig.package import is_package, load_package
-from .rig.results import export_csv
-from .run_options import bootstrap_seed, ini_folder, judge_default, max_text_chars
-from .suites import MANIFEST, canary_status, load_suite
+from .. import __version__
+from ..adapters.base import Adapter, AdapterOptions
+from ..aggregate import StatsOptions, record_sort_key, summarize
+from ..errors import DictbenchError, ProductError, SuiteError
+from ..files import atomic_write
+from ..jsonl import canonical_line, parse_lines
+from ..judge.adjudications import PENDING_FILE
+from ..judge.records import output_hash
+from ..judge.settings import JudgeSettings, parse_judge_settings
+from ..methods.base import Method
+from ..model import ItemLike, ItemResult, Output, Product, Suite
+from ..private import is_private, redact_record
+from ..registry import Registry
+from ..report.files import dumps, write_report_set
+from ..report.html import render_html
+from ..report.markdown import render_markdown
+from ..report.sections import expected_texts
+from ..report.terminal import baseline_line, summary_lines
+from ..rig.package import is_package, load_package
+from ..rig.results import export_csv
+from ..suites import MANIFEST, canary_status, load_suite
+from .gate import Gating
+from .judge import Judging
+from .junit import junit_properties, session_result
+from .options import bootstrap_seed, ini_folder, judge_default, max_text_chars
 
 __all__ = ["RECORD_PROPERTY", "SESSION_KEY", "DictbenchSession"]
 
@@ -48,9 +49,6 @@ RECORD_PROPERTY = "dictbench.record"
 
 #: Where the run's state lives in ``config.stash``.
 SESSION_KEY = pytest.StashKey["DictbenchSession"]()
-
-#: Adjudications waiting for a human, written next to the other reports.
-PENDING_FILE = "adjudication-pending.jsonl"
 
 #: Every file a run writes into the report folder (one set: all new or all old).
 REPORT_FILES = ("dictbench.json", "items.jsonl", PENDING_FILE, "dictbench.md",

@@ -30,14 +30,22 @@ import json
 import logging
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..text.normalize import normalize_for_wer
+from ..text.rig import word_tokens
 
-__all__ = ["Attribution", "Turn", "attribute_turns", "labelled_turns", "parse_turns",
-           "plain_text"]
+__all__ = [
+    "Attribution",
+    "Turn",
+    "attribute_turns",
+    "labelled_turns",
+    "parse_turns",
+    "plain_text",
+    "speaker_metrics",
+]
 
 _TIMING = re.compile(r"^\s*(\d+:)?\d+:\d+[.,]\d+\s*-->")
 _VOICE = re.compile(r"<v(?:\.[^\s>]*)?\s+([^>]+)>(.*?)(?:</v>|$)")
@@ -290,3 +298,29 @@ def _merge_adjacent(turns: list[Turn]) -> list[Turn]:
         else:
             merged.append(turn)
     return merged
+
+
+def speaker_metrics(fixture: Mapping[str, Any], turns: list[Turn], correct: Any, total: Any,
+                    notes: list[str] | None = None) -> dict[str, float]:
+    """Speaker-turn attribution computed from the labelled transcript (it replaces the
+    operator's count), cpWER, and whether the operator's CSV count disagrees."""
+    locale = fixture["locale"]
+    reference = [Turn(t.get("speaker"), t.get("text", "")) for t in fixture["turns"]]
+    found = attribute_turns(reference, turns, words=lambda text: word_tokens(text, locale))
+    metrics = {"speaker_turns_correct_computed": float(found.correct),
+               "speaker_turns_total_computed": float(found.total)}
+    if found.total:
+        metrics["speaker_turn_accuracy"] = found.correct / found.total
+    if found.cpwer is not None:
+        metrics["cpwer"] = found.cpwer
+    if notes is not None:
+        mapping = ", ".join(f"{label} -> {speaker}" for label, speaker in
+                            sorted(found.mapping.items())) or "no label maps to a speaker"
+        notes.append(f"speaker turns computed: {found.correct} of {found.total} correct "
+                     f"(mapping {mapping}; cpWER {found.cpwer:.3f})" if found.cpwer is not None
+                     else f"speaker turns computed: {found.correct} of {found.total} correct "
+                     f"(mapping {mapping})")
+    if correct is not None or total is not None:
+        metrics["speaker_turns_operator_disagrees"] = float(
+            (correct, total) != (found.correct, found.total))
+    return metrics

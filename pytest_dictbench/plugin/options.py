@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from .errors import JudgeError
-from .judge.settings import parse_judge_settings
-from .stats import DEFAULT_SEED
-from .suites import DEFAULT_MAX_TEXT_CHARS, read_toml
+from ..errors import JudgeError
+from ..judge.settings import parse_judge_settings
+from ..stats import DEFAULT_SEED
+from ..suites import DEFAULT_MAX_TEXT_CHARS, read_toml
 
 __all__ = ["bootstrap_seed", "ini_folder", "judge_default", "max_text_chars"]
 

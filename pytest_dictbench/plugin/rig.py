@@ -26,15 +26,15 @@ from typing import Any
 
 import pytest
 
-from ..collect import CaseItem, SuiteCollector
 from ..environment import disagreements
-from ..methods.rig.tables import default_profile, required_repetitions
 from ..model import Case, Output, Product, Suite
-from ..session import SESSION_KEY
-from .calibration import BlockCalibration, calibration_folder, load_calibration
-from .live import check_live, live_profile, live_row, unsupported_reason
-from .notes import split_notes
-from .results import COLUMNS, RigRow, read_results
+from ..rig.calibration import BlockCalibration, calibration_folder, load_calibration
+from ..rig.live import check_live, live_profile, live_row, unsupported_reason
+from ..rig.notes import split_notes
+from ..rig.protocol import default_profile, required_repetitions
+from ..rig.results import COLUMNS, RigRow, read_results
+from .collect import CaseItem, SuiteCollector
+from .session import SESSION_KEY
 
 __all__ = ["RigCollector", "RigItem"]
 

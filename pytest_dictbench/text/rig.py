@@ -19,8 +19,8 @@ from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 
-from ...errors import DictbenchError
-from ...text.normalize import strict_text as file_text
+from ..errors import DictbenchError
+from .normalize import strict_text as file_text
 
 __all__ = ["NORMALIZATION", "char_tokens", "edit_distance", "file_text", "normalize",
            "word_tokens", "words_of"]

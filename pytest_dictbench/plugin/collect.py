@@ -10,17 +10,17 @@ from weakref import WeakKeyDictionary
 
 import pytest
 
-from .errors import DictbenchError
-from .judging import NO_JUDGEMENT
-from .model import SKIP_STATUSES, Case, ItemResult, Output, Product, ScoreContext, Suite
-from .private import REDACTED, is_private, public_case_id
-from .rig.package import is_package
+from ..errors import DictbenchError
+from ..model import SKIP_STATUSES, Case, ItemResult, Output, Product, ScoreContext, Suite
+from ..private import REDACTED, is_private, public_case_id
+from ..rig.package import is_package
+from ..suites import MANIFEST, check_cases_digest
+from ..text.visible import visible
+from .judge import NO_JUDGEMENT
 from .session import RECORD_PROPERTY, SESSION_KEY, DictbenchSession, record_line
-from .suites import MANIFEST, check_cases_digest
-from .text.visible import visible
 
 if TYPE_CHECKING:
-    from .adapters.base import Adapter
+    from ..adapters.base import Adapter
 
 __all__ = ["CaseItem", "ItemFailed", "RunFailed", "SuiteCollector", "capture_group",
            "split_item_id"]
@@ -138,7 +138,7 @@ class SuiteCollector(pytest.File):
 def capture_group(product: Product) -> str | None:
     """The capture group of a live product's items: its ``capture_group`` setting (items
     sharing a device or rig) or, by default, the product itself. Cached products: none.
-    Under xdist, ``scheduling.CaptureGroupScheduling`` runs each group on one worker."""
+    Under xdist, ``scheduler.CaptureGroupScheduling`` runs each group on one worker."""
     if product.adapter == "cache":
         return None
     return f"dictbench:{product.settings.get('capture_group', product.name)}"
