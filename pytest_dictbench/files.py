@@ -1,17 +1,55 @@
-"""Safe file updates shared by reports, caches and audio: atomic replace, writer lock."""
+"""Safe file access shared by every loader and writer: reading regular files only, with a
+size limit checked before reading; atomic replace; writer lock."""
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
 import os
+import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
+from .errors import DictbenchError
 from .redact import scrub
 
-__all__ = ["append_line", "atomic_replace", "atomic_write", "atomic_write_set", "file_lock"]
+__all__ = ["MAX_READ_BYTES", "append_line", "atomic_replace", "atomic_write",
+           "atomic_write_set", "file_lock", "read_regular"]
+
+#: The largest file a loader reads whole unless it names a limit of its own (1 GiB).
+MAX_READ_BYTES = 1 << 30
+
+
+def read_regular(path: Path, error: type[DictbenchError], *,
+                 max_bytes: int | None = None) -> bytes:
+    """The bytes of ``path``, which must be a regular file of at most ``max_bytes``.
+
+    A FIFO, a device, a socket or a folder is refused before anything is read (it would
+    block or never end), and so is a file over the limit; the check is made on the open
+    file, so a swap after the check changes nothing. Symbolic links are followed.
+    """
+    limit = MAX_READ_BYTES if max_bytes is None else max_bytes
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise error(f"cannot read file: {exc.strerror or exc}", path=path) from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise error("not a regular file (a FIFO, device, socket or folder is never read)",
+                    path=path)
+    if info.st_size > limit:
+        os.close(fd)
+        raise error(f"file is {info.st_size} bytes, over the limit of {limit}", path=path)
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            data = handle.read(limit + 1)
+        except OSError as exc:
+            raise error(f"cannot read file: {exc.strerror or exc}", path=path) from None
+    if len(data) > limit:
+        raise error(f"file grew past the limit of {limit} bytes while it was read", path=path)
+    return data
 
 
 def _mode() -> int:

@@ -1,16 +1,29 @@
-"""Reading JSON Lines files strictly: UTF-8 (BOM accepted), CRLF accepted, errors by line."""
+"""Reading JSON strictly, the one reader for every JSON file and answer we load.
+
+UTF-8 (a BOM accepted), CRLF accepted; refused, with the file and line named: malformed
+JSON, a key twice in one object (``{"score": 0, "score": 2}`` would otherwise be read as
+2), NaN / Infinity / numbers too large for a float, nesting deeper than ``MAX_DEPTH``.
+Files are read through :func:`pytest_dictbench.files.read_regular` (regular files only,
+size-checked before reading), so a FIFO or a device never hangs a run.
+"""
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from .errors import DictbenchError
+from .files import read_regular
 
-__all__ = ["canonical_line", "parse_line", "parse_lines", "read_jsonl", "read_text"]
+__all__ = ["MAX_DEPTH", "canonical_line", "loads_strict", "parse_json", "parse_line",
+           "parse_lines", "read_json", "read_jsonl", "read_text"]
+
+#: Deepest nesting (objects and arrays) a JSON value we read may have.
+MAX_DEPTH = 64
 
 
 def canonical_line(value: Any) -> str:
@@ -34,6 +47,94 @@ def parse_lines(lines: Sequence[str], block: int = 1024) -> list[Any]:
     return values
 
 
+class DuplicateKeyError(ValueError):
+    """A key stands twice in one JSON object."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"duplicate key {key!r} in one object")
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise DuplicateKeyError(key)
+        obj[key] = value
+    return obj
+
+
+def _depth(value: Any) -> int:
+    """How deeply ``value`` nests objects and arrays (a scalar is 0), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, dict):
+            children = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def loads_strict(text: str) -> Any:
+    """``json.loads`` that refuses duplicate keys, non-finite numbers and deep nesting.
+
+    Raises :class:`ValueError` (``json.JSONDecodeError`` for malformed text); callers that
+    know the file turn it into their own error with :func:`parse_json`.
+
+    Example::
+
+        >>> loads_strict('{"a": 1, "a": 2}')
+        Traceback (most recent call last):
+        ...
+        pytest_dictbench.jsonl.DuplicateKeyError: duplicate key 'a' in one object
+    """
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float,
+                           object_pairs_hook=_unique_keys)
+    except RecursionError:
+        raise ValueError(f"JSON nested too deeply to read (more than {MAX_DEPTH} levels)") from None
+    if _depth(value) > MAX_DEPTH:
+        raise ValueError(f"JSON nested too deeply to read (more than {MAX_DEPTH} levels)")
+    return value
+
+
+def _key_line(text: str, key: str) -> int | None:
+    """The line of the second ``"key":`` in ``text`` (where a duplicate is first seen)."""
+    pattern = re.compile(re.escape(json.dumps(key, ensure_ascii=False)) + r"\s*:")
+    found = [m.start() for m in pattern.finditer(text)]
+    if len(found) < 2:
+        return None
+    return text.count("\n", 0, found[1]) + 1
+
+
+def parse_json(text: str, error: type[DictbenchError], path: Path | str | None = None,
+               line: int | None = None) -> Any:
+    """A whole JSON document (or one line, ``line`` given), strictly; any problem raises
+    ``error`` naming the file and the line."""
+    try:
+        return loads_strict(text)
+    except json.JSONDecodeError as exc:
+        where = line if line is not None else exc.lineno
+        raise error(f"malformed JSON: {exc.msg} (column {exc.colno})",
+                    path=path, line=where) from None
+    except DuplicateKeyError as exc:
+        where = line if line is not None else _key_line(text, exc.key)
+        raise error(str(exc), path=path, line=where) from None
+    except ValueError as exc:  # NaN, Infinity, 1e999, nesting
+        raise error(str(exc), path=path, line=line) from None
+
+
+def read_json(path: Path, error: type[DictbenchError], *,
+              max_bytes: int | None = None) -> Any:
+    """A JSON file, read as :func:`read_text` reads it and parsed by :func:`parse_json`."""
+    return parse_json(read_text(path, error, max_bytes=max_bytes), error, path)
+
+
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number JSON allows")
 
@@ -45,12 +146,13 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def read_text(path: Path, error: type[DictbenchError]) -> str:
-    """The file's text as UTF-8 (a leading BOM dropped); invalid bytes name the line."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise error(f"cannot read file: {exc.strerror or exc}", path=path) from None
+def read_text(path: Path, error: type[DictbenchError], *,
+              max_bytes: int | None = None) -> str:
+    """The file's text as UTF-8 (a leading BOM dropped); invalid bytes name the line.
+
+    Only a regular file of at most ``max_bytes`` (default
+    :data:`pytest_dictbench.files.MAX_READ_BYTES`) is read."""
+    data = read_regular(path, error, max_bytes=max_bytes)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -64,15 +166,7 @@ def read_text(path: Path, error: type[DictbenchError]) -> str:
 def parse_line(line: str, error: type[DictbenchError], path: Path | str | None,
                number: int) -> dict[str, Any]:
     """One JSON Lines line as an object; any problem raises ``error`` naming the line."""
-    try:
-        obj = json.loads(line, parse_constant=_refuse_constant, parse_float=_finite_float)
-    except RecursionError:
-        raise error("JSON nested too deeply to read", path=path, line=number) from None
-    except json.JSONDecodeError as exc:
-        raise error(f"malformed JSON: {exc.msg} (column {exc.colno})",
-                    path=path, line=number) from None
-    except ValueError as exc:  # NaN, Infinity, 1e999
-        raise error(str(exc), path=path, line=number) from None
+    obj = parse_json(line, error, path, number)
     if not isinstance(obj, dict):
         raise error(f"expected a JSON object, got {type(obj).__name__}",
                     path=path, line=number)
@@ -91,10 +185,7 @@ def read_jsonl(
     skipped (lenient stores such as the judge's verdict cache); without it, the first
     bad line raises.
     """
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise error(f"cannot read file: {exc.strerror or exc}", path=path) from None
+    data = read_regular(path, error)
     lines = data.removeprefix(b"\xef\xbb\xbf").split(b"\n")
     offset = -1
     for number, raw in enumerate(lines, start=1):

@@ -19,7 +19,7 @@ INTERRUPTED = pytest.ExitCode.INTERRUPTED
     ('{"case_id": "c1", "text": "x", "audio_duration_s": -1}', "audio_duration_s: -1 is less*"),
     ('{"case_id": "c1", "text": "x", "engine": 3}', "engine: 3 is not of type*"),
     ('{"case_id": "c1", "text": "x", "settings": ' + "[" * 50000 + "]" * 50000 + "}",
-     "JSON nested too deeply to read"),
+     "JSON nested too deeply to read (more than 64 levels)"),
 ])
 def test_bad_known_fields_of_output_lines_are_refused_at_load(
         mini: pytest.Pytester, write_product, line: str, message: str) -> None:
