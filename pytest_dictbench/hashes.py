@@ -7,6 +7,7 @@ below all three so that none of them imports another.
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from .errors import DictbenchError
 from .files import atomic_write
 from .suites import MANIFEST, data_files, load_suite, read_toml
 
-__all__ = ["refresh_hashes", "write_files_table"]
+__all__ = ["files_table_text", "refresh_hashes", "stale_files", "write_files_table"]
 
 
 #: A ``[[files]]`` table header line (a comment may follow it; one that merely mentions
@@ -42,19 +43,51 @@ def _manifest_head(path: Path) -> str:
     return text[:index].rstrip() + "\n"
 
 
+def files_table_text(suite_dir: Path, entries: Sequence[dict[str, Any]]) -> str | None:
+    """The text ``suite.toml`` would have with ``entries`` as its ``[[files]]`` tables, or
+    ``None`` when it already lists exactly them. Nothing is written."""
+    manifest = suite_dir / MANIFEST
+    if read_toml(manifest).get("files") == list(entries):
+        return None
+    text = _manifest_head(manifest) + "\n" + tomli_w.dumps({"files": list(entries)})
+    try:
+        tomllib.loads(text)  # the result must still parse
+    except tomllib.TOMLDecodeError as exc:
+        raise DictbenchError(f"rewriting the [[files]] tables would break the file: {exc}",
+                             path=manifest) from None
+    return text
+
+
 def write_files_table(suite_dir: Path, entries: Sequence[dict[str, Any]]) -> bool:
     """Rewrite the trailing ``[[files]]`` tables of ``suite.toml``, atomically.
 
     Returns False, leaving the file untouched byte for byte, when it already lists
     exactly ``entries``.
     """
-    manifest = suite_dir / MANIFEST
-    if read_toml(manifest).get("files") == list(entries):
+    text = files_table_text(suite_dir, entries)
+    if text is None:
         return False
-    body = tomli_w.dumps({"files": list(entries)})
-    atomic_write(manifest, _manifest_head(manifest) + "\n" + body)
-    read_toml(manifest)  # the result must still parse
+    atomic_write(suite_dir / MANIFEST, text)
     return True
+
+
+def stale_files(suite_dir: Path, skip: frozenset[str] = frozenset()) -> list[str]:
+    """The listed files (relative paths, in listed order) whose bytes no longer match the
+    sha256 ``suite.toml`` lists for them, or that are missing; ``skip`` names files not
+    to check."""
+    stale = []
+    for entry in read_toml(suite_dir / MANIFEST).get("files", []):
+        rel = entry.get("path")
+        if not isinstance(rel, str) or rel in skip or not entry.get("sha256"):
+            continue
+        path = suite_dir / rel
+        try:
+            actual = sha256_file(path) if path.is_file() else None
+        except (OSError, DictbenchError):
+            actual = None
+        if actual != entry["sha256"]:
+            stale.append(rel)
+    return stale
 
 
 def refresh_hashes(suite_path: Path) -> tuple[int, bool]:

@@ -8,12 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from pytest_dictbench.errors import JudgeError
+from pytest_dictbench.errors import DictbenchError, JudgeError
 from pytest_dictbench.judge.adjudications import load_decisions
 from pytest_dictbench.judge.records import output_hash
 from pytest_dictbench.private import public_case_id
 from pytest_dictbench.suites import load_suite
-from pytest_dictbench.workbench.adjudicate import Adjudication, DecisionError, disputed_spans
+from pytest_dictbench.workbench.adjudicate import (
+    TARGET,
+    Adjudication,
+    DecisionError,
+    StaleEntry,
+    disputed_spans,
+)
 
 OUTPUT = "明日の会議は10時からです、たぶん。"
 
@@ -53,6 +59,11 @@ def private_setup(tmp_path: Path) -> tuple[Adjudication, str]:
     return adjudication, shown
 
 
+def first(adjudication: Adjudication) -> dict[str, str]:
+    """The target (suite, case, product, rule, output hash) of the first pending entry."""
+    return {k: adjudication.view()[0]["pending"][k] for k in TARGET}
+
+
 def test_private_suite_pending_maps_back_to_real_ids(tmp_path: Path) -> None:
     adjudication, shown = private_setup(tmp_path)
     [entry] = adjudication.view()
@@ -60,8 +71,9 @@ def test_private_suite_pending_maps_back_to_real_ids(tmp_path: Path) -> None:
     assert entry["case"]["id"] == "ja-9" and entry["output"] == OUTPUT
     assert entry["draft"] is None and entry["decided"] is None
     with pytest.raises(DecisionError, match="no drafting model"):
-        adjudication.draft(0)
-    line = adjudication.decide(0, 1, " hedge dropped ", "kk", today=dt.date(2026, 12, 1))
+        adjudication.draft(first(adjudication))
+    line = adjudication.decide(first(adjudication), 1, " hedge dropped ", "kk",
+                               today=dt.date(2026, 12, 1))
     assert (line["case"], line["score"], line["reason"], line["date"]) == (
         "ja-9", 1, "hedge dropped", "2026-12-01")
     [decision] = load_decisions(adjudication.decisions_path)
@@ -69,19 +81,20 @@ def test_private_suite_pending_maps_back_to_real_ids(tmp_path: Path) -> None:
     assert adjudication.view()[0]["decided"] == {"score": 1, "reason": "hedge dropped",
                                                  "decided_by": "kk"}
     with pytest.raises(DecisionError, match="already decided"):
-        adjudication.decide(0, 2, "again", "kk")
+        adjudication.decide(first(adjudication), 2, "again", "kk")
     assert len(adjudication.decisions_path.read_text().splitlines()) == 1
 
 
 @pytest.mark.parametrize(("score", "reason", "who", "message"), [
     (3, "r", "kk", "0, 1 or 2"), (True, "r", "kk", "0, 1 or 2"), (None, "r", "kk", "0, 1"),
+    (2.0, "r", "kk", "integer 0, 1 or 2"), ("2", "r", "kk", "0, 1 or 2"),
     (1, "  ", "kk", "short reason"), (1, "r", "", "decided_by"), (1, "r", None, "decided_by"),
 ])
 def test_nothing_is_decided_without_score_reason_and_name(
         tmp_path: Path, score: object, reason: str, who: object, message: str) -> None:
     adjudication, _ = private_setup(tmp_path)
     with pytest.raises(DecisionError, match=message):
-        adjudication.decide(0, score, reason, who)
+        adjudication.decide(first(adjudication), score, reason, who)
     assert not adjudication.decisions_path.exists()
 
 
@@ -93,7 +106,36 @@ def test_a_failing_drafting_call_is_an_error_never_a_draft(tmp_path: Path) -> No
     with MessagesServer(lambda request: error_reply(500, "api_error")) as server:
         adjudication.drafter = drafter_for(server.url)
         with pytest.raises(JudgeError, match=r"InternalServerError \(HTTP 500\)") as info:
-            adjudication.draft(0)
+            adjudication.draft(first(adjudication))
         assert KEY not in str(info.value)
     assert adjudication.view()[0]["draft"] is None
     assert not (tmp_path / "judges" / "adjudication-drafts.jsonl").exists()
+
+
+def test_a_decision_names_its_entry_and_a_regenerated_pending_file_refuses_it(
+        tmp_path: Path) -> None:
+    """Finding 15: the page sends the entry it showed; when another run rewrote the
+    pending file (other order, other output), nothing is recorded for the wrong item."""
+    adjudication, _ = private_setup(tmp_path)
+    seen = first(adjudication)
+    pending = tmp_path / "reports" / "adjudication-pending.jsonl"
+    entry = json.loads(pending.read_text())
+    other = dict(entry, case="p-0000000000000000")
+    changed = dict(entry, output_hash=output_hash(OUTPUT + "!"))
+    pending.write_text(json.dumps(other) + "\n" + json.dumps(changed) + "\n")
+    with pytest.raises(StaleEntry, match="no longer pending"):
+        adjudication.decide(seen, 0, "drops the name", "kk")
+    with pytest.raises(DecisionError, match="target must be an object"):
+        adjudication.decide({"index": 0}, 0, "drops the name", "kk")
+    assert not adjudication.decisions_path.exists()
+
+
+def test_a_malformed_pending_line_is_named_with_file_and_line(tmp_path: Path) -> None:
+    """Finding 3: a pending line without ``product`` is an error naming file:line."""
+    adjudication, _ = private_setup(tmp_path)
+    pending = tmp_path / "reports" / "adjudication-pending.jsonl"
+    entry = json.loads(pending.read_text())
+    del entry["product"]
+    pending.write_text(pending.read_text() + json.dumps(entry) + "\n")
+    with pytest.raises(DictbenchError, match=r"adjudication-pending.jsonl:2: .*product"):
+        adjudication.view()

@@ -98,12 +98,13 @@ ROW = {"id": "c1", "audio": "a.wav", "reference": "old", "status": "draft",
 
 
 def test_apply_edit_keeps_other_fields_and_numbers_new_points() -> None:
+    # text is kept exactly as edited: nothing is trimmed
     edit = {"id": "c1", "reference": "  new text ", "status": "approved", "key_points": [
         {"id": "k1", "text": " one ", "severity": "critical"},
         {"text": "two"}, {"id": "k1", "text": "three", "severity": "minor"}]}
     assert apply_edit(ROW, edit) == {
-        "id": "c1", "audio": "a.wav", "reference": "new text", "status": "approved",
-        "key_points": [{"id": "k1", "text": "one", "severity": "critical"},
+        "id": "c1", "audio": "a.wav", "reference": "  new text ", "status": "approved",
+        "key_points": [{"id": "k1", "text": " one ", "severity": "critical"},
                        {"id": "k2", "text": "two", "severity": "minor"},
                        {"id": "k3", "text": "three", "severity": "minor"}]}
 
@@ -157,6 +158,9 @@ def test_fields_a_method_lacks_are_not_added(tmp_path: Path) -> None:
     with pytest.raises(EditError, match="no 'key_points'"):
         update_case(root, read_cases(root).fingerprint,
                     {"id": "rec-1", "key_points": [{"text": "x"}]})
+    # approving holds the case to the rubric schema, which this keypoints row fails
+    with pytest.raises(EditError, match="Additional properties"):
+        update_case(root, read_cases(root).fingerprint, {"id": "rec-1", "status": "approved"})
     result = update_case(root, read_cases(root).fingerprint,
-                         {"id": "rec-1", "status": "approved"})
-    assert result["case"]["status"] == "approved" and "key_points" not in result["case"]
+                         {"id": "rec-1", "status": "draft"})
+    assert result["case"]["status"] == "draft" and "key_points" not in result["case"]

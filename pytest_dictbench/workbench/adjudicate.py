@@ -3,6 +3,9 @@ drafted decisions, and the person's decisions appended to ``adjudications.jsonl`
 
 A decision is written only from what the person submitted (score, reason, name); the
 drafted decision is shown beside it and kept in the line as ``draft`` for the record.
+The page names the entry it decides by suite, case, product, rule and output hash (its
+``target``), never by position: when the pending file was regenerated and no entry
+matches any more, the decision is refused (:class:`StaleEntry`).
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ from ..judge.cache import VerdictCache
 from ..judge.records import output_hash
 from .drafter import Drafter
 
-__all__ = ["DRAFTS_FILE", "Adjudication", "disputed_spans"]
+__all__ = ["DRAFTS_FILE", "TARGET", "Adjudication", "DecisionError", "StaleEntry",
+           "disputed_spans"]
 
 #: Drafted decisions, cached by content hash like verdicts (in the judge folder).
 DRAFTS_FILE = "adjudication-drafts.jsonl"
@@ -30,6 +34,14 @@ _QUOTED = re.compile(r"\"([^\"]{2,200})\"|“([^”]{2,200})”|「([^」]{1,200
 
 class DecisionError(DictbenchError):
     """A decision the page sent cannot be recorded."""
+
+
+class StaleEntry(DecisionError):
+    """The entry the page shows is no longer pending (the pending file changed)."""
+
+
+#: The fields that name a pending entry.
+TARGET = ("suite", "case", "product", "rule", "output_hash")
 
 
 def disputed_spans(output: str, reasons: list[str]) -> list[list[int]]:
@@ -69,8 +81,17 @@ class Adjudication:
         path = self.report_dir / PENDING_FILE
         if not path.is_file():
             return []
-        return [obj for _, obj in read_jsonl(path, DictbenchError)
-                if obj.get("suite") == self.suite_id]
+        entries = []
+        for number, obj in read_jsonl(path, DictbenchError):
+            missing = [k for k in TARGET if not isinstance(obj.get(k), str)]
+            if missing:
+                raise DictbenchError(f"a pending entry needs text fields {', '.join(missing)}",
+                                     path=path, line=number)
+            if not isinstance(obj.get("judges", []), list):
+                raise DictbenchError("judges must be a list", path=path, line=number)
+            if obj["suite"] == self.suite_id:
+                entries.append(obj)
+        return entries
 
     def _outputs(self) -> dict[tuple[str, str, str], str]:
         """Output texts of the last run by (case, product, text sha256): from the report,
@@ -126,12 +147,13 @@ class Adjudication:
             })
         return entries
 
-    def draft(self, index: int) -> dict[str, Any]:
-        """Draft a decision for pending entry ``index`` (from the cache when there)."""
+    def draft(self, target: Any) -> dict[str, Any]:
+        """Draft a decision for the pending entry ``target`` names (from the cache when
+        there)."""
         if self.drafter is None:
             raise DecisionError("no drafting model is configured (the suite has no [judge] "
                                 "table and no --judge-config was given)")
-        entry = self._entry(index)
+        entry = self._entry(target)
         if entry["output"] is None:
             raise DecisionError("the judged output is not in the last run's items.jsonl")
         p, case, output = entry["pending"], entry["case"], entry["output"]
@@ -143,22 +165,28 @@ class Adjudication:
                 cache.put(verdict)
         return _draft_json(verdict, p["rule"])
 
-    def _entry(self, index: int) -> dict[str, Any]:
-        entries = self.view()
-        if not 0 <= index < len(entries):
-            raise DecisionError(f"no pending entry {index}")
-        return entries[index]
+    def _entry(self, target: Any) -> dict[str, Any]:
+        if not isinstance(target, Mapping) or \
+                any(not isinstance(target.get(k), str) for k in TARGET):
+            raise DecisionError("target must be an object naming the entry's "
+                                + ", ".join(TARGET))
+        for entry in self.view():
+            if all(entry["pending"][k] == target[k] for k in TARGET):
+                return entry
+        raise StaleEntry(f"case {target['case']!r}, product {target['product']!r}, rule "
+                         f"{target['rule']!r} with this output is no longer pending (the "
+                         "pending file changed since the page loaded it); reload the page")
 
-    def decide(self, index: int, score: Any, reason: Any, decided_by: Any,
+    def decide(self, target: Any, score: Any, reason: Any, decided_by: Any,
                today: dt.date | None = None) -> dict[str, Any]:
-        """Append the person's decision for pending entry ``index``."""
-        if score not in (0, 1, 2) or isinstance(score, bool):
-            raise DecisionError("the score must be 0, 1 or 2")
+        """Append the person's decision for the pending entry ``target`` names."""
+        if type(score) is not int or score not in (0, 1, 2):
+            raise DecisionError("the score must be the integer 0, 1 or 2")
         if not isinstance(reason, str) or not reason.strip():
             raise DecisionError("write a short reason for the decision")
         if not isinstance(decided_by, str) or not decided_by.strip():
             raise DecisionError("say who decides (decided_by)")
-        entry = self._entry(index)
+        entry = self._entry(target)
         if entry["decided"] is not None:
             raise DecisionError("this rule is already decided in "
                                 f"{self.decisions_path}; edit that file to change it")

@@ -23,6 +23,7 @@ import tomli_w
 from ..adapters.base import AdapterOptions
 from ..audio.io import AudioError, read_audio
 from ..errors import DictbenchError, JudgeError
+from ..hashes import refresh_hashes
 from ..judge.settings import JudgeSettings, parse_judge_settings
 from ..model import Case
 from ..products import load_product
@@ -185,6 +186,7 @@ def draft_suite(folder: Path, out: Path, *, product: str = DEFAULT_PRODUCT,
     for row in rows:
         _key_points(row, drafter, per_seconds, locale, result)
     save_cases(out, rows, read_cases(out).fingerprint)
+    refresh_hashes(out)  # a new suite: every file it holds was written just now
     result.cases = [r["id"] for r in rows]
     return result
 

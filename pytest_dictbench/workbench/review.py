@@ -1,7 +1,9 @@
 """What the review page reads and writes: the suite's cases, one case's edits, progress.
 
 Pure rules for an edit (which fields a person may change, what a key point looks like)
-plus the calls into :mod:`.store` that save it.
+plus the calls into :mod:`.store` that save it. Text is kept exactly as edited: nothing
+is trimmed, and a transcript whose saved form used CRLF (or CR) line ends keeps them (a
+browser's text box always hands back LF).
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from typing import Any
 
 from ..errors import DictbenchError
 from ..suites import MANIFEST, read_toml
-from .store import APPROVED, DRAFT, Snapshot, is_draft, read_cases, save_cases
+from .checks import case_problem
+from .store import APPROVED, DRAFT, Snapshot, is_draft, read_cases, save_case, suite_warnings
 
 __all__ = ["EditError", "apply_edit", "progress", "suite_view", "update_case"]
 
@@ -33,13 +36,37 @@ def suite_view(root: Path) -> dict[str, Any]:
     """Everything the review page shows: suite facts, cases, fingerprint, progress."""
     manifest = read_toml(root / MANIFEST)
     snapshot = read_cases(root)
+    problems = {}
+    for row in snapshot.rows:
+        problem = case_problem(root, row, manifest.get("method"))
+        if problem is None and manifest.get("method") == "keypoints" and \
+                not row.get("key_points"):
+            problem = f"case {row.get('id')!r}: key points need review (there are none)"
+        if problem is not None and isinstance(row.get("id"), str):
+            problems[row["id"]] = problem
     return {
         "suite": {k: manifest.get(k) for k in ("id", "title", "locale", "method")}
         | {"private": bool(manifest.get("private", False))},
+        "path": str(root),
         "fingerprint": snapshot.fingerprint,
         "cases": list(snapshot.rows),
+        "problems": problems,
+        "warnings": suite_warnings(root),
         **progress(snapshot.rows),
     }
+
+
+def _line_ends(old: Any, new: str) -> str:
+    """``new`` with the line ends of ``old``: a text box hands back LF only."""
+    if not isinstance(old, str):
+        return new
+    if new == old.replace("\r\n", "\n").replace("\r", "\n"):
+        return old  # not edited: the very bytes it had
+    if "\r\n" in old:
+        return new.replace("\r\n", "\n").replace("\n", "\r\n")
+    if "\r" in old and "\n" not in old:
+        return new.replace("\n", "\r")
+    return new
 
 
 def _key_points(value: Any) -> list[dict[str, str]]:
@@ -51,8 +78,8 @@ def _key_points(value: Any) -> list[dict[str, str]]:
     for n, point in enumerate(value, start=1):
         if not isinstance(point, Mapping) or not isinstance(point.get("text"), str):
             raise EditError(f"key point {n} has no text")
-        text = point["text"].strip()
-        if not text:
+        text = point["text"]
+        if not text.strip():
             raise EditError(f"key point {n} is empty")
         severity = point.get("severity", "minor")
         if severity not in SEVERITIES:
@@ -83,7 +110,7 @@ def apply_edit(row: Mapping[str, Any], edit: Mapping[str, Any]) -> dict[str, Any
     if "reference" in edit:
         if not isinstance(edit["reference"], str):
             raise EditError("reference must be text")
-        new["reference"] = edit["reference"].strip()
+        new["reference"] = _line_ends(row.get("reference"), edit["reference"])
     if "key_points" in edit:
         new["key_points"] = _key_points(edit["key_points"])
     if "status" in edit:
@@ -96,7 +123,10 @@ def apply_edit(row: Mapping[str, Any], edit: Mapping[str, Any]) -> dict[str, Any
 
 
 def update_case(root: Path, fingerprint: str, edit: Mapping[str, Any]) -> dict[str, Any]:
-    """Apply an edit to one case and save (refused if the file changed on disk)."""
+    """Apply an edit to one case and save it, after checking that the edited case would
+    still load (nothing is written otherwise; refused if the file changed on disk)."""
+    if not isinstance(edit, Mapping):
+        raise EditError("case must be a JSON object")
     snapshot: Snapshot = read_cases(root)
     case_id = edit.get("id")
     if not isinstance(case_id, str):
@@ -106,7 +136,11 @@ def update_case(root: Path, fingerprint: str, edit: Mapping[str, Any]) -> dict[s
     for name in ("reference", "key_points"):  # never add a field the method refuses
         if name in edit and name not in row and method != "keypoints":
             raise EditError(f"cases of method {method!r} have no {name!r} to edit here")
-    rows = [apply_edit(r, edit) if r.get("id") == case_id else r for r in snapshot.rows]
-    new_fingerprint = save_cases(root, rows, fingerprint)
-    return {"fingerprint": new_fingerprint,
-            "case": next(r for r in rows if r.get("id") == case_id), **progress(rows)}
+    new = apply_edit(row, edit)
+    problem = case_problem(root, new, method)
+    if problem is not None:
+        raise EditError(f"{problem} (nothing was saved)")
+    new_fingerprint = save_case(root, case_id, new, fingerprint)
+    rows = [new if r.get("id") == case_id else r for r in snapshot.rows]
+    return {"fingerprint": new_fingerprint, "case": new, "warnings": suite_warnings(root),
+            **progress(rows)}

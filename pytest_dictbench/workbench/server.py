@@ -1,16 +1,27 @@
 """``dictbench review``: the review page and the adjudication view on 127.0.0.1.
 
 A stdlib :class:`~http.server.ThreadingHTTPServer`. Requests whose ``Host`` header is
-not this server's loopback address and port are refused (a page on another site cannot
-reach it through DNS rebinding); every write must carry the per-session token that the
-page received in its HTML. Audio is served with byte ranges so the player can seek.
+not this server's loopback address and port (compared without regard to case) are
+refused, and so are requests with more than one ``Host`` header or a target in absolute
+form (a page on another site cannot reach it through DNS rebinding); every write must
+carry the per-session token that the page received in its HTML. Audio is served in
+chunks, with byte ranges so the player can seek.
+
+A request body must say its length (411 otherwise) and may hold at most
+:data:`MAX_BODY` bytes (413); a connection that sends nothing for
+:attr:`Workbench.request_timeout` seconds is closed. Every malformed request gets a 4xx
+JSON answer with a reason; anything unexpected is a 500 JSON answer, never a dropped
+connection.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 import secrets
+import stat
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -20,8 +31,9 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ..errors import DictbenchError
-from ..suites import inside
-from .adjudicate import Adjudication
+from ..jsonl import loads_strict
+from .adjudicate import Adjudication, StaleEntry
+from .checks import audio_path
 from .review import suite_view, update_case
 from .store import ConcurrentEdit, read_cases
 
@@ -34,6 +46,17 @@ _PAGES = {"/": "review.html", "/adjudicate": "adjudicate.html"}
 _AUDIO_TYPES = {".flac": "audio/flac", ".wav": "audio/wav", ".mp3": "audio/mpeg",
                 ".ogg": "audio/ogg", ".opus": "audio/ogg", ".m4a": "audio/mp4"}
 _RANGE = re.compile(r"bytes=(\d*)-(\d*)$")
+#: The largest request body accepted, in bytes: far above any edit of one case.
+MAX_BODY = 4 * 1024 * 1024
+_CHUNK = 256 * 1024
+
+
+class _Refused(Exception):
+    """A request answered with a 4xx status and a reason."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass
@@ -44,6 +67,8 @@ class Workbench:
     adjudication: Adjudication
     reviewer: str
     token: str = ""
+    #: seconds a connection may stay silent (a stalled body, an idle keep-alive)
+    request_timeout: float = 30.0
 
     def __post_init__(self) -> None:
         self.token = self.token or secrets.token_urlsafe(24)
@@ -65,11 +90,41 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # keep the terminal quiet
         pass
 
+    def setup(self) -> None:
+        self.timeout = self.server.workbench.request_timeout
+        super().setup()
+
+    def handle_one_request(self) -> None:
+        try:
+            super().handle_one_request()
+        except (ConnectionError, TimeoutError):  # the client went away or went silent
+            self.close_connection = True
+
     # -- plumbing -----------------------------------------------------------------------
 
-    def _host_ok(self) -> bool:
+    def _check_host(self) -> None:
+        hosts = self.headers.get_all("Host") or []
+        if len(hosts) != 1:
+            raise _Refused(HTTPStatus.BAD_REQUEST, "a request needs exactly one Host header")
+        if not self.path.startswith("/"):
+            raise _Refused(HTTPStatus.BAD_REQUEST, "the request target must be a path")
         port = self.server.server_address[1]
-        return self.headers.get("Host", "") in (f"127.0.0.1:{port}", f"localhost:{port}")
+        if hosts[0].strip().lower() not in (f"127.0.0.1:{port}", f"localhost:{port}"):
+            raise _Refused(HTTPStatus.MISDIRECTED_REQUEST, "unexpected Host header")
+
+    def _answer(self, work: Any) -> None:
+        """Run ``work``; a refusal or an unexpected failure becomes a JSON error."""
+        try:
+            work()
+        except _Refused as exc:
+            self._error(exc.status, str(exc))
+        except (ConnectionError, TimeoutError):
+            self.close_connection = True
+        except Exception as exc:
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self._error(HTTPStatus.INTERNAL_SERVER_ERROR,
+                            f"the server failed: {type(exc).__name__}: {exc}")
 
     def _send(self, status: int, body: bytes, content_type: str,
               headers: dict[str, str] | None = None) -> None:
@@ -94,8 +149,12 @@ class Handler(BaseHTTPRequestHandler):
     # -- GET ----------------------------------------------------------------------------
 
     def do_GET(self) -> None:
-        if not self._host_ok():
-            return self._error(HTTPStatus.MISDIRECTED_REQUEST, "unexpected Host header")
+        self._answer(self._get)
+
+    do_HEAD = do_GET
+
+    def _get(self) -> None:
+        self._check_host()
         bench = self.server.workbench
         path = urlsplit(self.path).path
         try:
@@ -119,56 +178,117 @@ class Handler(BaseHTTPRequestHandler):
             return self._error(HTTPStatus.INTERNAL_SERVER_ERROR, str(exc))
         self._error(HTTPStatus.NOT_FOUND, "not found")
 
-    do_HEAD = do_GET
-
     def _audio(self, case_id: str) -> None:
         root = self.server.workbench.root
-        row = next((r for r in read_cases(root).rows if r.get("id") == case_id), {})
+        row = next((r for r in read_cases(root).rows if r.get("id") == case_id), None)
+        if row is None:
+            raise _Refused(HTTPStatus.NOT_FOUND, f"no case {case_id!r}")
         if not isinstance(row.get("audio"), str):
-            return self._error(HTTPStatus.NOT_FOUND, "the case has no audio")
-        path = inside(root, row["audio"], what="audio", where=root)
-        data = path.read_bytes()
-        kind = _AUDIO_TYPES.get(path.suffix.lower(), "application/octet-stream")
+            raise _Refused(HTTPStatus.NOT_FOUND, "the case has no audio")
+        path = audio_path(root, row["audio"])
+        if path is None:
+            raise _Refused(HTTPStatus.BAD_REQUEST,
+                           f"audio {row['audio']!r} leaves the suite folder; not served")
+        try:
+            handle = open(path, "rb")  # noqa: SIM115 - closed below
+        except FileNotFoundError:
+            raise _Refused(HTTPStatus.NOT_FOUND, f"audio {row['audio']!r} is missing") from None
+        except OSError as exc:
+            raise _Refused(HTTPStatus.NOT_FOUND,
+                           f"audio {row['audio']!r} cannot be read: {exc.strerror}") from None
+        with handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise _Refused(HTTPStatus.NOT_FOUND, f"audio {row['audio']!r} is not a file")
+            self._stream(handle, info.st_size,
+                         _AUDIO_TYPES.get(path.suffix.lower(), "application/octet-stream"))
+
+    def _stream(self, handle: Any, size: int, kind: str) -> None:
         match = _RANGE.match(self.headers.get("Range", ""))
-        if not match or not any(match.groups()):
-            return self._send(200, data, kind, {"Accept-Ranges": "bytes"})
-        first, last = match.groups()
-        start = int(first) if first else max(0, len(data) - int(last))
-        end = min(int(last), len(data) - 1) if first and last else len(data) - 1
-        if start >= len(data) or start > end:
-            return self._send(HTTPStatus.REQUESTED_RANGE_NOT_SATISFIABLE, b"", kind,
-                              {"Content-Range": f"bytes */{len(data)}"})
-        self._send(HTTPStatus.PARTIAL_CONTENT, data[start:end + 1], kind,
-                   {"Accept-Ranges": "bytes", "Content-Range": f"bytes {start}-{end}/{len(data)}"})
+        start, end, status = 0, size - 1, HTTPStatus.OK
+        headers = {"Accept-Ranges": "bytes"}
+        if match and any(match.groups()):
+            first, last = match.groups()
+            start = int(first) if first else max(0, size - int(last))
+            end = min(int(last), size - 1) if first and last else size - 1
+            if start >= size or start > end:
+                return self._send(HTTPStatus.REQUESTED_RANGE_NOT_SATISFIABLE, b"", kind,
+                                  {"Content-Range": f"bytes */{size}"})
+            status = HTTPStatus.PARTIAL_CONTENT
+            headers["Content-Range"] = f"bytes {start}-{end}/{size}"
+        self.send_response(status)
+        for key, value in {"Content-Type": kind, "Content-Length": str(max(0, end - start + 1)),
+                           "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff",
+                           **headers}.items():
+            self.send_header(key, value)
+        self.end_headers()
+        if self.command == "HEAD":
+            return
+        handle.seek(start)
+        left = end - start + 1
+        while left > 0 and (chunk := handle.read(min(_CHUNK, left))):
+            self.wfile.write(chunk)
+            left -= len(chunk)
 
     # -- POST ---------------------------------------------------------------------------
 
     def do_POST(self) -> None:
-        if not self._host_ok():
-            return self._error(HTTPStatus.MISDIRECTED_REQUEST, "unexpected Host header")
-        bench = self.server.workbench
-        if not secrets.compare_digest(self.headers.get(TOKEN_HEADER, ""), bench.token):
-            return self._error(HTTPStatus.FORBIDDEN, "missing or wrong session token")
+        self._answer(self._post)
+
+    def _body(self) -> dict[str, Any]:
+        raw_length = self.headers.get_all("Content-Length") or []
+        if not raw_length:
+            raise _Refused(HTTPStatus.LENGTH_REQUIRED, "a request body needs a Content-Length")
+        if len(set(raw_length)) != 1 or not raw_length[0].strip().isdigit():
+            raise _Refused(HTTPStatus.BAD_REQUEST,
+                           f"Content-Length {', '.join(raw_length)!r} is not a length")
+        length = int(raw_length[0])
+        if length > MAX_BODY:
+            self.close_connection = True  # the body is not read
+            raise _Refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                           f"the body has {length:,} bytes, more than the limit of "
+                           f"{MAX_BODY:,}")
+        data = self.rfile.read(length)
+        if len(data) < length:
+            self.close_connection = True
+            raise _Refused(HTTPStatus.BAD_REQUEST, "the body ended before Content-Length")
         try:
-            length = int(self.headers.get("Content-Length", "0"))
-            body = json.loads(self.rfile.read(length) or b"{}")
-            if not isinstance(body, dict):
-                raise ValueError("the body must be a JSON object")
-        except ValueError as exc:
-            return self._error(HTTPStatus.BAD_REQUEST, f"bad request body: {exc}")
+            body = loads_strict(data.decode("utf-8")) if data.strip() else {}
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+            raise _Refused(HTTPStatus.BAD_REQUEST, f"bad request body: {exc}") from None
+        if not isinstance(body, dict):
+            raise _Refused(HTTPStatus.BAD_REQUEST, "bad request body: not a JSON object")
+        return body
+
+    def _post(self) -> None:
+        self._check_host()
+        bench = self.server.workbench
+        if not secrets.compare_digest(self.headers.get(TOKEN_HEADER, "").encode(),
+                                      bench.token.encode()):
+            self.close_connection = True
+            raise _Refused(HTTPStatus.FORBIDDEN, "missing or wrong session token")
+        body = self._body()
         path = urlsplit(self.path).path
         adjudication = bench.adjudication
         try:
             if path == "/api/case":
-                return self._json(200, update_case(bench.root, str(body.get("fingerprint")),
-                                                   body.get("case") or {}))
+                fingerprint, case = body.get("fingerprint"), body.get("case")
+                if not isinstance(fingerprint, str):
+                    raise _Refused(HTTPStatus.BAD_REQUEST, "fingerprint must be text")
+                if not isinstance(case, dict):
+                    raise _Refused(HTTPStatus.BAD_REQUEST, "case must be a JSON object")
+                return self._json(200, update_case(bench.root, fingerprint, case))
+            if path in ("/api/draft", "/api/decide") and \
+                    not isinstance(body.get("target"), dict):
+                raise _Refused(HTTPStatus.BAD_REQUEST, "target must be a JSON object naming "
+                               "the entry's suite, case, product, rule and output_hash")
             if path == "/api/draft":
-                return self._json(200, adjudication.draft(int(body.get("index", -1))))
+                return self._json(200, adjudication.draft(body["target"]))
             if path == "/api/decide":
                 return self._json(200, adjudication.decide(
-                    int(body.get("index", -1)), body.get("score"), body.get("reason"),
+                    body["target"], body.get("score"), body.get("reason"),
                     body.get("decided_by")))
-        except ConcurrentEdit as exc:
+        except (ConcurrentEdit, StaleEntry) as exc:
             return self._error(HTTPStatus.CONFLICT, str(exc))
         except (DictbenchError, ValueError, TypeError) as exc:
             return self._error(HTTPStatus.UNPROCESSABLE_ENTITY, str(exc))

@@ -65,7 +65,8 @@ function show() {
     return tr;
   }));
   showDraft(e.draft, e.decided);
-  $("score").value = e.decided ? String(e.decided.score) : (e.draft ? String(e.draft.score) : "");
+  // the drafted score is never pre-selected: the person chooses one
+  $("score").value = e.decided ? String(e.decided.score) : "";
   $("reason").value = e.decided ? e.decided.reason : "";
   $("decide").disabled = Boolean(e.decided);
   if (!e.draft && !e.decided && e.output !== null) requestDraft(state.index);
@@ -73,12 +74,9 @@ function show() {
 
 async function requestDraft(index) {
   try {
-    const draft = await post("/api/draft", { index });
+    const draft = await post("/api/draft", { target: target(state.entries[index]) });
     state.entries[index].draft = draft;
-    if (state.index === index) {
-      showDraft(draft, null);
-      if (!$("score").value) $("score").value = String(draft.score);
-    }
+    if (state.index === index) showDraft(draft, null);
   } catch (error) {
     if (state.index === index) say(`No draft: ${error.message}`, true);
   }
@@ -91,7 +89,7 @@ async function decide(event) {
   if ($("score").value === "") { say("Choose a score.", true); return; }
   try {
     const line = await post("/api/decide", {
-      index: state.index, score: Number($("score").value), reason: $("reason").value,
+      target: target(e), score: Number($("score").value), reason: $("reason").value,
       decided_by: $("decided-by").value,
     });
     e.decided = { score: line.score, reason: line.reason, decided_by: line.decided_by };
@@ -101,6 +99,13 @@ async function decide(event) {
   } catch (error) {
     say(`Not recorded: ${error.message}`, true);
   }
+}
+
+// a decision names the entry it was shown for, never its position in the pending file
+function target(e) {
+  const p = e.pending;
+  return { suite: p.suite, case: p.case, product: p.product, rule: p.rule,
+    output_hash: p.output_hash };
 }
 
 function p_rule(e) { return `${e.pending.case} ${e.pending.rule}`; }

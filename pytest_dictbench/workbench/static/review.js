@@ -2,7 +2,12 @@
 // TOKEN, $, say and post come from common.js, loaded first.
 // The review page: one case at a time, keyboard first. Every write carries the
 // session token and the fingerprint of the cases file the page last loaded.
-let state = { cases: [], fingerprint: "", index: 0, dirty: false };
+// The approve shortcut (Ctrl+Enter) ignores key repeat and IME composition, does
+// nothing while a save is in flight, and works only on a case that has been on screen
+// for SETTLE_MS: holding or double-pressing it approves at most the case on screen.
+const SETTLE_MS = 1000;
+let state = { cases: [], fingerprint: "", index: 0, dirty: false, saving: false,
+  shownAt: 0, problems: {}, path: "" };
 
 function showProgress(approved, total) {
   $("progress").textContent = `${approved} of ${total} approved`;
@@ -37,11 +42,36 @@ function pointRow(point) {
   return tr;
 }
 
+function showWarnings(warnings) {
+  $("warnings").replaceChildren(...(warnings || []).map((w) => {
+    const li = document.createElement("li");
+    li.textContent = w;
+    return li;
+  }));
+}
+
+async function audioProblem() {
+  // the player gives no reason: ask the server, which answers a JSON error
+  const c = state.cases[state.index];
+  if (!c || !c.audio) return;
+  try {
+    const response = await fetch(`/audio/${encodeURIComponent(c.id)}`, { method: "GET" });
+    if (!response.ok) {
+      const data = await response.json();
+      $("audio-note").textContent = `Audio unavailable: ${data.error}`;
+    }
+  } catch (error) {
+    $("audio-note").textContent = `Audio unavailable: ${error.message}`;
+  }
+}
+
 function show() {
   const c = state.cases[state.index];
   if (!c) { $("where").textContent = "This suite has no cases."; return; }
   $("where").textContent = `Case ${state.index + 1} of ${state.cases.length}: ${c.id}`;
   $("status").textContent = c.status || "approved";
+  $("problem").textContent = state.problems[c.id] || "";
+  $("audio-note").textContent = c.audio ? "" : "This case has no audio.";
   const player = $("player");
   const src = `/audio/${encodeURIComponent(c.id)}`;
   if (c.audio) { if (player.getAttribute("src") !== src) player.src = src; }
@@ -50,6 +80,8 @@ function show() {
   const body = $("points").querySelector("tbody");
   body.replaceChildren(...(c.key_points || []).map(pointRow));
   state.dirty = false;
+  state.shownAt = performance.now();
+  document.body.dataset.shown = c.id;
 }
 
 function edited() {
@@ -68,18 +100,26 @@ function edited() {
 }
 
 async function save(extra) {
+  if (state.saving) return false;  // one write at a time: the next needs its fingerprint
+  state.saving = true;
   const edit = Object.assign(edited(), extra || {});
   try {
     const result = await post("/api/case", { fingerprint: state.fingerprint, case: edit });
     state.fingerprint = result.fingerprint;
     state.cases[state.index] = result.case;
+    delete state.problems[result.case.id];
+    $("problem").textContent = "";
     state.dirty = false;
     showProgress(result.approved, result.total);
+    showWarnings(result.warnings);
+    state.approved = result.approved;
     document.body.dataset.saved = String(Number(document.body.dataset.saved || 0) + 1);
     return true;
   } catch (error) {
     say(`Not saved: ${error.message}`, true);
     return false;
+  } finally {
+    state.saving = false;
   }
 }
 
@@ -91,12 +131,38 @@ async function go(step) {
   show();
 }
 
+function finished() {
+  const total = state.cases.length;
+  say(`All ${total} cases approved; nothing left to review. Next: run the benchmark, ` +
+    `pytest ${state.path} --product=NAME`, false);
+  document.body.dataset.done = "1";
+}
+
 async function approve() {
+  if (state.saving) return;
   if (await save({ status: "approved" })) {
-    say(`Approved ${state.cases[state.index].id}.`, false);
-    if (state.index + 1 < state.cases.length) { state.index += 1; show(); }
-    else show();
+    const id = state.cases[state.index].id;
+    if (state.cases.every((c) => c.status !== "draft")) { show(); finished(); return; }
+    say(`Approved ${id}.`, false);
+    // on to the next case waiting for review (after this one, else from the start)
+    const order = [...state.cases.keys()].slice(state.index + 1)
+      .concat([...state.cases.keys()].slice(0, state.index));
+    const next = order.find((i) => state.cases[i].status === "draft");
+    state.index = next === undefined ? state.index : next;
+    show();
   }
+}
+
+function approveShortcut(event) {
+  event.preventDefault();
+  // a held key repeats, and Enter during IME composition confirms the composition
+  if (event.repeat || event.isComposing || event.keyCode === 229) return;
+  if (state.saving) return;
+  if (performance.now() - state.shownAt < SETTLE_MS) {
+    say("This case has just appeared: look at it, then press Ctrl+Enter again.", true);
+    return;
+  }
+  approve();
 }
 
 function togglePlay() {
@@ -110,8 +176,12 @@ function inField(target) {
 
 document.addEventListener("keydown", (event) => {
   const mod = event.ctrlKey || event.metaKey;
-  if (mod && event.key === "Enter") { event.preventDefault(); approve(); return; }
-  if (mod && event.key.toLowerCase() === "s") { event.preventDefault(); save(); return; }
+  if (mod && event.key === "Enter") { approveShortcut(event); return; }
+  if (mod && event.key.toLowerCase() === "s") {
+    event.preventDefault();
+    if (!event.repeat) save();
+    return;
+  }
   if (event.altKey && event.key === "ArrowRight") { event.preventDefault(); go(1); return; }
   if (event.altKey && event.key === "ArrowLeft") { event.preventDefault(); go(-1); return; }
   if (event.altKey && event.code === "KeyK") { event.preventDefault(); togglePlay(); return; }
@@ -122,6 +192,12 @@ document.addEventListener("keydown", (event) => {
 });
 
 $("transcript").addEventListener("input", () => { state.dirty = true; });
+$("player").addEventListener("error", audioProblem);
+window.addEventListener("beforeunload", (event) => {
+  if (!state.dirty) return;
+  event.preventDefault();  // the browser asks whether to leave with unsaved edits
+  event.returnValue = "";
+});
 $("add").addEventListener("click", () => {
   const row = pointRow({ text: "", severity: "minor" });
   $("points").querySelector("tbody").appendChild(row);
@@ -140,10 +216,14 @@ $("approve").addEventListener("click", approve);
   state.cases = data.cases;
   state.fingerprint = data.fingerprint;
   state.method = data.suite.method;
+  state.problems = data.problems || {};
+  state.path = data.path || "SUITE";
+  showWarnings(data.warnings);
   $("title").textContent = `Review: ${data.suite.title || data.suite.id}`;
   showProgress(data.approved, data.total);
   const firstDraft = data.cases.findIndex((c) => c.status === "draft");
   state.index = firstDraft >= 0 ? firstDraft : 0;
   show();
+  if (data.total > 0 && data.approved === data.total) finished();
   document.body.dataset.ready = "1";
 })();

@@ -1,0 +1,166 @@
+"""The review server's answers to odd and hostile requests, over raw sockets: every
+malformed request gets a 4xx JSON answer with a reason, never a dropped connection
+(findings 1-5 of the review)."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+from workbench_support import make_review_suite, serving
+
+from pytest_dictbench.workbench.server import MAX_BODY, TOKEN_HEADER
+
+
+def raw(url: str, data: bytes, *, timeout: float = 10.0) -> tuple[int, bytes]:
+    """Send ``data`` as is; the status and body of the answer (0 when none came)."""
+    port = int(url.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        sock.sendall(data)
+        sock.shutdown(socket.SHUT_WR)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    if not answer:
+        return 0, b""
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return int(head.split()[1]), body
+
+
+def post(url: str, token: str, body: bytes, extra: str = "", path: str = "/api/case",
+         length: str | None = None) -> tuple[int, bytes]:
+    port = url.rsplit(":", 1)[1]
+    length = str(len(body)) if length is None else length
+    head = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{TOKEN_HEADER}: {token}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {length}\r\n{extra}"
+            "Connection: close\r\n\r\n")
+    return raw(url, head.encode() + body)
+
+
+def fingerprint(bench: object, root: Path) -> str:
+    from pytest_dictbench.workbench.store import read_cases
+
+    return read_cases(root).fingerprint
+
+
+def test_two_host_headers_and_absolute_targets_are_refused(tmp_path: Path) -> None:
+    """Finding 1."""
+    root = make_review_suite(tmp_path / "s")
+    before = (root / "cases.jsonl").read_bytes()
+    with serving(root) as (url, bench):
+        port = url.rsplit(":", 1)[1]
+        edit = json.dumps({"fingerprint": fingerprint(bench, root),
+                           "case": {"id": "rec-1", "reference": "two hosts"}}).encode()
+        status, body = post(url, bench.token, edit, extra="Host: evil.example\r\n")
+        assert status == 400 and b"exactly one Host" in body
+        assert (root / "cases.jsonl").read_bytes() == before
+        status, body = raw(url, f"GET http://evil.example/api/suite HTTP/1.1\r\nHost: "
+                                f"127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode())
+        assert status == 400 and b"must be a path" in body
+        status, _ = raw(url, f"GET /api/suite HTTP/1.1\r\nHost: LOCALHOST:{port}\r\n"
+                             "Connection: close\r\n\r\n".encode())
+        assert status == 200
+
+
+@pytest.mark.parametrize("damage", ["missing", "folder", "outside"])
+def test_missing_or_escaping_audio_gets_a_json_error(tmp_path: Path, damage: str) -> None:
+    """Finding 2."""
+    root = make_review_suite(tmp_path / "s")
+    audio = root / "audio/rec-3.wav"
+    audio.unlink()
+    if damage == "folder":
+        audio.mkdir()
+    elif damage == "outside":
+        (tmp_path / "secret.wav").write_bytes(b"RIFF secret bytes")
+        audio.symlink_to(tmp_path / "secret.wav")
+    with serving(root) as (url, _):
+        port = url.rsplit(":", 1)[1]
+        status, body = raw(url, f"GET /audio/rec-3 HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                                "Connection: close\r\n\r\n".encode())
+    assert status == (400 if damage == "outside" else 404)
+    assert "rec-3.wav" in json.loads(body)["error"] and b"secret bytes" not in body
+
+
+@pytest.mark.parametrize(("body", "status", "reason"), [
+    (b'{"fingerprint": "x", "case": [1, 2]}', 400, "case must be a JSON object"),
+    (b'{"fingerprint": 1, "case": {}}', 400, "fingerprint must be text"),
+    (b"[" * 100_000 + b"]" * 100_000, 400, "bad request body"),
+    (b'{"a": NaN}', 400, "bad request body"),
+    (b'\xff\xfe', 400, "bad request body"),
+    (b"[1]", 400, "not a JSON object"),
+    (b'{"index": 1e999}', 400, "too large"),
+])
+def test_malformed_bodies_get_a_reason(tmp_path: Path, body: bytes, status: int,
+                                       reason: str) -> None:
+    """Finding 3."""
+    root = make_review_suite(tmp_path / "s")
+    with serving(root) as (url, bench):
+        got, answer = post(url, bench.token, body)
+    assert got == status and reason in json.loads(answer)["error"]
+
+
+@pytest.mark.parametrize("path", ["/api/decide", "/api/draft"])
+@pytest.mark.parametrize("body", [b'{"index": 1}', b'{"target": [1]}', b"{}"])
+def test_decisions_need_a_target_object(tmp_path: Path, path: str, body: bytes) -> None:
+    root = make_review_suite(tmp_path / "s")
+    with serving(root) as (url, bench):
+        got, answer = post(url, bench.token, body, path=path)
+    assert got in (400, 422) and "target" in json.loads(answer)["error"]
+
+
+def test_a_pending_file_with_a_bad_line_is_a_json_error(tmp_path: Path) -> None:
+    root = make_review_suite(tmp_path / "s")
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    (reports / "adjudication-pending.jsonl").write_text(
+        json.dumps({"suite": "review-test", "case": "rec-1"}) + "\n")
+    with serving(root, reports=reports) as (url, _):
+        port = url.rsplit(":", 1)[1]
+        status, body = raw(url, f"GET /api/pending HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                                "Connection: close\r\n\r\n".encode())
+    assert status == 500 and "adjudication-pending.jsonl:1" in json.loads(body)["error"]
+
+
+def test_a_body_over_the_limit_is_refused_unread(tmp_path: Path) -> None:
+    """Finding 4: 413 from Content-Length alone, before any of the body arrives."""
+    root = make_review_suite(tmp_path / "s")
+    with serving(root) as (url, bench):
+        status, body = post(url, bench.token, b"", length=str(MAX_BODY + 1))
+    assert status == 413 and "limit" in json.loads(body)["error"]
+
+
+@pytest.mark.parametrize(("length", "status"), [("-1", 400), ("1e3", 400), (None, 411)])
+def test_a_missing_or_bad_length_is_refused(tmp_path: Path, length: str | None,
+                                            status: int) -> None:
+    """Finding 5: ``Content-Length: -1`` used to read until the client hung up."""
+    root = make_review_suite(tmp_path / "s")
+    with serving(root) as (url, bench):
+        port = url.rsplit(":", 1)[1]
+        head = (f"POST /api/case HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                f"{TOKEN_HEADER}: {bench.token}\r\n")
+        if length is not None:
+            head += f"Content-Length: {length}\r\n"
+        port_socket = socket.create_connection(("127.0.0.1", int(port)), timeout=10)
+        with port_socket as sock:  # the client keeps its side open: no EOF to wait for
+            sock.sendall((head + "\r\n").encode())
+            answer = sock.recv(65536)
+    assert int(answer.split()[1]) == status
+
+
+def test_a_stalled_body_is_timed_out(tmp_path: Path) -> None:
+    """Finding 5: a client that sends 10 bytes of a long body and stops is dropped after
+    the request timeout (a short one here), and the server keeps serving."""
+    root = make_review_suite(tmp_path / "s")
+    with serving(root) as (url, bench):
+        bench.request_timeout = 0.5
+        port = url.rsplit(":", 1)[1]
+        with socket.create_connection(("127.0.0.1", int(port)), timeout=30) as sock:
+            sock.sendall((f"POST /api/case HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                          f"{TOKEN_HEADER}: {bench.token}\r\nContent-Length: 100000\r\n\r\n"
+                          "0123456789").encode())
+            assert sock.recv(65536) == b""  # closed by the server, not by us
+        status, _ = raw(url, f"GET /api/suite HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                             "Connection: close\r\n\r\n".encode())
+        assert status == 200
