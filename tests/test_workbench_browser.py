@@ -61,6 +61,7 @@ def test_review_page_edit_and_approve_with_the_keyboard(tmp_path: Path) -> None:
         page.keyboard.type("a point added by hand")
         page.select_option("#points tbody tr:nth-child(2) select", "critical")
         page.focus("#transcript")
+        page.wait_for_selector("body[data-settled='rec-1']")
         page.keyboard.press("Control+Enter")
         page.wait_for_selector("body[data-saved='1']")
         assert page.inner_text("#progress") == "1 of 3 approved"
@@ -87,10 +88,19 @@ def test_review_page_edit_and_approve_with_the_keyboard(tmp_path: Path) -> None:
         page.keyboard.press("Alt+KeyK")
         page.wait_for_function("() => document.getElementById('player').paused")
         page.click("#points tbody tr:nth-child(1) button")
+        page.wait_for_selector("body[data-settled='rec-2']")
+        page.keyboard.press("Meta+Enter")  # no key point left: refused, nothing written
+        page.wait_for_selector("#message.error")
+        assert "add at least one key point" in page.inner_text("#message")
+        assert rows(root)[1] == before[1]
+        page.click("#add")
+        page.keyboard.type("the only point")
         page.keyboard.press("Meta+Enter")
         page.wait_for_selector("body[data-saved='2']")
         assert page.inner_text("#progress") == "2 of 3 approved"
-        assert rows(root)[1]["key_points"] == [] and rows(root)[1]["status"] == "approved"
+        assert rows(root)[1]["key_points"] == [
+            {"id": "k1", "text": "the only point", "severity": "minor"}]
+        assert rows(root)[1]["status"] == "approved"
 
         # previous with Alt+ArrowLeft shows case 2 as approved
         page.keyboard.press("Alt+ArrowLeft")
@@ -163,6 +173,7 @@ def test_adjudication_decided_in_the_browser_is_used_on_replay(
         page.wait_for_function("() => document.querySelector('#draft h3').textContent"
                                ".startsWith('DRAFT proposed by model-c')")
         assert "score 2" in page.inner_text("#draft")
+        assert page.input_value("#score") == ""  # the draft's score is not pre-selected
         assert len(drafts.requests) == 1
         assert not decisions.exists()  # a draft decides nothing
 

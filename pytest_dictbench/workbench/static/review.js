@@ -82,6 +82,10 @@ function show() {
   state.dirty = false;
   state.shownAt = performance.now();
   document.body.dataset.shown = c.id;
+  delete document.body.dataset.settled;
+  clearTimeout(state.settleTimer);
+  // marks when the shortcut starts to work on this case (tests wait for it)
+  state.settleTimer = setTimeout(() => { document.body.dataset.settled = c.id; }, SETTLE_MS);
 }
 
 function edited() {

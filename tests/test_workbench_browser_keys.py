@@ -1,0 +1,130 @@
+"""The review page's approve shortcut and its guards, in a real headless Chromium
+(findings 2, 11, 13 and 14 of the review): nothing is approved that was not on screen."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from workbench_support import CHROMIUM, browser, make_review_suite, open_page, serving
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
+                                reason="/usr/bin/chromium is not installed (CI installs it)")
+
+
+def statuses(root: Path) -> list[str]:
+    return [json.loads(line)["status"] for line in
+            (root / "cases.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def test_holding_ctrl_enter_approves_at_most_the_case_on_screen(tmp_path: Path) -> None:
+    """Finding 11 (a): 20 auto-repeated keydowns; on a fresh page nothing, once the case
+    has been on screen only that case."""
+    root = make_review_suite(tmp_path / "s")
+    before = (root / "cases.jsonl").read_bytes()
+    with serving(root) as (url, _), browser() as chromium:
+        page, errors = open_page(chromium, url + "/")
+        page.keyboard.down("Control")
+        for _ in range(20):
+            page.keyboard.down("Enter")
+        page.keyboard.up("Enter")
+        assert (root / "cases.jsonl").read_bytes() == before  # not on screen long enough
+        page.wait_for_selector("body[data-settled='rec-1']")
+        for _ in range(20):
+            page.keyboard.down("Enter")  # the first is a press, the others repeats
+        page.keyboard.up("Enter")
+        page.keyboard.up("Control")
+        page.wait_for_selector("body[data-saved='1']")
+        page.wait_for_selector("body[data-settled='rec-2']")  # any stray write is done
+        assert statuses(root) == ["approved", "draft", "draft"]
+        assert page.inner_text("#progress") == "1 of 3 approved"
+        assert errors == []
+
+
+def test_ctrl_enter_during_ime_composition_does_nothing(tmp_path: Path) -> None:
+    """Finding 11 (b): the Enter that confirms a composition is not an approval."""
+    root = make_review_suite(tmp_path / "s")
+    before = (root / "cases.jsonl").read_bytes()
+    with serving(root) as (url, _), browser() as chromium:
+        page, _ = open_page(chromium, url + "/")
+        page.wait_for_selector("body[data-settled='rec-1']")
+        page.focus("#transcript")
+        for init in ("{key: 'Enter', ctrlKey: true, isComposing: true, bubbles: true}",
+                     "{key: 'Enter', ctrlKey: true, keyCode: 229, bubbles: true}"):
+            page.evaluate(f"document.getElementById('transcript').dispatchEvent("
+                          f"new KeyboardEvent('keydown', {init}))")
+        page.keyboard.press("Control+s")  # a save that changes nothing marks the end
+        page.wait_for_selector("body[data-saved='1']")
+        assert statuses(root) == ["draft", "draft", "draft"]
+        assert (root / "cases.jsonl").read_bytes() == before
+
+
+def test_a_second_press_does_not_approve_the_next_case_unseen(tmp_path: Path) -> None:
+    """Finding 11 (c): two presses 200 ms apart approve only the first case."""
+    root = make_review_suite(tmp_path / "s")
+    with serving(root) as (url, _), browser() as chromium:
+        page, errors = open_page(chromium, url + "/")
+        page.wait_for_selector("body[data-settled='rec-1']")
+        page.keyboard.press("Control+Enter")
+        page.wait_for_timeout(200)
+        page.keyboard.press("Control+Enter")
+        page.wait_for_selector("body[data-saved='1']")
+        page.wait_for_selector("#message.error")
+        assert "just appeared" in page.inner_text("#message")
+        assert statuses(root) == ["approved", "draft", "draft"]
+        assert "changed on disk" not in page.inner_text("#message")
+        assert errors == []
+
+
+def test_approving_the_last_case_says_the_suite_is_done(tmp_path: Path) -> None:
+    """Finding 13."""
+    root = make_review_suite(tmp_path / "s")
+    with serving(root) as (url, _), browser() as chromium:
+        page, _ = open_page(chromium, url + "/")
+        for n in (1, 2, 3):
+            page.wait_for_selector(f"body[data-settled='rec-{n}']")
+            page.keyboard.press("Control+Enter")
+            page.wait_for_selector(f"body[data-saved='{n}']")
+        page.wait_for_selector("body[data-done='1']")
+        message = page.inner_text("#message")
+        assert "All 3 cases approved; nothing left to review" in message
+        assert f"pytest {root}" in message
+        page.reload()  # a finished suite says so from the start
+        page.wait_for_selector("body[data-done='1']")
+    assert statuses(root) == ["approved"] * 3
+
+
+LEAVE = """() => {
+  const event = new Event("beforeunload", { cancelable: true });
+  window.dispatchEvent(event);
+  return event.defaultPrevented;
+}"""
+
+
+def test_leaving_with_unsaved_edits_asks(tmp_path: Path) -> None:
+    """Finding 14: the page asks before unload (cancels ``beforeunload``, which makes the
+    browser ask) while the editor differs from the saved case, and only then."""
+    root = make_review_suite(tmp_path / "s")
+    with serving(root) as (url, _), browser() as chromium:
+        page, _ = open_page(chromium, url + "/")
+        assert page.evaluate(LEAVE) is False
+        page.click("#transcript")
+        page.keyboard.type(" and more")
+        assert page.evaluate(LEAVE) is True
+        page.keyboard.press("Control+s")
+        page.wait_for_selector("body[data-saved='1']")
+        assert page.evaluate(LEAVE) is False
+        page.click("#add")
+        assert page.evaluate(LEAVE) is True
+
+
+def test_the_page_says_why_audio_is_unavailable(tmp_path: Path) -> None:
+    """Finding 2: the player alone shows nothing; the page names the reason."""
+    root = make_review_suite(tmp_path / "s")
+    (root / "audio/rec-1.wav").unlink()
+    with serving(root) as (url, _), browser() as chromium:
+        page, _ = open_page(chromium, url + "/")
+        page.wait_for_function("() => document.getElementById('audio-note').textContent")
+        note = page.inner_text("#audio-note")
+        assert "Audio unavailable" in note and "missing" in note
