@@ -113,12 +113,19 @@ def cmd_publish(args: argparse.Namespace) -> int:
 def cmd_leak_check(args: argparse.Namespace) -> int:
     from .leakcheck import leak_check
 
+    skipped: list[int] = []
     findings = leak_check([Path(p) for p in args.paths], staged=args.staged,
-                          suites=[Path(s) for s in args.suites], home=args.home)
+                          suites=[Path(s) for s in args.suites], home=args.home,
+                          everything=args.all, skipped=skipped)
     for finding in findings:
         print(finding.describe())
+    if sum(skipped):
+        print(f"dictbench leak-check: {sum(skipped)} file(s) that git ignores were not "
+              "checked (--all checks them too)", file=sys.stderr)
+    unreadable = sum(f.kind == "unreadable" for f in findings)
     if findings:
-        print(f"dictbench leak-check: {len(findings)} finding(s)", file=sys.stderr)
+        print(f"dictbench leak-check: {len(findings)} finding(s)"
+              + (f", {unreadable} file(s) not read" if unreadable else ""), file=sys.stderr)
         return 1
     print("dictbench leak-check: nothing found")
     return 0
@@ -169,6 +176,8 @@ def add_commands(sub: Any) -> None:
     leak = sub.add_parser("leak-check", help="find private data, secrets and home paths")
     leak.add_argument("paths", nargs="*", default=["."], help="files or folders (default: .)")
     leak.add_argument("--staged", action="store_true", help="check git's staged files")
+    leak.add_argument("--all", action="store_true", help="also check files git ignores "
+                      "(e.g. before copying a folder out, not only before a commit)")
     leak.add_argument("--suite", dest="suites", action="append", default=[],
                       help="a private suite to look for (default: every private suite "
                       "found under the paths, or in the work tree with --staged)")

@@ -1,16 +1,25 @@
 """``dictbench leak-check``: look for what must not be published.
 
 Kinds of finding, each printed as ``file:line: kind: detail`` (the secret itself is
-never printed):
+never printed; ``file: kind: detail`` when it is the file's name or the whole file):
 
 - ``private-text``: a line sharing a long n-gram (8 tokens; a whole key point of 5 to 7
   tokens) with a private suite's reference, transcript or key point;
-- ``private-audio``: a file with the same bytes as a private suite's audio;
+- ``private-audio``: a file with the same bytes as a private suite's audio, or an audio
+  file of the same length (a re-encoded copy, possibly);
 - ``private-canary``: a private suite's canary outside its own folder;
 - ``private-suite-file``: with ``--staged``, a staged file inside a private suite;
-- ``home-path``: an absolute path into a user's home folder (on Linux, macOS or Windows,
-  or the current user's home);
-- ``anthropic-key``, ``openai-key``, ``bearer-token``: credentials.
+- ``home-path``: an absolute path into a user's home folder (on Linux, macOS, Windows or
+  WSL, ``~name/``, or the current user's home);
+- ``anthropic-key``, ``openai-key``, ``bearer-token``: credentials;
+- ``unreadable``: a file that could not be read, so nothing can be said about it.
+
+Each line is also searched in its decoded forms (percent-encoding, ``\\u`` escapes,
+base64 and hex runs; see :mod:`.leakforms`), keys are also looked for over the lines
+joined (a key split by a concatenation or a wrap), binary files are searched as Latin-1
+and UTF-16 text, PNG text chunks are read, and file names are checked like lines. A
+symbolic link is checked by its target's path, never followed; a file over
+``_MAX_TEXT_BYTES`` is read in chunks (canary, keys, audio digest only).
 
 Tokens are NFKC, lower-cased word runs, with each CJK character a token of its own.
 Files of a private suite's own folder are its data and are not searched for its text.
@@ -18,25 +27,31 @@ Files of a private suite's own folder are its data and are not searched for its 
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
 import re
-import subprocess
+import stat
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..audio.io import sha256_file
 from ..errors import DictbenchError
 from ..private import public_case_id
 from ..suites import MANIFEST, load_suite, read_toml
+from .leakforms import decoded_forms, joined_lines, png_texts, utf16_texts
+from .leakwalk import SKIP_DIRS, Entry, staged_files, walk
 
 __all__ = ["Finding", "PrivateSuite", "leak_check", "tokens"]
 
 NGRAM = 8
 MIN_POINT = 5
 _MAX_TEXT_BYTES = 20 * 1024 * 1024
-_SKIP_DIRS = {".git", "__pycache__", ".venv", "venv", "node_modules", ".ruff_cache",
-              ".pytest_cache", ".hypothesis", ".mypy_cache"}
+_CHUNK = 1024 * 1024
+_OVERLAP = 4096
+_AUDIO_SUFFIXES = {".wav", ".flac", ".mp3", ".ogg", ".opus", ".m4a", ".aac", ".aiff"}
 _TOKEN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]"
                     r"|[^\W\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 SECRETS = (
@@ -45,8 +60,13 @@ SECRETS = (
                               r"|[A-Za-z0-9]{40,})")),
     ("bearer-token", re.compile(r"\bBearer\s+[A-Za-z0-9._~+/-]{24,}=*")),
 )
-_HOME = re.compile(r"(?<![\w.])(?:/home/[a-z_][a-z0-9_.-]*/|/Users/[A-Za-z0-9_.-]+/"
-                   r"|[A-Za-z]:\\\\?Users\\\\?[A-Za-z0-9_.-]+)")
+_USER = r"[A-Za-z0-9_][A-Za-z0-9_.-]*"
+_SEP = r"[\\/]+"  # one or more slashes or backslashes (as written, or JSON-escaped)
+_HOME = re.compile(
+    r"(?<![\w.])(?:/home/[a-z_][a-z0-9_.-]*/|/Users/[A-Za-z0-9_.-]+/"
+    rf"|[A-Za-z]:{_SEP}Users{_SEP}{_USER}"
+    rf"|[\\/]{{2,}}wsl(?:\$|\.localhost){_SEP}[^\\/\s]+{_SEP}home{_SEP}{_USER})"
+    rf"|(?<![\w/~])~(?!/){_USER}/")
 
 
 @dataclass(frozen=True, order=True)
@@ -55,9 +75,13 @@ class Finding:
     line: int
     kind: str
     detail: str
+    #: where in the file's life it was found, e.g. ``staged``
+    note: str = ""
 
     def describe(self) -> str:
-        return f"{self.path}:{self.line}: {self.kind}: {self.detail}"
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        note = f" ({self.note})" if self.note else ""
+        return f"{where}{note}: {self.kind}: {self.detail}"
 
 
 def tokens(text: str) -> list[str]:
@@ -75,6 +99,7 @@ class PrivateSuite:
     grams: dict[tuple[str, ...], str] = field(default_factory=dict)
     audio: dict[str, str] = field(default_factory=dict)  # sha256 -> public case id
     sizes: set[int] = field(default_factory=set)
+    durations: dict[float, str] = field(default_factory=dict)  # seconds -> public id
 
     @classmethod
     def load(cls, path: Path) -> PrivateSuite:
@@ -91,9 +116,12 @@ class PrivateSuite:
                 found.add_text(text, shown)
             audio = case.data.get("audio")
             if isinstance(audio, str) and (suite.root / audio).is_file():
-                data = (suite.root / audio).read_bytes()
-                found.audio[hashlib.sha256(data).hexdigest()] = shown
-                found.sizes.add(len(data))
+                path = suite.root / audio
+                found.audio[sha256_file(path)] = shown
+                found.sizes.add(path.stat().st_size)
+                seconds = _duration(path)
+                if seconds:
+                    found.durations[seconds] = shown
         return found
 
     def add_text(self, text: str, shown: str) -> None:
@@ -115,7 +143,7 @@ def find_private_suites(paths: Iterable[Path]) -> list[Path]:
         if not base.is_dir():
             continue
         for manifest in base.rglob(MANIFEST):
-            if _SKIP_DIRS & set(manifest.parts):
+            if SKIP_DIRS & set(manifest.parts):
                 continue
             try:
                 if read_toml(manifest).get("private") is True:
@@ -125,129 +153,204 @@ def find_private_suites(paths: Iterable[Path]) -> list[Path]:
     return sorted(found)
 
 
-def _walk(path: Path) -> Iterator[Path]:
-    if path.is_file():
-        yield path
-        return
-    listed = _git_listing(path)
-    if listed is not None:
-        yield from listed
-        return
-    for child in sorted(path.iterdir()):
-        if child.is_dir() and child.name not in _SKIP_DIRS and not child.is_symlink():
-            yield from _walk(child)
-        elif child.is_file():
-            yield child
+def _duration(path: Path) -> float | None:
+    """Seconds of audio in ``path`` (rounded to 0.01), or ``None`` when not audio."""
+    import soundfile as sf
 
-
-def _git_listing(folder: Path) -> list[Path] | None:
-    """Tracked and untracked-but-not-ignored files of a git work tree, else ``None``."""
     try:
-        run = subprocess.run(["git", "-C", str(folder), "ls-files", "-z", "-c", "-o",
-                              "--exclude-standard"], capture_output=True, check=False,
-                             timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
+        info = sf.info(str(path))
+    except (RuntimeError, OSError, ValueError):
         return None
-    if run.returncode != 0:
-        return None
-    names = [n for n in run.stdout.decode("utf-8", "surrogateescape").split("\0") if n]
-    return sorted(folder / n for n in names if (folder / n).is_file())
+    return round(info.frames / info.samplerate, 2) if info.samplerate else None
 
 
-def _staged(folder: Path) -> tuple[Path, list[tuple[Path, bytes]]]:
-    """The work tree's top folder, and each staged (added, copied, modified, renamed)
-    file with its staged content."""
-    run = subprocess.run(["git", "-C", str(folder), "diff", "--cached", "--name-only", "-z",
-                          "--diff-filter=ACMR"], capture_output=True, check=False, timeout=60)
-    if run.returncode != 0:
-        raise DictbenchError(f"git diff --cached failed: {run.stderr.decode(errors='replace')}",
-                             path=folder)
-    top = subprocess.run(["git", "-C", str(folder), "rev-parse", "--show-toplevel"],
-                         capture_output=True, check=True, timeout=60)
-    root = Path(top.stdout.decode().strip())
-    out = []
-    for name in (n for n in run.stdout.decode("utf-8", "surrogateescape").split("\0") if n):
-        blob = subprocess.run(["git", "-C", str(root), "show", f":{name}"],
-                              capture_output=True, check=True, timeout=60)
-        out.append((root / name, blob.stdout))
-    return root, out
+class _Scan:
+    """The checks for one file: its name, then its content (whole, or in chunks)."""
 
+    def __init__(self, shown: str, path: Path, suites: list[PrivateSuite], home: str,
+                 note: str = "") -> None:
+        self.shown, self.path, self.note = shown, path, note
+        self.others = [s for s in suites if not s.owns(path)]
+        self.home = home.rstrip("/") + "/" if home and home not in ("/", "") else None
+        self.found: list[Finding] = []
 
-def _scan(shown: str, path: Path, data: bytes, suites: list[PrivateSuite],
-          home: str) -> list[Finding]:
-    findings: list[Finding] = []
-    others = [s for s in suites if not s.owns(path)]
-    for suite in others:
-        if len(data) in suite.sizes and hashlib.sha256(data).hexdigest() in suite.audio:
-            digest = hashlib.sha256(data).hexdigest()
-            findings.append(Finding(shown, 1, "private-audio", f"same bytes as the audio of "
-                                    f"case {suite.audio[digest]} of suite {suite.id}"))
-        if suite.canary in data:
-            line = data[:data.index(suite.canary)].count(b"\n") + 1
-            findings.append(Finding(shown, line, "private-canary",
-                                    f"canary of private suite {suite.id}"))
-    if b"\0" in data[:8192] or len(data) > _MAX_TEXT_BYTES:
-        return findings  # binary: only whole-file checks
-    text = data.decode("utf-8", "replace")
-    home_prefix = home.rstrip("/") + "/" if home and home not in ("/", "") else None
-    for number, line in enumerate(text.splitlines(), start=1):
+    def add(self, line: int, kind: str, detail: str) -> None:
+        self.found.append(Finding(self.shown, line, kind, detail, self.note))
+
+    def line(self, number: int, text: str, how: str = "") -> None:
+        """Secrets, home paths and private text in one line of text."""
+        suffix = f" ({how})" if how else ""
         for kind, pattern in SECRETS:
-            if pattern.search(line):
-                findings.append(Finding(shown, number, kind, "credential-like string"))
-        if _HOME.search(line) or (home_prefix and home_prefix in line):
-            findings.append(Finding(shown, number, "home-path", "path into a home folder"))
-        if others:
-            findings.extend(_shared_text(shown, number, line, others))
-    return findings
-
-
-def _shared_text(shown: str, number: int, line: str,
-                 suites: list[PrivateSuite]) -> Iterator[Finding]:
-    words = tokens(line)
-    for suite in suites:
-        lengths = {len(g) for g in suite.grams}
-        hit = None
-        for n in sorted(lengths, reverse=True):
-            for i in range(len(words) - n + 1):
-                hit = suite.grams.get(tuple(words[i:i + n]))
-                if hit:
-                    break
+            if pattern.search(text):
+                self.add(number, kind, "credential-like string" + suffix)
+        if _HOME.search(text) or (self.home and self.home in text):
+            self.add(number, "home-path", "path into a home folder" + suffix)
+        for suite in self.others:
+            hit = _shared_text(text, suite)
             if hit:
-                break
-        if hit:
-            yield Finding(shown, number, "private-text",
-                          f"shares a long passage with case {hit} of private suite {suite.id}")
+                self.add(number, "private-text", f"shares a long passage with case {hit} "
+                         f"of private suite {suite.id}{suffix}")
+            if suite.canary.decode("utf-8") in text and how:
+                self.add(number, "private-canary", f"canary of private suite {suite.id}"
+                         + suffix)
+
+    def text(self, text: str, how: str = "") -> None:
+        lines = text.splitlines()
+        for number, line in enumerate(lines, start=1):
+            self.line(number, line, how)
+            for form, decoded in decoded_forms(line):
+                self.line(number, decoded, form)
+        joined, origin = joined_lines(lines)
+        for kind, pattern in SECRETS:
+            for match in pattern.finditer(joined):
+                self.add(origin[match.start()], kind, "credential-like string")
+
+    def name(self) -> None:
+        self.line(0, self.shown, "in the file name")
+
+    def content(self, data: bytes) -> None:
+        """Checks of a file read whole."""
+        for suite in self.others:
+            if len(data) in suite.sizes and hashlib.sha256(data).hexdigest() in suite.audio:
+                digest = hashlib.sha256(data).hexdigest()
+                self.add(1, "private-audio", f"same bytes as the audio of case "
+                         f"{suite.audio[digest]} of suite {suite.id}")
+            elif suite.durations and self.path.suffix.lower() in _AUDIO_SUFFIXES:
+                self.same_length(suite)
+            if suite.canary in data:
+                line = data[:data.index(suite.canary)].count(b"\n") + 1
+                self.add(line, "private-canary", f"canary of private suite {suite.id}")
+        for text in png_texts(data):
+            for line in text.splitlines():
+                self.line(1, line, "in a PNG text chunk")
+        if b"\0" not in data[:8192]:
+            self.text(data.decode("utf-8", "replace"))
+            return
+        self.binary(data, 0)
+
+    def same_length(self, suite: PrivateSuite) -> None:
+        seconds = _duration(self.path)
+        if seconds is None:
+            return
+        for length, case in suite.durations.items():
+            if abs(length - seconds) <= max(0.06, 0.005 * length):
+                self.add(1, "private-audio", f"audio as long as that of case {case} of "
+                         f"suite {suite.id} (possibly a re-encoded copy)")
+                return
+
+    def binary(self, data: bytes, lines_before: int) -> None:
+        """Keys in binary content: as Latin-1 text and as UTF-16."""
+        latin = data.decode("latin-1")
+        for kind, pattern in SECRETS:
+            for match in pattern.finditer(latin):
+                self.add(lines_before + latin.count("\n", 0, match.start()) + 1, kind,
+                         "credential-like string")
+        for text in utf16_texts(data):
+            for kind, pattern in SECRETS:
+                if pattern.search(text):
+                    self.add(lines_before + 1, kind, "credential-like string (UTF-16)")
+            for suite in self.others:
+                if suite.canary.decode("utf-8") in text:
+                    self.add(lines_before + 1, "private-canary",
+                             f"canary of private suite {suite.id} (UTF-16)")
+
+    def chunks(self, handle: object, size: int) -> None:
+        """Checks of a file too large to read whole: canary, keys, audio digest, each
+        over chunks that overlap so that nothing is cut in two."""
+        digest = hashlib.sha256() if any(size in s.sizes for s in self.others) else None
+        longest = max([len(s.canary) for s in self.others] + [_OVERLAP])
+        tail, lines = b"", 0
+        while chunk := handle.read(_CHUNK):  # type: ignore[attr-defined]
+            if digest is not None:
+                digest.update(chunk)
+            window = tail + chunk
+            for suite in self.others:
+                if suite.canary in window:
+                    at = window.index(suite.canary)
+                    self.add(lines + window[:at].count(b"\n") + 1, "private-canary",
+                             f"canary of private suite {suite.id}")
+            self.binary(window, lines)
+            tail = window[-longest:]
+            lines += window[:len(window) - len(tail)].count(b"\n")
+        for suite in self.others:
+            if digest is not None and digest.hexdigest() in suite.audio:
+                self.add(1, "private-audio", f"same bytes as the audio of case "
+                         f"{suite.audio[digest.hexdigest()]} of suite {suite.id}")
+
+
+def _shared_text(line: str, suite: PrivateSuite) -> str | None:
+    words = tokens(line)
+    for n in sorted({len(g) for g in suite.grams}, reverse=True):
+        for i in range(len(words) - n + 1):
+            hit = suite.grams.get(tuple(words[i:i + n]))
+            if hit:
+                return hit
+    return None
+
+
+def _check_file(entry: Entry, suites: list[PrivateSuite], home: str) -> list[Finding]:
+    scan = _Scan(entry.shown, entry.path, suites, home)
+    scan.name()
+    if entry.kind == "link":  # git stores the target's path: check that, never open it
+        try:
+            scan.line(1, os.readlink(entry.path), "symbolic link target")
+        except OSError as exc:
+            scan.add(0, "unreadable", f"cannot read the link ({exc.strerror})")
+        return scan.found
+    if entry.kind == "special":
+        scan.add(0, "unreadable", "not a regular file (a FIFO, device or socket), not read")
+        return scan.found
+    try:
+        fd = os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        why = "permission denied" if exc.errno == errno.EACCES else exc.strerror
+        scan.add(0, "unreadable", f"cannot read ({why})")
+        return scan.found
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            scan.add(0, "unreadable", "not a regular file, not read")
+        elif info.st_size > _MAX_TEXT_BYTES:
+            scan.chunks(handle, info.st_size)
+        else:
+            try:
+                scan.content(handle.read(_MAX_TEXT_BYTES + 1))
+            except OSError as exc:
+                scan.add(0, "unreadable", f"cannot read ({exc.strerror})")
+    return scan.found
 
 
 def leak_check(paths: list[Path], *, staged: bool = False, suites: list[Path] | None = None,
-               home: str = "") -> list[Finding]:
-    """Findings in ``paths`` (or git's staged files), sorted by file and line."""
+               home: str = "", everything: bool = False,
+               skipped: list[int] | None = None) -> list[Finding]:
+    """Findings in ``paths`` (or git's staged files), sorted by file and line.
+
+    ``everything`` also checks files git ignores; otherwise their number is appended to
+    ``skipped`` (when given), so that the caller can say they were not checked.
+    """
     paths = paths or [Path(".")]
-    if staged:
-        top, files = _staged(paths[0])
-        private = [PrivateSuite.load(p) for p in suites or find_private_suites([top])]
-    else:
-        private = [PrivateSuite.load(p) for p in suites or find_private_suites(paths)]
+    skipped = [] if skipped is None else skipped
     findings: list[Finding] = []
     if staged:
-        for path, data in files:
-            shown = str(path)
+        top, files = staged_files(paths[0])
+        private = [PrivateSuite.load(p) for p in suites or find_private_suites([top])]
+        for name, data in files:
+            scan = _Scan(name, top / name, private, home, note="staged")
             for suite in private:
-                if suite.owns(path):
-                    findings.append(Finding(shown, 1, "private-suite-file",
-                                            f"file of private suite {suite.id} is staged"))
-            findings.extend(_scan(shown, path, data, private, home))
-    else:
-        seen: set[Path] = set()
-        for base in paths:
-            for path in _walk(base):
-                if path.resolve() in seen:
-                    continue
-                seen.add(path.resolve())
-                try:
-                    data = path.read_bytes()
-                except OSError:
-                    continue
-                findings.extend(_scan(str(path), path, data, private, home))
+                if suite.owns(top / name):
+                    scan.add(1, "private-suite-file", f"file of private suite {suite.id} "
+                             "is staged")
+            scan.name()
+            scan.content(data)
+            findings.extend(scan.found)
+        return sorted(set(findings))
+    private = [PrivateSuite.load(p) for p in suites or find_private_suites(paths)]
+    seen: set[Path] = set()
+    for base in paths:
+        for entry in walk(base, everything, skipped):
+            key = entry.path.parent.resolve() / entry.path.name
+            if key in seen:
+                continue
+            seen.add(key)
+            findings.extend(_check_file(entry, private, home))
     return sorted(set(findings))
-
