@@ -95,6 +95,10 @@ def refresh_hashes(suite_path: Path) -> tuple[int, bool]:
     (what ``dictbench hash`` does); returns how many files were hashed and whether the
     manifest changed."""
     suite = load_suite(suite_path)
+    if suite.manifest.get("private") is True:
+        from .private import ensure_secret
+
+        ensure_secret(suite.root)  # the key of its case ids; never listed below
     listed = {f.path: f for f in suite.files}
     raw = {e["path"]: e for e in read_toml(suite.root / MANIFEST).get("files", [])}
     found = {p.relative_to(suite.root).as_posix() for p in data_files(suite)}

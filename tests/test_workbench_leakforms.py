@@ -160,8 +160,10 @@ def test_re_encoded_private_audio_is_reported(tmp_path: Path) -> None:
 def test_windows_wsl_and_tilde_home_paths_are_found(tmp_path: Path) -> None:
     """Finding 34."""
     root = tree(tmp_path)
-    (root / "paths.md").write_text("C:/Users/kk\n\\\\wsl$\\Ubuntu\\home\\kk\n~kk/notes\n"
-                                   "//wsl.localhost/Debian/home/kk/x\nfine: ~/.cache\n")
+    user, home, users = "kk", "home", "Users"  # assembled: this file holds no such path
+    (root / "paths.md").write_text(
+        f"C:/{users}/{user}\n\\\\wsl$\\Ubuntu\\{home}\\{user}\n~{user}/notes\n"
+        f"//wsl.localhost/Debian/{home}/{user}/x\nfine: ~/.cache\n")
     lines = sorted(f.line for f in leak_check([root]) if f.kind == "home-path")
     assert lines == [1, 2, 3, 4]
 
@@ -252,3 +254,16 @@ def test_staged_findings_are_repo_relative_and_marked(
     assert main(["leak-check", "--staged"]) == 1
     out = capsys.readouterr().out
     assert out.splitlines() == ["config.py:1 (staged): anthropic-key: credential-like string"]
+
+
+def test_a_private_suite_secret_git_would_see_is_a_finding(tmp_path: Path) -> None:
+    """The key of private case ids (finding 28) must not be committed either."""
+    from pytest_dictbench.private import SECRET_FILE
+
+    root = tree(tmp_path)
+    assert (root / "cases/priv" / SECRET_FILE).is_file()  # made by dictbench hash
+    assert kinds(root) == set()  # the suite folder, secret included, is excluded
+    (root / ".git/info/exclude").write_text("")
+    git(root, "add", "cases/priv")
+    assert (SECRET_FILE, "private-suite-secret") in {
+        (Path(f.path).name, f.kind) for f in leak_check([root], staged=True)}

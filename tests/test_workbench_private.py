@@ -101,17 +101,20 @@ def test_private_run_writes_no_case_text(private_project: pytest.Pytester) -> No
 
 
 def test_same_case_gets_the_same_keyed_id(tmp_path: Path) -> None:
-    suite = load_suite(REPO / "cases" / "en-dictation")
+    shutil.copytree(REPO / "cases" / "en-dictation", tmp_path / "a")
+    suite = load_suite(tmp_path / "a")
     first = public_case_id(suite, "en-001")
     assert first == public_case_id(suite, "en-001")
     assert first != public_case_id(suite, "en-002")
     assert re.fullmatch(r"p-[0-9a-f]{16}", first)
-    other = Suite(**{**suite.__dict__, "canary": "another canary string"})
-    assert public_case_id(other, "en-001") != first  # keyed by the suite's canary
+    same_canary = Suite(**{**suite.__dict__, "root": tmp_path / "b"})
+    shutil.copytree(REPO / "cases" / "en-dictation", tmp_path / "b")
+    assert public_case_id(same_canary, "en-001") != first  # keyed by the suite's secret
 
 
-def test_redact_record_keeps_numbers_and_drops_text() -> None:
-    suite = load_suite(REPO / "cases" / "en-dictation")
+def test_redact_record_keeps_numbers_and_drops_text(tmp_path: Path) -> None:
+    shutil.copytree(REPO / "cases" / "en-dictation", tmp_path / "s")
+    suite = load_suite(tmp_path / "s")
     record = {"case_id": "en-001", "text": "secret words", "message": "wer 0.5: secret",
               "score": 50.0, "status": "failed", "metrics": {"wer": 0.5},
               "rules": {"A1": {"score": 1, "evidence": "secret", "source": "judge"},
@@ -149,3 +152,78 @@ def test_a_private_case_s_problems_are_counted_not_quoted() -> None:
         _check_problems("case 'p-1'", problems, withhold=True)
     assert "Priya" not in str(info.value)
     _check_problems("case 'p-1'", [], withhold=True)  # no problem: passes
+
+
+def _tiny_private(root: Path, canary: str = "DICTBENCH-CANARY tiny 0001") -> Path:
+    root.mkdir(parents=True)
+    (root / "suite.toml").write_text(
+        f'id = "tiny"\nversion = "1"\ntitle = "T"\nmethod = "error_rate"\nlocale = "en-US"\n'
+        f'canary = "{canary}"\nprivate = true\n\n[params]\nthreshold = 0.2\nunit = "word"\n',
+        encoding="utf-8")
+    (root / "cases.jsonl").write_text(
+        "".join(json.dumps({"id": f"c{n}", "canary": canary, "reference": "a b c"}) + "\n"
+                for n in range(1, 68)), encoding="utf-8")
+    return root
+
+
+def test_private_ids_are_keyed_with_a_secret_not_the_canary(tmp_path: Path) -> None:
+    """Finding 28: whoever knows the canary (it is meant to be quoted) cannot turn the
+    report's ids back into the guessable case ids."""
+    import hashlib
+    import hmac
+
+    from pytest_dictbench.private import SECRET_FILE
+
+    root = _tiny_private(tmp_path / "tiny")
+    assert main(["hash", str(root)]) == 0
+    secret = (root / SECRET_FILE).read_text()
+    assert re.fullmatch(r"[0-9a-f]{64}\n", secret)
+    assert (root / SECRET_FILE).stat().st_mode & 0o077 == 0  # the owner's only
+    listed = [f["path"] for f in __import__("tomllib").loads(
+        (root / "suite.toml").read_text())["files"]]
+    assert SECRET_FILE not in listed  # never part of the suite's published digests
+    suite = load_suite(root)
+    shown = {public_case_id(suite, c.id) for c in suite.cases}
+    canary = suite.canary.encode()
+    guesses = {"p-" + hmac.new(canary, f"c{n}".encode(), hashlib.sha256).hexdigest()[:16]
+               for n in range(1, 68)}
+    assert len(shown) == 67 and not shown & guesses
+    # stable: the same suite (a copy with its secret) gives the same ids
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy)
+    assert {public_case_id(load_suite(copy), c.id) for c in suite.cases} == shown
+
+
+def test_rotating_the_secret_changes_every_id(tmp_path: Path) -> None:
+    from pytest_dictbench.private import SECRET_FILE
+
+    root = _tiny_private(tmp_path / "tiny")
+    main(["hash", str(root)])
+    first = public_case_id(load_suite(root), "c1")
+    moved = tmp_path / "rotated"
+    shutil.copytree(root, moved)
+    (moved / SECRET_FILE).unlink()
+    main(["hash", str(moved)])
+    assert public_case_id(load_suite(moved), "c1") != first
+
+
+def test_a_damaged_secret_is_refused_with_its_file(tmp_path: Path) -> None:
+    from pytest_dictbench.errors import SuiteError
+    from pytest_dictbench.private import SECRET_FILE
+
+    root = _tiny_private(tmp_path / "tiny")
+    (root / SECRET_FILE).write_text("DICTBENCH-CANARY tiny 0001\n")
+    with pytest.raises(SuiteError, match=r"\.dictbench-secret: not a private suite secret"):
+        public_case_id(load_suite(root), "c1")
+
+
+def test_a_suite_without_a_secret_gets_one_on_first_use(tmp_path: Path) -> None:
+    """A private suite hashed before secrets existed still runs: the secret is created
+    the first time an id is needed, once."""
+    from pytest_dictbench.private import SECRET_FILE
+
+    root = _tiny_private(tmp_path / "tiny")
+    suite = load_suite(root)
+    shown = public_case_id(suite, "c1")
+    assert (root / SECRET_FILE).is_file()
+    assert public_case_id(suite, "c1") == shown

@@ -9,8 +9,10 @@ never printed; ``file: kind: detail`` when it is the file's name or the whole fi
   file of the same length (a re-encoded copy, possibly);
 - ``private-canary``: a private suite's canary outside its own folder;
 - ``private-suite-file``: with ``--staged``, a staged file inside a private suite;
+- ``private-suite-secret``: a private suite's secret (the key of its case ids), wherever
+  git would see it;
 - ``home-path``: an absolute path into a user's home folder (on Linux, macOS, Windows or
-  WSL, ``~name/``, or the current user's home);
+  WSL, a tilde followed by a user name, or the current user's home);
 - ``anthropic-key``, ``openai-key``, ``bearer-token``: credentials;
 - ``unreadable``: a file that could not be read, so nothing can be said about it.
 
@@ -39,7 +41,7 @@ from pathlib import Path
 
 from ..audio.io import sha256_file
 from ..errors import DictbenchError
-from ..private import public_case_id
+from ..private import SECRET_FILE, public_case_id
 from ..suites import MANIFEST, load_suite, read_toml
 from .leakforms import decoded_forms, joined_lines, png_texts, utf16_texts
 from .leakwalk import SKIP_DIRS, Entry, staged_files, walk
@@ -291,6 +293,9 @@ def _shared_text(line: str, suite: PrivateSuite) -> str | None:
 def _check_file(entry: Entry, suites: list[PrivateSuite], home: str) -> list[Finding]:
     scan = _Scan(entry.shown, entry.path, suites, home)
     scan.name()
+    if entry.path.name == SECRET_FILE and not any(s.owns(entry.path) for s in suites):
+        scan.add(0, "private-suite-secret", "the key of a private suite's case ids: keep "
+                 "it out of git and out of anything published")
     if entry.kind == "link":  # git stores the target's path: check that, never open it
         try:
             scan.line(1, os.readlink(entry.path), "symbolic link target")
@@ -341,6 +346,9 @@ def leak_check(paths: list[Path], *, staged: bool = False, suites: list[Path] | 
                     scan.add(1, "private-suite-file", f"file of private suite {suite.id} "
                              "is staged")
             scan.name()
+            if Path(name).name == SECRET_FILE:
+                scan.add(0, "private-suite-secret", "the key of a private suite's case ids "
+                         "is staged")
             scan.content(data)
             findings.extend(scan.found)
         return sorted(set(findings))
