@@ -18,7 +18,7 @@ from workbench_support import KEY, drafter_for, keypoint_responder, make_review_
 from pytest_dictbench.cli import main
 from pytest_dictbench.errors import JudgeError
 from pytest_dictbench.suites import load_suite, read_toml
-from pytest_dictbench.workbench.draft import refine_suite, text_sha256
+from pytest_dictbench.workbench.draft import points_sha256, refine_suite, text_sha256
 from pytest_dictbench.workbench.drafter import keypoint_count
 
 REPO = Path(__file__).parents[1]
@@ -107,8 +107,9 @@ def test_draft_refuses_a_non_empty_output_folder(tmp_path: Path,
 def test_refine_redrafts_only_changed_transcripts(tmp_path: Path) -> None:
     root = make_review_suite(tmp_path / "suite")
     rows = rows_of(root)
-    for row in rows:  # as drafted: key points derived from these references
+    for row in rows:  # as drafted: key points derived from these references, unedited
         row["drafted"]["reference_sha256"] = text_sha256(row["reference"])
+        row["drafted"]["key_points_sha256"] = points_sha256(row["key_points"])
     rows[1]["reference"] = "a corrected transcript of the second recording"
     rows[1]["status"] = "approved"
     (root / "cases.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))

@@ -28,7 +28,8 @@ def cmd_refine(args: argparse.Namespace) -> int:
     from .draft import refine_suite
 
     result = refine_suite(Path(args.suite), per_seconds=args.per_seconds,
-                          judge_config=Path(args.judge_config) if args.judge_config else None)
+                          judge_config=Path(args.judge_config) if args.judge_config else None,
+                          force=args.force)
     return _finish(result, f"{result.root}: key points drafted again for "
                            f"{len(result.refined)} changed case(s)"
                            f"{': ' + ', '.join(result.refined) if result.refined else ''}")
@@ -39,7 +40,7 @@ def _finish(result: Any, summary: str) -> int:
     for line in result.lines():
         print(line)
     print(summary)
-    return 1 if result.problems else 0
+    return 1 if result.failed else 0
 
 
 def make_workbench(args: argparse.Namespace) -> Any:
@@ -87,9 +88,13 @@ def _rule_meanings(method_name: str) -> dict[str, str]:
 
 def cmd_review(args: argparse.Namespace) -> int:
     from .server import make_server
+    from .store import suite_warnings
 
-    server = make_server(make_workbench(args), args.port)
+    bench = make_workbench(args)
+    server = make_server(bench, args.port)
     port = server.server_address[1]
+    for warning in suite_warnings(bench.root):
+        print(f"dictbench review: {warning}", file=sys.stderr)
     print(f"dictbench review: http://127.0.0.1:{port}/  (adjudication: "
           f"http://127.0.0.1:{port}/adjudicate)  Ctrl+C stops", flush=True)
     try:
@@ -104,7 +109,7 @@ def cmd_review(args: argparse.Namespace) -> int:
 def cmd_publish(args: argparse.Namespace) -> int:
     from .publish import publish
 
-    written = publish(Path(args.report_dir), Path(args.out_dir))
+    written = publish(Path(args.report_dir), Path(args.out_dir), force=args.force)
     for path in written:
         print(f"dictbench: wrote {path}")
     return 0
@@ -133,28 +138,35 @@ def cmd_leak_check(args: argparse.Namespace) -> int:
 
 def add_commands(sub: Any) -> None:
     """Register the workbench subcommands on the ``dictbench`` parser."""
-    draft = sub.add_parser("draft", help="a draft suite from a folder of recordings")
+    draft = sub.add_parser("draft", allow_abbrev=False,
+                           help="a draft suite from a folder of recordings")
     draft.add_argument("folder", help="folder of recordings (any format soundfile reads)")
     draft.add_argument("--out", required=True, help="new suite folder, e.g. cases/NEW")
     draft.add_argument("--product", default="whisper-tiny",
                        help="product whose adapter transcribes (default: %(default)s)")
     draft.add_argument("--products", default="products", help="folder of product files")
     draft.add_argument("--per-seconds", type=float, default=15.0,
-                       help="one key point per this many seconds of audio, at least 3")
+                       help="one key point per this many seconds of audio (at least 1 s; "
+                       "at least 3 points, at most 60)")
     draft.add_argument("--locale", default="en-US", help="the suite's locale")
     draft.add_argument("--judge-config", help="TOML file with the [judge] table of the "
                        "model that drafts key points (copied into the suite)")
     draft.add_argument("--private", action="store_true", help="mark the suite private")
     draft.set_defaults(run=cmd_draft)
 
-    refine = sub.add_parser("refine", help="draft key points again for changed transcripts")
+    refine = sub.add_parser("refine", allow_abbrev=False,
+                            help="draft key points again for changed transcripts")
     refine.add_argument("suite", help="suite folder")
-    refine.add_argument("--per-seconds", type=float, default=15.0)
+    refine.add_argument("--per-seconds", type=float, default=15.0,
+                        help="one key point per this many seconds of audio (at least 1)")
+    refine.add_argument("--force", action="store_true", help="also replace key points "
+                        "edited by hand (the old ones are kept in drafted.previous_key_points)")
     refine.add_argument("--judge-config", help="TOML file with a [judge] table (default: "
                         "the suite's own)")
     refine.set_defaults(run=cmd_refine)
 
-    review = sub.add_parser("review", help="review page and adjudication view on 127.0.0.1")
+    review = sub.add_parser("review", allow_abbrev=False,
+                            help="review page and adjudication view on 127.0.0.1")
     review.add_argument("suite", help="suite folder")
     review.add_argument("--port", type=int, default=0, help="port (default: any free one)")
     review.add_argument("--reports", default="reports", help="report folder of the last run")
@@ -168,12 +180,16 @@ def add_commands(sub: Any) -> None:
                         or getpass.getuser(), help="name written as decided_by")
     review.set_defaults(run=cmd_review)
 
-    publish = sub.add_parser("publish", help="aggregate-only summary of a report folder")
+    publish = sub.add_parser("publish", allow_abbrev=False,
+                             help="aggregate-only summary of a report folder")
     publish.add_argument("report_dir")
     publish.add_argument("out_dir")
+    publish.add_argument("--force", action="store_true", help="write into a folder that "
+                         "already holds other files (they are published too)")
     publish.set_defaults(run=cmd_publish)
 
-    leak = sub.add_parser("leak-check", help="find private data, secrets and home paths")
+    leak = sub.add_parser("leak-check", allow_abbrev=False,
+                          help="find private data, secrets and home paths")
     leak.add_argument("paths", nargs="*", default=["."], help="files or folders (default: .)")
     leak.add_argument("--staged", action="store_true", help="check git's staged files")
     leak.add_argument("--all", action="store_true", help="also check files git ignores "

@@ -11,7 +11,13 @@ changed since its key points were drafted, and marks those cases draft again.
 from __future__ import annotations
 
 import hashlib
+import math
+import os
 import re
+import shutil
+import stat
+import tempfile
+import unicodedata
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -49,16 +55,41 @@ class DraftResult:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     problems: list[tuple[str, str]] = field(default_factory=list)
     refined: list[str] = field(default_factory=list)
+    #: cases whose hand-edited key points refine left alone (no ``--force``)
+    kept: list[str] = field(default_factory=list)
+    #: cases whose hand-edited key points refine replaced (``--force``)
+    replaced: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
-        out = [f"{name}: not a readable recording, skipped ({why})"
-               for name, why in self.skipped]
+        out = [f"{name}: {why}" for name, why in self.skipped]
         out += [f"case {case}: {why}" for case, why in self.problems]
+        out += [f"case {case}: its key points were edited by hand, so they are not drafted "
+                "again; refine --force replaces them (keeping the old ones in "
+                "drafted.previous_key_points)" for case in self.kept]
+        out += [f"case {case}: hand-edited key points replaced; the old ones are in "
+                "drafted.previous_key_points" for case in self.replaced]
         return out
+
+    @property
+    def failed(self) -> bool:
+        """Whether something was not done: a case's problem, or hand edits kept."""
+        return bool(self.problems or self.kept)
 
 
 def text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def text_form(text: str) -> str:
+    """A transcript up to formatting: NFKC, whitespace runs as one space, trimmed."""
+    return " ".join(unicodedata.normalize("NFKC", text).split())
+
+
+def points_sha256(points: Any) -> str:
+    """The digest of a case's key points as drafted (to tell hand edits later)."""
+    import json
+
+    return text_sha256(json.dumps(points, ensure_ascii=False, sort_keys=True))
 
 
 def load_judge_table(path: Path) -> tuple[dict[str, Any], JudgeSettings]:
@@ -133,67 +164,154 @@ def _key_points(row: dict[str, Any], drafter: Drafter, per_seconds: float, local
     try:
         points = drafter.key_points(reference, count, locale)
     except JudgeError as exc:
-        result.problems.append((row["id"], f"no key points: {exc}"))
+        # the judge client's hint names a pytest option; say what fits here
+        why = str(exc).replace("or use --judge=replay",
+                               "or add key points by hand in 'dictbench review'")
+        result.problems.append((row["id"], f"no key points: {why}"))
         return False
     row["key_points"] = [{"id": f"k{n}", **p} for n, p in enumerate(points, start=1)]
-    row.setdefault("drafted", {})["reference_sha256"] = text_sha256(reference)
+    drafted = row.setdefault("drafted", {})
+    drafted["reference_sha256"] = text_sha256(reference)
+    drafted["reference_form_sha256"] = text_sha256(text_form(reference))
+    drafted["key_points_sha256"] = points_sha256(row["key_points"])
     row["status"] = DRAFT
     return True
+
+
+def check_per_seconds(value: float) -> None:
+    """Refuse a ``--per-seconds`` that would ask for an absurd number of key points."""
+    if not math.isfinite(value) or value < 1:
+        raise DictbenchError(f"--per-seconds must be a finite number of seconds, at least 1 "
+                             f"(got {value})")
+
+
+def _check_out(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise DictbenchError("the output folder exists and is not a folder", path=out)
+    if out.exists() and any(out.iterdir()):
+        raise DictbenchError("the output folder exists and is not empty", path=out)
+    for parent in out.resolve().parents:
+        if (parent / MANIFEST).is_file():
+            raise DictbenchError(f"the output folder is inside the suite at {parent}; "
+                                 "draft a new suite beside it, not in it", path=out)
+
+
+def _recordings(folder: Path, result: DraftResult) -> list[Path]:
+    """The regular files of ``folder`` whose names can be written; every other entry
+    (folder, link to a folder, device, unwritable name) is listed as skipped."""
+    found = []
+    for entry in sorted(os.scandir(folder), key=lambda e: os.fsencode(e.name)):
+        shown = os.fsencode(entry.name).decode("utf-8", "backslashreplace")
+        try:
+            info = os.stat(entry.path)  # a link to a regular file is read
+        except OSError as exc:
+            result.skipped.append((shown, f"cannot be read, skipped ({exc.strerror})"))
+            continue
+        if stat.S_ISDIR(info.st_mode):
+            what = "a link to a folder" if entry.is_symlink() else "a folder"
+            result.skipped.append((f"{shown}/", f"{what}, not searched"))
+        elif not stat.S_ISREG(info.st_mode):
+            result.skipped.append((shown, "not a regular file (a device, FIFO or socket), "
+                                          "skipped"))
+        elif shown != entry.name:
+            result.skipped.append((shown, "the file name is not valid UTF-8, skipped "
+                                          "(rename the file)"))
+        else:
+            found.append(Path(entry.path))
+    return found
 
 
 def draft_suite(folder: Path, out: Path, *, product: str = DEFAULT_PRODUCT,
                 products: Path = Path("products"), per_seconds: float = 15.0,
                 locale: str = "en-US", judge_config: Path | None = None,
                 private: bool = False, drafter: Drafter | None = None) -> DraftResult:
-    """Write a draft suite at ``out`` from the recordings in ``folder``."""
+    """Write a draft suite at ``out`` from the recordings in ``folder``.
+
+    Everything that can be checked is checked before anything is written (the options,
+    the output folder, the judge configuration, the product); the suite is built in a
+    hidden folder beside ``out`` and renamed into place at the end, so a failure leaves
+    nothing behind.
+    """
     from ..audio.synth import _write_flac  # the one FLAC writer with a canary tag
 
+    check_per_seconds(per_seconds)
     if not folder.is_dir():
         raise DictbenchError("not a folder of recordings", path=folder)
-    if out.exists() and any(out.iterdir()):
-        raise DictbenchError("the output folder exists and is not empty", path=out)
-    if per_seconds <= 0:
-        raise DictbenchError(f"--per-seconds must be positive, got {per_seconds}")
+    _check_out(out)
     judge_table, settings = load_judge_table(judge_config) if judge_config else (None, None)
     if drafter is None:
         if settings is None:
             raise JudgeError("key points are drafted by the judge model: give "
                              "--judge-config FILE with a [judge] table")
         drafter = Drafter.from_settings(settings)
+    load_product(product, products)  # an unknown product is refused before any write
     result = DraftResult(out)
     canary = f"DICTBENCH-CANARY {_suite_id(out)} {uuid.uuid4()}"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    build = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".drafting", dir=out.parent))
+    try:
+        rows = _convert(folder, build, canary, product, result, _write_flac)
+        (build / MANIFEST).write_text(_manifest(_suite_id(out), locale, canary, private,
+                                                judge_table), encoding="utf-8")
+        save_cases(build, rows, None)
+        _transcribe(rows, build, product, products, result)
+        for row in rows:
+            _key_points(row, drafter, per_seconds, locale, result)
+        save_cases(build, rows, read_cases(build).fingerprint)
+        refresh_hashes(build)  # a new suite: every file it holds was written just now
+        if out.exists():
+            out.rmdir()  # empty, checked above
+        os.rename(build, out)
+    except BaseException:
+        shutil.rmtree(build, ignore_errors=True)
+        raise
+    result.cases = [r["id"] for r in rows]
+    return result
+
+
+def _convert(folder: Path, build: Path, canary: str, product: str, result: DraftResult,
+             write_flac: Any) -> list[dict[str, Any]]:
+    """Each readable recording as FLAC in ``build``, with its draft case row."""
     rows: list[dict[str, Any]] = []
     taken: set[str] = set()
-    for path in sorted(p for p in folder.iterdir() if p.is_file()):
+    for path in _recordings(folder, result):
         try:
             samples, rate = read_audio(path)
         except AudioError as exc:
-            result.skipped.append((path.name, str(exc).replace(str(path), path.name)))
+            result.skipped.append((path.name, "not a readable recording, skipped ("
+                                   + str(exc).replace(str(path), path.name) + ")"))
             continue
         case_id = _case_id(path.stem, taken)
         rel = f"audio/{case_id}.flac"
-        _write_flac(out / rel, samples, rate, canary)
+        write_flac(build / rel, samples, rate, canary)
         rows.append({"id": case_id, "canary": canary, "status": DRAFT, "audio": rel,
                      "duration_s": round(len(samples) / rate, 3), "reference": "",
                      "key_points": [], "drafted": {"product": product, "source": path.name}})
     if not rows:
         raise DictbenchError("no readable recording in the folder", path=folder)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / MANIFEST).write_text(_manifest(_suite_id(out), locale, canary, private,
-                                          judge_table), encoding="utf-8")
-    save_cases(out, rows, None)
-    _transcribe(rows, out, product, products, result)
-    for row in rows:
-        _key_points(row, drafter, per_seconds, locale, result)
-    save_cases(out, rows, read_cases(out).fingerprint)
-    refresh_hashes(out)  # a new suite: every file it holds was written just now
-    result.cases = [r["id"] for r in rows]
-    return result
+    return rows
+
+
+def _hand_edited(row: Mapping[str, Any], drafted: Mapping[str, Any]) -> bool:
+    """Whether a person changed the key points since they were drafted (without the
+    drafted digest, of an older draft: whether a person approved the case)."""
+    points = row.get("key_points")
+    if not points:
+        return False
+    if "key_points_sha256" in drafted:
+        return points_sha256(points) != drafted["key_points_sha256"]
+    return row.get("status") != DRAFT
 
 
 def refine_suite(suite: Path, *, per_seconds: float = 15.0, judge_config: Path | None = None,
-                 drafter: Drafter | None = None) -> DraftResult:
-    """Re-derive the key points of cases whose reference changed since their draft."""
+                 drafter: Drafter | None = None, force: bool = False) -> DraftResult:
+    """Re-derive the key points of cases whose reference changed since their draft.
+
+    A change of formatting only (:func:`text_form`) keeps the key points. A case whose
+    key points were edited by hand is left alone and listed (``result.kept``) unless
+    ``force``; then its old points are kept in ``drafted.previous_key_points``.
+    """
+    check_per_seconds(per_seconds)
     root = suite_root(suite)
     manifest = read_toml(root / MANIFEST)
     if drafter is None:
@@ -210,11 +328,22 @@ def refine_suite(suite: Path, *, per_seconds: float = 15.0, judge_config: Path |
     result = DraftResult(root, cases=[r["id"] for r in rows])
     for row in rows:
         drafted = row.get("drafted")
-        if not isinstance(drafted, dict) or \
-                text_sha256(row.get("reference", "")) == drafted.get("reference_sha256"):
-            continue  # written by hand, or unchanged since its key points were drafted
+        reference = row.get("reference", "")
+        if not isinstance(drafted, dict) or not isinstance(reference, str) or \
+                text_sha256(reference) == drafted.get("reference_sha256") or \
+                text_sha256(text_form(reference)) == drafted.get("reference_form_sha256"):
+            continue  # written by hand, or unchanged (up to formatting) since drafted
+        edited = _hand_edited(row, drafted)
+        if edited and not force:
+            result.kept.append(row["id"])
+            continue
+        row["drafted"] = drafted = dict(drafted)
+        old = row.get("key_points")
         if _key_points(row, drafter, per_seconds, str(manifest.get("locale", "en")), result):
             result.refined.append(row["id"])
+            if edited:
+                drafted["previous_key_points"] = old
+                result.replaced.append(row["id"])
     if result.refined:
         save_cases(root, rows, snapshot.fingerprint)
     return result

@@ -56,9 +56,17 @@ _DECISION_SYSTEM = (
 )
 
 
+#: The most key points asked for one case, however long its audio.
+MAX_KEY_POINTS = 60
+
+
 def keypoint_count(duration_s: float, per_seconds: float) -> int:
-    """How many key points to ask for: one per ``per_seconds`` of audio, at least 3."""
-    return max(3, math.ceil(duration_s / per_seconds))
+    """How many key points to ask for: one per ``per_seconds`` of audio, at least 3 and
+    at most :data:`MAX_KEY_POINTS`."""
+    if not (math.isfinite(duration_s) and math.isfinite(per_seconds) and per_seconds > 0):
+        raise ValueError(f"cannot count key points for {duration_s} s at one per "
+                         f"{per_seconds} s")
+    return min(MAX_KEY_POINTS, max(3, math.ceil(duration_s / per_seconds)))
 
 
 def _keypoint_schema(count: int) -> dict[str, Any]:

@@ -104,8 +104,31 @@ def render_summary(summary: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def publish(report_dir: Path, out_dir: Path) -> list[Path]:
-    """Write ``summary.json`` and ``summary.md`` for the run in ``report_dir``."""
+#: What a publish folder may already hold: an earlier publish's files.
+PUBLISHED = ("summary.json", "summary.md")
+
+
+def _check_out(report_dir: Path, out_dir: Path, force: bool) -> None:
+    """Refuse an output folder that is a file, the report folder, or one holding
+    anything but an earlier summary (it would be published with it) unless ``force``."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise DictbenchError("exists and is not a folder", path=out_dir)
+    if out_dir.resolve() == report_dir.resolve():
+        raise DictbenchError("this is the report folder itself, which holds every output "
+                             "text: publish into a folder of its own", path=out_dir)
+    if not out_dir.is_dir() or force:
+        return
+    others = sorted(p.name for p in out_dir.iterdir() if p.name not in PUBLISHED)
+    if others:
+        raise DictbenchError(f"the folder already holds {', '.join(others[:5])}"
+                             f"{' …' if len(others) > 5 else ''}, which would be published "
+                             "beside the summary; use an empty folder (or --force)",
+                             path=out_dir)
+
+
+def publish(report_dir: Path, out_dir: Path, *, force: bool = False) -> list[Path]:
+    """Write ``summary.json`` and ``summary.md`` for the run in ``report_dir`` into
+    ``out_dir`` (see :func:`_check_out` for the folders refused)."""
     source = report_dir / "dictbench.json"
     if not source.is_file():
         raise DictbenchError("no dictbench.json here: give the report folder of a run",
@@ -114,7 +137,9 @@ def publish(report_dir: Path, out_dir: Path) -> list[Path]:
         report = json.loads(read_text(source, DictbenchError))
     except ValueError as exc:
         raise DictbenchError(f"not a dictbench report: {exc}", path=source) from None
+    _check_out(report_dir, out_dir, force)
     summary = summarize_report(report)
+    out_dir.mkdir(parents=True, exist_ok=True)
     written = [out_dir / "summary.json", out_dir / "summary.md"]
     atomic_write(written[0], dumps(summary) + "\n")
     atomic_write(written[1], render_summary(summary))
