@@ -267,3 +267,15 @@ def test_a_private_suite_secret_git_would_see_is_a_finding(tmp_path: Path) -> No
     git(root, "add", "cases/priv")
     assert (SECRET_FILE, "private-suite-secret") in {
         (Path(f.path).name, f.kind) for f in leak_check([root], staged=True)}
+
+
+def test_a_private_suites_capture_cache_is_a_finding(tmp_path: Path) -> None:
+    """Finding 29: the capture cache holds every output text of the private suite."""
+    root = tree(tmp_path)
+    cache = root / "products" / "acme" / "priv.jsonl"
+    cache.parent.mkdir(parents=True)
+    cache.write_text(json.dumps({"case_id": "c1", "text": "an output"}) + "\n")
+    (root / "products" / "acme" / "public.jsonl").write_text("{}\n")
+    assert kinds(root) == {("priv.jsonl", "private-cache")}
+    git(root, "add", "products")
+    assert ("priv.jsonl", "private-cache") in kinds(root, staged=True)

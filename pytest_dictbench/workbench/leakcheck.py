@@ -9,6 +9,7 @@ never printed; ``file: kind: detail`` when it is the file's name or the whole fi
   file of the same length (a re-encoded copy, possibly);
 - ``private-canary``: a private suite's canary outside its own folder;
 - ``private-suite-file``: with ``--staged``, a staged file inside a private suite;
+- ``private-cache``: a capture cache of a private suite (``products/<product>/<id>.jsonl``);
 - ``private-suite-secret``: a private suite's secret (the key of its case ids), wherever
   git would see it;
 - ``home-path``: an absolute path into a user's home folder (on Linux, macOS, Windows or
@@ -207,8 +208,14 @@ class _Scan:
             for match in pattern.finditer(joined):
                 self.add(origin[match.start()], kind, "credential-like string")
 
-    def name(self) -> None:
+    def name(self, suites: list[PrivateSuite]) -> None:
         self.line(0, self.shown, "in the file name")
+        parts = Path(self.shown).parts
+        if len(parts) >= 3 and parts[-3] == "products" and parts[-1].endswith(".jsonl"):
+            for suite in suites:
+                if parts[-1] == f"{suite.id}.jsonl":
+                    self.add(0, "private-cache", f"capture cache of private suite "
+                             f"{suite.id}: it holds every output text")
 
     def content(self, data: bytes) -> None:
         """Checks of a file read whole."""
@@ -292,7 +299,7 @@ def _shared_text(line: str, suite: PrivateSuite) -> str | None:
 
 def _check_file(entry: Entry, suites: list[PrivateSuite], home: str) -> list[Finding]:
     scan = _Scan(entry.shown, entry.path, suites, home)
-    scan.name()
+    scan.name(suites)
     if entry.path.name == SECRET_FILE and not any(s.owns(entry.path) for s in suites):
         scan.add(0, "private-suite-secret", "the key of a private suite's case ids: keep "
                  "it out of git and out of anything published")
@@ -345,7 +352,7 @@ def leak_check(paths: list[Path], *, staged: bool = False, suites: list[Path] | 
                 if suite.owns(top / name):
                     scan.add(1, "private-suite-file", f"file of private suite {suite.id} "
                              "is staged")
-            scan.name()
+            scan.name(private)
             if Path(name).name == SECRET_FILE:
                 scan.add(0, "private-suite-secret", "the key of a private suite's case ids "
                          "is staged")
