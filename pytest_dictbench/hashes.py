@@ -71,6 +71,21 @@ def write_files_table(suite_dir: Path, entries: Sequence[dict[str, Any]]) -> boo
     return True
 
 
+#: Digests already computed, by (real path, size, mtime): a review session checks the
+#: listed files after every save, and audio rarely changes between two saves.
+_SEEN: dict[tuple[Path, int, int], str] = {}
+
+
+def _digest(path: Path) -> str | None:
+    if not path.is_file():
+        return None
+    info = path.stat()
+    key = (path.resolve(), info.st_size, info.st_mtime_ns)
+    if key not in _SEEN:
+        _SEEN[key] = sha256_file(path)
+    return _SEEN[key]
+
+
 def stale_files(suite_dir: Path, skip: frozenset[str] = frozenset()) -> list[str]:
     """The listed files (relative paths, in listed order) whose bytes no longer match the
     sha256 ``suite.toml`` lists for them, or that are missing; ``skip`` names files not
@@ -80,9 +95,8 @@ def stale_files(suite_dir: Path, skip: frozenset[str] = frozenset()) -> list[str
         rel = entry.get("path")
         if not isinstance(rel, str) or rel in skip or not entry.get("sha256"):
             continue
-        path = suite_dir / rel
         try:
-            actual = sha256_file(path) if path.is_file() else None
+            actual = _digest(suite_dir / rel)
         except (OSError, DictbenchError):
             actual = None
         if actual != entry["sha256"]:

@@ -164,3 +164,60 @@ def test_a_stalled_body_is_timed_out(tmp_path: Path) -> None:
         status, _ = raw(url, f"GET /api/suite HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
                              "Connection: close\r\n\r\n".encode())
         assert status == 200
+
+
+def test_a_decision_for_an_entry_no_longer_pending_is_a_conflict(tmp_path: Path) -> None:
+    """Findings 15 and 17 over HTTP: 409 for a stale target, 422 for a score of 2.0."""
+    root = make_review_suite(tmp_path / "s")
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    entry = {"suite": "review-test", "case": "rec-1", "product": "p", "output_hash": "1" * 64,
+             "rule": "A1", "judges": [{"name": "a", "score": 2, "reason": "ok"}]}
+    (reports / "adjudication-pending.jsonl").write_text(json.dumps(entry) + "\n")
+    target = {k: entry[k] for k in ("suite", "case", "product", "rule", "output_hash")}
+    decision = {"score": 2, "reason": "kept", "decided_by": "kk"}
+    with serving(root, reports=reports, judges=tmp_path / "judges") as (url, bench):
+        stale = json.dumps({**decision, "target": {**target, "output_hash": "0" * 64}}).encode()
+        status, body = post(url, bench.token, stale, path="/api/decide")
+        assert status == 409 and "no longer pending" in json.loads(body)["error"]
+        floaty = json.dumps({**decision, "score": 2.0, "target": target}).encode()
+        status, body = post(url, bench.token, floaty, path="/api/decide")
+        assert status == 422 and "integer" in json.loads(body)["error"]
+        status, body = post(url, bench.token, json.dumps({**decision, "target": target})
+                            .encode(), path="/api/decide")
+        assert status == 200 and json.loads(body)["case"] == "rec-1"
+    assert not (tmp_path / "judges" / "adjudications.jsonl").read_text().count("2.0")
+
+
+def test_a_client_that_goes_away_does_not_stop_the_server(tmp_path: Path) -> None:
+    """Finding 3: a connection reset mid-request is dropped quietly."""
+    root = make_review_suite(tmp_path / "s")
+    with serving(root) as (url, bench):
+        port = int(url.rsplit(":", 1)[1])
+        for _ in range(3):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+            sock.sendall(f"POST /api/case HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                         f"{TOKEN_HEADER}: {bench.token}\r\nContent-Length: 50\r\n\r\n{{"
+                         .encode())
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\1\0\0\0\0\0\0\0")
+            sock.close()  # a reset, not a clean close
+        status, _ = raw(url, f"GET /api/suite HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                             "Connection: close\r\n\r\n".encode())
+        assert status == 200
+
+
+def test_a_decision_that_would_not_load_is_not_written(tmp_path: Path) -> None:
+    """A refused decision leaves adjudications.jsonl as it was (checked before writing)."""
+    from pytest_dictbench.errors import DictbenchError
+    from pytest_dictbench.workbench.adjudicate import Adjudication
+
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    entry = {"suite": "s", "case": "c1", "product": "p", "output_hash": "not-a-digest",
+             "rule": "A1", "judges": []}
+    (reports / "adjudication-pending.jsonl").write_text(json.dumps(entry) + "\n")
+    adjudication = Adjudication("s", {}, reports, tmp_path / "judges")
+    target = {k: entry[k] for k in ("suite", "case", "product", "rule", "output_hash")}
+    with pytest.raises(DictbenchError, match="output_hash"):
+        adjudication.decide(target, 2, "kept", "kk")
+    assert not (tmp_path / "judges" / "adjudications.jsonl").exists()

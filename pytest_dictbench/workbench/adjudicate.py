@@ -203,9 +203,21 @@ class Adjudication:
             old = read_text(path, DecisionError) if path.exists() else ""
             if old and not old.endswith("\n"):
                 old += "\n"
-            atomic_write(path, old + canonical_line(line) + "\n")
-            load_decisions(path)  # the file must still read as decisions
+            text = old + canonical_line(line) + "\n"
+            _check_decisions(path, text)  # checked before the file is replaced
+            atomic_write(path, text)
         return line
+
+
+def _check_decisions(path: Path, text: str) -> None:
+    """Raise unless ``text`` reads as a decisions file (checked in a scratch copy)."""
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=path.parent, prefix=".decide-") as scratch:
+        trial = Path(scratch) / path.name
+        trial.write_text(text, encoding="utf-8")
+        load_decisions(trial)
 
 
 def _draft_json(verdict: Any, rule: str) -> dict[str, Any]:
