@@ -128,3 +128,37 @@ def test_the_page_says_why_audio_is_unavailable(tmp_path: Path) -> None:
         page.wait_for_function("() => document.getElementById('audio-note').textContent")
         note = page.inner_text("#audio-note")
         assert "Audio unavailable" in note and "missing" in note
+
+
+def test_a_save_with_no_edit_keeps_crlf_and_spaces_byte_for_byte(tmp_path: Path) -> None:
+    """Finding 10 in the page: the text box hands back LF; the saved text keeps CRLF, a
+    lone CR and the spaces around it."""
+    from pytest_dictbench.workbench.store import read_cases
+
+    root = make_review_suite(tmp_path / "s")
+    lines = (root / "cases.jsonl").read_text(encoding="utf-8").splitlines()
+    rows = [json.loads(x) for x in lines]
+    rows[0]["reference"] = "\n first line\r\nsecond line \r\n"
+    rows[1]["reference"] = "one\rtwo  "
+    (root / "cases.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    from pytest_dictbench.hashes import refresh_hashes
+
+    refresh_hashes(root)
+    with serving(root) as (url, _), browser() as chromium:
+        page, errors = open_page(chromium, url + "/")
+        page.keyboard.press("Control+s")
+        page.wait_for_selector("body[data-saved='1']")
+        page.keyboard.press("Alt+ArrowRight")
+        page.wait_for_selector("body[data-shown='rec-2']")
+        page.keyboard.press("Control+s")
+        page.wait_for_selector("body[data-saved='2']")
+        page.focus("#transcript")
+        page.keyboard.press("End")
+        page.keyboard.press("Control+End")
+        page.keyboard.type("three")
+        page.keyboard.press("Control+s")
+        page.wait_for_selector("body[data-saved='3']")
+        assert errors == []
+    saved = read_cases(root)
+    assert saved.row("rec-1")["reference"] == "\n first line\r\nsecond line \r\n"
+    assert saved.row("rec-2")["reference"] == "one\rtwo  three"
