@@ -157,3 +157,19 @@ def test_a_case_with_bad_audio_cannot_be_approved(tmp_path: Path, damage: str) -
         update_case(root, read_cases(root).fingerprint,
                     {"id": "rec-1", "status": "approved"})
     assert (root / "cases.jsonl").read_bytes() == before
+
+
+def test_a_case_of_a_method_without_a_transcript_field_can_be_approved(
+        tmp_path: Path) -> None:
+    """Only a case that has a ``reference`` needs one to be approved; a keypoints case
+    without one is refused by its schema."""
+    row = {"id": "c1", "canary": "c", "script": "s", "status": "draft"}
+    assert apply_edit(row, {"id": "c1", "status": "approved"})["status"] == "approved"
+    with pytest.raises(EditError, match="without a transcript"):
+        apply_edit(dict(row, reference=" "), {"id": "c1", "status": "approved"})
+    root = hashed_suite(tmp_path)
+    rows = [json.loads(x) for x in (root / "cases.jsonl").read_text().splitlines()]
+    del rows[0]["reference"]
+    (root / "cases.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(EditError, match="reference"):
+        update_case(root, read_cases(root).fingerprint, {"id": "rec-1", "status": "approved"})

@@ -116,7 +116,9 @@ def apply_edit(row: Mapping[str, Any], edit: Mapping[str, Any]) -> dict[str, Any
     if "status" in edit:
         if edit["status"] not in (DRAFT, APPROVED):
             raise EditError("status must be draft or approved")
-        if edit["status"] == APPROVED and not new.get("reference", "").strip():
+        reference = new.get("reference")
+        if edit["status"] == APPROVED and "reference" in new and \
+                not (isinstance(reference, str) and reference.strip()):
             raise EditError("a case without a transcript cannot be approved")
         new["status"] = edit["status"]
     return new
