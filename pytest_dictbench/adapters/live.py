@@ -331,6 +331,8 @@ def offline_audit(transcriber: Transcriber, request: CaptureRequest, text: str |
 RECORD_FIELDS: dict[str, Callable[[Any], bool]] = {
     "capture_complete": lambda v: isinstance(v, bool),
     "edit_actions": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+    # what a cloud provider said about the run (request id, model version, usage, cost)
+    "provider": lambda v: isinstance(v, Mapping),
 }
 
 

@@ -1,0 +1,96 @@
+"""``gemini``: the Gemini API's ``generateContent`` with the audio inline:
+``POST {base_url}/v1beta/models/{model}:generateContent``, the key in ``x-goog-api-key``.
+
+The instruction (``prompt``, with ``{context}`` and ``{language}``) goes first, then the
+audio as ``inline_data``. ``thinking_budget`` (tokens; 0 turns thinking off) or
+``thinking_level`` (``low``, ``high``...) set ``generationConfig.thinkingConfig``, so
+"thinking on" and "thinking off" are two products. Token usage, the model version and
+the response id go to the capture record. Audio above the inline request limit is
+``unsupported`` (the Files API upload is not implemented).
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+from urllib.parse import quote
+
+from ..live import CaptureRequest
+from .base import Audio, Limits, Provider, ProviderTranscriber, Result
+from .client import Session
+
+__all__ = ["DEFAULT_PROMPT", "GEMINI"]
+
+#: The instruction when a product gives none.
+DEFAULT_PROMPT = ("Transcribe this recording word for word in its language ({language}). "
+                  "Answer with the transcript only.\nContext: {context}")
+_OPTIONS = frozenset({"temperature", "seed", "max_output_tokens"})
+_CONFIG_NAMES = {"temperature": "temperature", "seed": "seed",
+                 "max_output_tokens": "maxOutputTokens"}
+#: Inline data: the whole request stays under 20 MB; base64 grows the audio by 4/3.
+_INLINE = Limits(max_bytes=15 * 1024 * 1024, max_bytes_text="inline request (20 MB with "
+                 "base64; the Files API is not used)",
+                 max_seconds=9.5 * 3600, max_seconds_text="9.5-hour audio")
+
+
+def _config(transcriber: ProviderTranscriber) -> dict[str, Any]:
+    settings = transcriber.settings
+    config: dict[str, Any] = {_CONFIG_NAMES[k]: v for k, v in
+                              sorted(transcriber.options.items())}
+    budget = settings.get("thinking_budget", int, None)
+    level = settings.get("thinking_level", str, None)
+    if budget is not None and level is not None:
+        raise settings.error("[settings] give thinking_budget or thinking_level, not both")
+    if budget is not None:
+        config["thinkingConfig"] = {"thinkingBudget": budget}
+    elif level is not None:
+        config["thinkingConfig"] = {"thinkingLevel": level}
+    return config
+
+
+def _run(transcriber: ProviderTranscriber, session: Session, request: CaptureRequest,
+         audio: Audio) -> Result:
+    template = transcriber.settings.get("prompt", str, DEFAULT_PROMPT)
+    instruction = request.fill(template).replace("{language}",
+                                                 transcriber.language_code(request))
+    payload: dict[str, Any] = {"contents": [{"role": "user", "parts": [
+        {"text": instruction},
+        {"inline_data": {"mime_type": audio.content_type,
+                         "data": base64.b64encode(audio.content).decode("ascii")}}]}]}
+    config = _config(transcriber)
+    if config:
+        payload["generationConfig"] = config
+    path = f"/v1beta/models/{quote(str(transcriber.model), safe='.-_')}:generateContent"
+    reply = session.send("POST", path, json=payload)
+    body: Any = reply.body if isinstance(reply.body, dict) else {}
+    usage = body.get("usageMetadata") if isinstance(body.get("usageMetadata"), dict) else {}
+    facts: dict[str, Any] = {"request_id": body.get("responseId"),
+                             "model_version": body.get("modelVersion"), "usage": usage}
+    candidates = body.get("candidates")
+    first = candidates[0] if isinstance(candidates, list) and candidates else {}
+    facts["finish_reason"] = first.get("finishReason") if isinstance(first, dict) else None
+    parts = (first.get("content") or {}).get("parts") if isinstance(first, dict) else None
+    texts = [p["text"] for p in parts or [] if isinstance(p, dict)
+             and isinstance(p.get("text"), str) and not p.get("thought")]
+    return Result("".join(texts) if texts else None, facts, tokens=_tokens(usage))
+
+
+def _tokens(usage: dict[str, Any]) -> dict[str, int]:
+    """Billed tokens by kind: prompt audio and text, and output (thinking included)."""
+    if not usage:
+        return {}
+    by_modality = {d.get("modality"): int(d.get("tokenCount", 0))
+                   for d in usage.get("promptTokensDetails") or [] if isinstance(d, dict)}
+    prompt = int(usage.get("promptTokenCount", 0))
+    audio = by_modality.get("AUDIO", 0)
+    return {"input_audio": audio, "input_text": prompt - audio,
+            "output": int(usage.get("candidatesTokenCount", 0))
+            + int(usage.get("thoughtsTokenCount", 0))}
+
+
+GEMINI = Provider(
+    kind="gemini", title="Gemini API", run=_run,
+    default_base_url="https://generativelanguage.googleapis.com",
+    auth=("x-goog-api-key", "{key}"), options=_OPTIONS,
+    settings=frozenset({"prompt", "thinking_budget", "thinking_level"}),
+    default_model="gemini-2.5-flash", limits={"*": _INLINE})
