@@ -50,12 +50,14 @@ class TooLate(CaptureError):
 
 def check_base_url(base_url: str, has_key: bool) -> str | None:
     """Why ``base_url`` cannot be used (``None`` when it can): http(s) only, a root
-    without path, query or user info, and a key only over https or to loopback."""
+    (with an optional path prefix, as behind a proxy) without query or user info, and a
+    key only over https or to loopback."""
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return f"base_url must be an http(s) URL, got {base_url!r}"
     if parts.query or parts.fragment or "@" in parts.netloc:
-        return f"base_url must be the API root (scheme, host, port), got {base_url!r}"
+        return (f"base_url must be the API root (scheme, host, port, optional path) without "
+                f"query or user info, got {base_url!r}")
     if has_key and parts.scheme == "http" and parts.hostname not in LOOPBACK:
         return (f"an API key is only sent over https (or to a loopback address), not to "
                 f"{parts.hostname!r}")
