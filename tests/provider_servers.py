@@ -172,6 +172,56 @@ class AssemblyAIFake(Fake):
         return Reply(404, {"error": f"no route {request.method} {request.route}"})
 
 
+class SpeechmaticsFake(Fake):
+    """Submit, poll, fetch: like :class:`AssemblyAIFake`, with ``done``/``rejected``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.states = ["running", "running"]
+        self.finish = True
+        self.failure: str | None = None
+        self.config: Any = None
+
+    def refused(self, sent: str | None) -> Reply:
+        return Reply(401, {"code": 401, "error": f"Permission Denied for {sent}"})
+
+    def answer(self, request: Request) -> Reply:
+        if request.method == "POST" and request.route == "/v2/jobs":
+            assert "data_file" in request.files
+            self.config = json.loads(request.fields["config"])
+            return Reply(201, {"id": "sm-job-1"})
+        if request.method == "GET" and request.route == "/v2/jobs/sm-job-1":
+            if self.states:
+                state = self.states.pop(0) if (len(self.states) > 1 or self.finish) \
+                    else self.states[0]
+                return Reply(body={"job": {"id": "sm-job-1", "status": state}})
+            if self.failure:
+                return Reply(body={"job": {"id": "sm-job-1", "status": "rejected",
+                                           "errors": [{"message": self.failure}]}})
+            return Reply(body={"job": {"id": "sm-job-1", "status": "done", "duration": 2}})
+        if request.method == "GET" and request.route == "/v2/jobs/sm-job-1/transcript":
+            assert request.query == [("format", "txt")]
+            return Reply(body=f"{self.text}\n".encode())
+        return Reply(404, {"code": 404, "error": f"no route {request.route}"})
+
+
+class AzureFake(Fake):
+    auth = ("Ocp-Apim-Subscription-Key", KEY)
+
+    def refused(self, sent: str | None) -> Reply:
+        return Reply(401, {"error": {"code": "401", "message": "Access denied due to invalid "
+                                     f"subscription key {sent}"}})
+
+    def answer(self, request: Request) -> Reply:
+        assert request.route == "/speechtotext/transcriptions:transcribe"
+        assert request.query == [("api-version", "2024-11-15")]
+        assert "audio" in request.files
+        self.definition = json.loads(request.fields["definition"])
+        return Reply(body={"durationMilliseconds": 1500,
+                           "combinedPhrases": [{"text": self.text}] if self.text else [],
+                           "phrases": []}, headers={"apim-request-id": "az-req-1"})
+
+
 class ProviderServer:
     """``with ProviderServer(fake) as server: ... server.url ...`` (GET and POST)."""
 

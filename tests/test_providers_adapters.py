@@ -23,12 +23,14 @@ from provider_servers import (
     KEY,
     KEY_ENV,
     AssemblyAIFake,
+    AzureFake,
     DeepgramFake,
     ElevenLabsFake,
     Fake,
     GeminiFake,
     OpenAIFake,
     ProviderServer,
+    SpeechmaticsFake,
 )
 
 from pytest_dictbench.adapters import builtin_adapters
@@ -46,6 +48,8 @@ KINDS: dict[str, tuple[type[Fake], dict[str, Any]]] = {
     "gemini": (GeminiFake, {}),
     "assemblyai": (AssemblyAIFake, {"poll_s": 0.02}),
     "elevenlabs": (ElevenLabsFake, {}),
+    "speechmatics": (SpeechmaticsFake, {"poll_s": 0.02}),
+    "azure": (AzureFake, {}),
 }
 
 

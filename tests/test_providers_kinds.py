@@ -15,11 +15,13 @@ from provider_servers import (
     KEY,
     KEY_ENV,
     AssemblyAIFake,
+    AzureFake,
     DeepgramFake,
     ElevenLabsFake,
     GeminiFake,
     OpenAIFake,
     ProviderServer,
+    SpeechmaticsFake,
 )
 
 from pytest_dictbench.adapters import builtin_adapters
@@ -229,3 +231,63 @@ def test_the_capture_record_line_holds_the_provider_facts(
     record = json.loads(line)
     assert record["provider"]["request_id"] == "dg-req-1"
     assert record["engine"] == "deepgram" and record["model"] == "nova-3"
+
+
+def test_speechmatics_submits_a_job_polls_it_and_fetches_the_text_transcript(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    fake = SpeechmaticsFake()
+    output = capture(tmp_path, suite, "speechmatics", serve(fake), poll_s=0.01,
+                     options={"additional_vocab": [{"content": "Sato"}]})
+    assert output.status == "complete" and output.text == "hello from the provider"
+    assert [(r.method, r.route) for r in fake.requests] == [
+        ("POST", "/v2/jobs"), ("GET", "/v2/jobs/sm-job-1"), ("GET", "/v2/jobs/sm-job-1"),
+        ("GET", "/v2/jobs/sm-job-1"), ("GET", "/v2/jobs/sm-job-1/transcript")]
+    assert all(r.headers["Authorization"] == f"Bearer {KEY}" for r in fake.requests)
+    assert fake.config == {"type": "transcription", "transcription_config": {
+        "language": "ja", "operating_point": "enhanced",
+        "additional_vocab": [{"content": "Sato"}]}}
+    facts = output.meta["provider"]
+    assert facts["request_id"] == "sm-job-1" and facts["billed_seconds"] == 2.0
+
+
+def test_speechmatics_rejected_job_is_an_error_with_its_reason(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    fake = SpeechmaticsFake()
+    fake.failure = "unsupported audio codec"
+    output = capture(tmp_path, suite, "speechmatics", serve(fake), poll_s=0.01)
+    assert output.status == "error"
+    assert output.error == "Speechmatics job sm-job-1 rejected: unsupported audio codec"
+
+
+def test_speechmatics_job_that_never_finishes_ends_at_the_deadline(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    fake = SpeechmaticsFake()
+    fake.finish = False
+    output = capture(tmp_path, suite, "speechmatics", serve(fake), poll_s=0.05,
+                     poll_max_s=0.1, timeout_s=0.8)
+    assert output.status == "error" and "within timeout_s = 0.8 s" in output.error
+
+
+def test_azure_sends_the_audio_and_a_definition_with_the_full_locale(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    fake = AzureFake()
+    output = capture(tmp_path, suite, "azure", serve(fake),
+                     options={"phraseList": {"phrases": ["Sato"]}})
+    assert output.status == "complete" and output.text == "hello from the provider"
+    [request] = fake.requests
+    assert request.headers["Ocp-Apim-Subscription-Key"] == KEY
+    assert "Authorization" not in request.headers
+    assert fake.definition == {"locales": ["ja-JP"], "phraseList": {"phrases": ["Sato"]}}
+    assert request.files["audio"][2] == (suite.root / "audio/c1.wav").read_bytes()
+    facts = output.meta["provider"]
+    assert facts["request_id"] == "az-req-1" and facts["billed_seconds"] == 1.5
+
+
+def test_azure_needs_a_region_or_a_base_url(tmp_path: Path, suite: Suite) -> None:
+    for values, message in (({}, "needs region"), ({"region": "Japan East"}, "region name")):
+        product = make_product(tmp_path / "products", "azure", values)
+        with pytest.raises(ProductError, match=message):
+            builtin_adapters()["azure"](product, suite, AdapterOptions(warmup=False))
+    product = make_product(tmp_path / "products", "azure", {"region": "japaneast"})
+    live = builtin_adapters()["azure"](product, suite, AdapterOptions(warmup=False))
+    assert live.product.settings["region"] == "japaneast"

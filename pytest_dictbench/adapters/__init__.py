@@ -33,7 +33,7 @@ BUILTIN_ADAPTERS: dict[str, AdapterFactory] = {
     "http": http_adapter,
     "whisper": whisper_adapter,
     "python": python_adapter,
-    **PROVIDER_ADAPTERS,  # openai, deepgram, gemini, assemblyai, elevenlabs
+    **PROVIDER_ADAPTERS,  # the cloud providers (adapters/providers/)
 }
 
 

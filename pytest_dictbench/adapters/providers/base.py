@@ -10,9 +10,9 @@ engine (:class:`~pytest_dictbench.adapters.live.LiveAdapter`).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -116,7 +116,7 @@ class ProviderTranscriber:
             raise settings.error(
                 f"[settings.options] has unknown option(s) {', '.join(unknown)} for "
                 f"{provider.title} (known: {', '.join(sorted(provider.options)) or 'none'})")
-        base_url: str = settings.get("base_url", str, provider.default_base_url)
+        base_url: str = settings.get("base_url", str, None) or _default_root(provider, settings)
         problem = check_base_url(base_url, key is not None or "api_key_env" in settings.values)
         if problem:
             raise settings.error(f"[settings] {problem}")
@@ -179,6 +179,21 @@ class ProviderTranscriber:
         return None
 
 
+def _default_root(provider: Provider, settings: Settings) -> str:
+    """The documented API root; a regional one (``{region}``) needs ``region``."""
+    root = provider.default_base_url
+    if "{region}" not in root:
+        return root
+    region = settings.get("region", str, None)
+    if region is None:
+        raise settings.error(f"[settings] adapter {provider.kind!r} needs region (such as "
+                             "'japaneast') or base_url (the resource's endpoint)")
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,62}", region):
+        raise settings.error(f"[settings] region must be a region name such as 'japaneast', "
+                             f"got {region!r}")
+    return root.format(region=region)
+
+
 def provider_adapter(provider: Provider) -> Callable[[Product, Suite, AdapterOptions],
                                                      LiveAdapter]:
     """The adapter factory of ``provider``: settings checked at collection, the key read
@@ -205,13 +220,3 @@ def provider_adapter(provider: Provider) -> Callable[[Product, Suite, AdapterOpt
 
     factory.__doc__ = f"Adapter factory for ``adapter = {provider.kind!r}`` ({provider.title})."
     return factory
-
-
-def decimal_or_none(value: Any) -> Decimal | None:
-    """``value`` as a Decimal when it is a number."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        return None
-    try:
-        return Decimal(str(value))
-    except ArithmeticError:
-        return None

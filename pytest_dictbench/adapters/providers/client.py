@@ -126,13 +126,14 @@ class Session:
         time.sleep(max(0.0, seconds))
 
     def send(self, method: str, path: str, *, params: Any = None, json: Any = None,
-             content: bytes | None = None, headers: Mapping[str, str] | None = None) -> Reply:
+             content: bytes | None = None, headers: Mapping[str, str] | None = None,
+             text: bool = False) -> Reply:
         """One API call, retried on 408/409/429/5xx and dropped connections (honouring
         ``Retry-After``); a permanent failure is a :class:`CaptureError` quoting the
-        provider's scrubbed message."""
+        provider's scrubbed message. The answer is JSON, or with ``text`` plain text."""
 
         async def attempt() -> Reply:
-            return self._once(method, path, params, json, content, headers)
+            return self._once(method, path, params, json, content, headers, text)
 
         async def pause(seconds: float) -> None:
             self.waits.append(round(seconds, 3))
@@ -146,7 +147,7 @@ class Session:
             raise CaptureError(self.client.scrubbed(str(exc.error)) + tries) from None
 
     def _once(self, method: str, path: str, params: Any, json: Any, content: bytes | None,
-              headers: Mapping[str, str] | None) -> Reply:
+              headers: Mapping[str, str] | None, text: bool) -> Reply:
         remaining = self.remaining()
         if remaining <= 0:
             raise self.late()
@@ -184,8 +185,11 @@ class Session:
                                                  f"{_message(bytes(raw))}"),
                                  status_code=status, headers=dict(response.headers))
         try:
-            body = loads_strict(bytes(raw).decode("utf-8")) if raw.strip() else None
+            decoded = bytes(raw).decode("utf-8")
+            body = decoded if text else loads_strict(decoded) if raw.strip() else None
         except (UnicodeDecodeError, ValueError):
+            if text:
+                raise CaptureError(f"answer from {where} is not UTF-8 text") from None
             raise CaptureError(client.scrubbed(f"answer from {where} is not valid JSON"
                                                f"{_snippet(bytes(raw))}")) from None
         return Reply(status, dict(response.headers), body)
