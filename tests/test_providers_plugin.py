@@ -66,7 +66,8 @@ def test_a_provider_product_runs_by_name_and_its_cache_is_reused(
         if path.is_file():
             assert KEY.encode() not in path.read_bytes(), path
     again = project.runpytest("--product=dg", "--capture-estimate", "-p", "no:cacheprovider")
-    again.stdout.fnmatch_lines(["  dg [[]deepgram, nova-3]: 0 captures (0.00 audio minutes), 3 cached;*"])
+    again.stdout.fnmatch_lines(
+        ["  dg [[]deepgram, nova-3]: 0 captures (0.00 audio minutes), 3 cached;*"])
 
 
 def test_capture_estimate_refuses_xdist(project: pytest.Pytester) -> None:
