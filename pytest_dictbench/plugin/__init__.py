@@ -23,7 +23,7 @@ from ..rig.package import is_package
 from ..stats import DEFAULT_RESAMPLES
 from ..suites import MANIFEST, read_toml
 from ..text.visible import visible
-from . import capture_estimate, hookspecs
+from . import capture_estimate, capture_plan, hookspecs
 from .collect import CaseItem, SuiteCollector, split_item_id
 from .estimate import JudgeEstimate
 from .judge import JUDGE_MODES
@@ -237,6 +237,7 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError("dictbench: --judge-estimate runs in one process; "
                                     "drop -n")
         config.pluginmanager.register(JudgeEstimate(session, estimate), ESTIMATE_PLUGIN)
+    config.pluginmanager.register(capture_plan.CapturePlan(), capture_plan.PLUGIN_NAME)
     if config.getoption("dictbench_capture_estimate"):
         if getattr(config.option, "numprocesses", None) or is_worker(config):
             raise pytest.UsageError("dictbench: --capture-estimate runs in one process; drop -n")
@@ -273,7 +274,7 @@ def _item_product(nodeid: str, products: Iterable[str]) -> str | None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     session = config.stash.get(SESSION_KEY, None)
-    for name in (ESTIMATE_PLUGIN, capture_estimate.PLUGIN_NAME):
+    for name in (ESTIMATE_PLUGIN, capture_estimate.PLUGIN_NAME, capture_plan.PLUGIN_NAME):
         if config.pluginmanager.has_plugin(name):
             config.pluginmanager.unregister(name=name)
     if session is not None:

@@ -21,9 +21,10 @@ from ...errors import CaptureError, ProductError
 from ...model import Product, Suite
 from ...redact import register_secret
 from ..base import AdapterOptions
-from ..live import CaptureRequest, LiveAdapter
+from ..live import CaptureRequest
 from ..settings import Settings
 from .client import ProviderClient, Session, check_base_url
+from .concurrent import DEFAULT_CONCURRENCY, Ahead, ProviderAdapter, timed
 from .prices import Price, price_for
 
 __all__ = ["AUDIO_TYPES", "Audio", "Limits", "Provider", "Result", "provider_adapter"]
@@ -33,7 +34,8 @@ AUDIO_TYPES = {".wav": "audio/wav", ".flac": "audio/flac", ".mp3": "audio/mpeg",
                ".ogg": "audio/ogg", ".m4a": "audio/mp4", ".webm": "audio/webm",
                ".opus": "audio/ogg"}
 #: Settings every provider kind accepts.
-PROVIDER_SETTINGS = frozenset({"base_url", "api_key_env", "language", "options", "timeout_s"})
+PROVIDER_SETTINGS = frozenset({"base_url", "api_key_env", "language", "options", "timeout_s",
+                               "concurrency"})
 #: Seconds a capture may take, polling included (``timeout_s``).
 DEFAULT_TIMEOUT_S = 300.0
 
@@ -122,6 +124,10 @@ class ProviderTranscriber:
             raise settings.error(f"[settings] {problem}")
         self.limits = provider.limits.get(self.model) or provider.limits.get("*") or Limits()
         self.price: Price | None = price_for(provider.kind, self.model, settings.product.pricing)
+        concurrency: int = settings.get("concurrency", int, DEFAULT_CONCURRENCY)
+        if concurrency < 1:
+            raise settings.error(f"[settings] concurrency must be at least 1, got {concurrency}")
+        self.ahead = Ahead(concurrency)
         self.client = ProviderClient(provider.title, base_url, key, provider.auth,
                                      settings.positive("timeout_s", DEFAULT_TIMEOUT_S))
 
@@ -133,6 +139,13 @@ class ProviderTranscriber:
         return self.language or self.provider.language(request.locale)
 
     def transcribe(self, request: CaptureRequest) -> Mapping[str, Any]:
+        """The capture started ahead for this request (see :mod:`.concurrent`), else one
+        made now."""
+        started = None if request.warmup else self.ahead.take(request)
+        return started.result() if started is not None else timed(self.capture, request)
+
+    def capture(self, request: CaptureRequest) -> Mapping[str, Any]:
+        """One capture: limits checked, the provider's requests, its facts and price."""
         if request.warmup:  # a remote service needs no warming, and a warm-up would be billed
             return {"status": "not_tested", "error": "warm-up not sent to a cloud provider"}
         path = request.audio_path()
@@ -195,12 +208,12 @@ def _default_root(provider: Provider, settings: Settings) -> str:
 
 
 def provider_adapter(provider: Provider) -> Callable[[Product, Suite, AdapterOptions],
-                                                     LiveAdapter]:
+                                                     ProviderAdapter]:
     """The adapter factory of ``provider``: settings checked at collection, the key read
     from the environment variable named by ``api_key_env`` when the first item runs."""
     known: Iterable[str] = PROVIDER_SETTINGS | provider.settings
 
-    def factory(product: Product, suite: Suite, options: AdapterOptions) -> LiveAdapter:
+    def factory(product: Product, suite: Suite, options: AdapterOptions) -> ProviderAdapter:
         if "api_key" in product.settings:
             raise ProductError("[settings] api_key is not accepted: put the key in an "
                                "environment variable and name that variable in api_key_env",
@@ -216,7 +229,8 @@ def provider_adapter(provider: Provider) -> Callable[[Product, Suite, AdapterOpt
             register_secret(key)
             return ProviderTranscriber(provider, settings, key)
 
-        return LiveAdapter(product, suite, options, make)
+        return ProviderAdapter(product, suite, options, make,
+                               concurrency=settings.get("concurrency", int, DEFAULT_CONCURRENCY))
 
     factory.__doc__ = f"Adapter factory for ``adapter = {provider.kind!r}`` ({provider.title})."
     return factory

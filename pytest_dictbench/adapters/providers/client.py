@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import threading
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -80,6 +81,10 @@ class ProviderClient:
         self.timeout_s = timeout_s
         self.policy = policy or RetryPolicy()
         self._key = key
+        #: Until when (monotonic) every request of this product holds off: a 429 with a
+        #: wait holds all the requests in flight, not only the one that got it.
+        self._hold_until = 0.0
+        self._hold_lock = threading.Lock()
         header, template = auth
         self._headers = {header: template.format(key=key)} if key else {}
         from ...judge import backoff  # imports anthropic: only once a provider is configured
@@ -93,6 +98,16 @@ class ProviderClient:
     def session(self, seed: str) -> Session:
         """A capture's requests, sharing one deadline; ``seed`` fixes the retry jitter."""
         return Session(self, time.monotonic() + self.timeout_s, random.Random(seed))
+
+    def hold(self, seconds: float) -> None:
+        """Hold every request for ``seconds`` from now (a rate limit was hit)."""
+        with self._hold_lock:
+            self._hold_until = max(self._hold_until, time.monotonic() + seconds)
+
+    def held(self) -> float:
+        """Seconds until requests may be sent again (0 when they may now)."""
+        with self._hold_lock:
+            return max(0.0, self._hold_until - time.monotonic())
 
     def scrubbed(self, text: str) -> str:
         """``text`` without the key (and any other registered secret)."""
@@ -111,6 +126,8 @@ class Session:
         self.waits: list[float] = []
         #: Requests sent, retries included.
         self.requests = 0
+        #: HTTP status of the last failed attempt (``None``: no answer).
+        self.last_status: int | None = None
 
     def remaining(self) -> float:
         return self.deadline - time.monotonic()
@@ -137,6 +154,8 @@ class Session:
 
         async def pause(seconds: float) -> None:
             self.waits.append(round(seconds, 3))
+            if self.last_status == 429:
+                self.client.hold(seconds)  # the others in flight wait too
             self.wait(seconds)
 
         GaveUp, with_backoff = self.client.backoff
@@ -148,10 +167,13 @@ class Session:
 
     def _once(self, method: str, path: str, params: Any, json: Any, content: bytes | None,
               headers: Mapping[str, str] | None, text: bool) -> Reply:
+        client = self.client
+        self.last_status = None
+        if client.held():
+            self.wait(client.held())
         remaining = self.remaining()
         if remaining <= 0:
             raise self.late()
-        client = self.client
         httpx = client._httpx
         url = client.base_url + path
         where = f"{client.name} ({urlsplit(url).path})"
@@ -181,6 +203,7 @@ class Session:
                                f"{client.scrubbed(response.headers.get('location', '?'))}); "
                                "redirects are refused")
         if status >= 400:
+            self.last_status = status
             raise TransportError(client.scrubbed(f"HTTP {status} from {where}"
                                                  f"{_message(bytes(raw))}"),
                                  status_code=status, headers=dict(response.headers))
