@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -231,6 +232,10 @@ class ProviderServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+
+            def setup(self) -> None:
+                super().setup()  # headers and body at once (no delayed-ACK stalls)
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
             def do_GET(self) -> None:
                 self._serve("GET")

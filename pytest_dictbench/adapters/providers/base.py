@@ -13,6 +13,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +61,11 @@ class Audio:
     path: Path
     content: bytes
     content_type: str
-    duration_s: float
+
+    @cached_property
+    def duration_s(self) -> float:
+        """Length in seconds (read from the file when a provider needs it)."""
+        return audio_info(self.path).duration
 
 
 @dataclass
@@ -157,8 +162,7 @@ class ProviderTranscriber:
         except OSError as exc:
             raise CaptureError(f"cannot read audio: {exc.strerror}", path=path) from None
         audio = Audio(path, content, AUDIO_TYPES.get(path.suffix.lower(),
-                                                     "application/octet-stream"),
-                      audio_info(path).duration)
+                                                     "application/octet-stream"))
         session = self.client.session(f"{self.provider.kind}:{request.case_id}")
         result = self.provider.run(self, session, request, audio)
         facts = dict(result.facts)

@@ -160,7 +160,8 @@ class Session:
 
         GaveUp, with_backoff = self.client.backoff
         try:
-            return asyncio.run(with_backoff(attempt, self.client.policy, self.rng, pause))
+            return _loop().run_until_complete(
+                with_backoff(attempt, self.client.policy, self.rng, pause))
         except GaveUp as exc:
             tries = f" (after {exc.attempts} attempts)" if exc.attempts > 1 else ""
             raise CaptureError(self.client.scrubbed(str(exc.error)) + tries) from None
@@ -216,6 +217,18 @@ class Session:
             raise CaptureError(client.scrubbed(f"answer from {where} is not valid JSON"
                                                f"{_snippet(bytes(raw))}")) from None
         return Reply(status, dict(response.headers), body)
+
+
+_LOOPS = threading.local()
+
+
+def _loop() -> asyncio.AbstractEventLoop:
+    """This thread's event loop for the backoff (one per thread, kept: a new loop per
+    request costs about a millisecond)."""
+    loop = getattr(_LOOPS, "loop", None)
+    if loop is None or loop.is_closed():
+        loop = _LOOPS.loop = asyncio.new_event_loop()
+    return loop
 
 
 def _message(raw: bytes) -> str:
