@@ -74,3 +74,38 @@ def test_capture_estimate_refuses_xdist(project: pytest.Pytester) -> None:
     result = project.runpytest("--product=dg", "--capture-estimate", "-n", "2")
     assert result.ret != 0
     result.stderr.fnmatch_lines(["*--capture-estimate runs in one process*"])
+
+
+TIMING = ("latency_ms", "rtf", "started_utc", "environment")
+
+
+def test_reports_and_cache_lines_at_concurrency_1_and_8_are_the_same(
+        project: pytest.Pytester, fake: DeepgramFake) -> None:
+    product = project.path / "products" / "dg.toml"
+    names = ("dictbench.json", "items.jsonl", "dictbench.md", "dictbench.html")
+    runs = {}
+    for concurrency in (1, 8):
+        for old in project.path.joinpath("products").rglob("mini.jsonl"):
+            old.unlink()
+        product.write_text(product.read_text().split("concurrency")[0]
+                           + f"concurrency = {concurrency}\n", encoding="utf-8")
+        project.runpytest("--product=dg", "--dictbench-no-warmup", "-p", "no:cacheprovider"
+                          ).assert_outcomes(passed=3)
+        [cache] = project.path.joinpath("products").rglob("mini.jsonl")
+        runs[concurrency] = [json.loads(line) for line in cache.read_text().splitlines()]
+    one, eight = runs[1], runs[8]
+    assert [line["settings"].pop("concurrency") for line in eight] == [8] * 3
+    assert [line["settings"].pop("concurrency") for line in one] == [1] * 3
+    # the same lines in the same order, but for when and how long each capture took
+    strip = [{k: v for k, v in line.items() if k not in TIMING} for line in one]
+    assert [{k: v for k, v in line.items() if k not in TIMING} for line in eight] == strip
+    # reports from the two caches, timing fields made equal, are byte-identical
+    reports = {}
+    for concurrency, lines in ((1, one), (8, eight)):
+        for line, first in zip(lines, one, strict=True):
+            line.update({k: first[k] for k in TIMING})
+        cache.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        project.runpytest("--product=dg", "-p", "no:cacheprovider").assert_outcomes(passed=3)
+        reports[concurrency] = [(project.path / "reports" / n).read_bytes() for n in names]
+    assert reports[1] == reports[8]
+    assert len(fake.requests) == 6  # the report runs captured nothing

@@ -46,7 +46,7 @@ __all__ = ["CaptureRequest", "LiveAdapter", "Transcriber", "offline_audit", "tra
 
 #: Settings that do not change what a product outputs, so cached lines stay valid
 #: when they change.
-UNCOMPARED_SETTINGS = frozenset({"outputs", "timeout_s", "capture_group"})
+UNCOMPARED_SETTINGS = frozenset({"outputs", "timeout_s", "capture_group", "concurrency"})
 
 
 @dataclass(frozen=True)
