@@ -105,11 +105,32 @@ class GeminiFake(Fake):
         return Reply(403, {"error": {"code": 403, "status": "PERMISSION_DENIED",
                                      "message": f"API key not valid: {sent}"}})
 
+    #: Files API: the upload URL's origin (default: this server) and the file's states.
+    upload_origin: str | None = None
+    file_states = ("PROCESSING", "ACTIVE")
+
     def answer(self, request: Request) -> Reply:
+        if request.route == "/upload/v1beta/files" and not request.query:
+            assert request.headers["X-Goog-Upload-Protocol"] == "resumable"
+            assert request.headers["X-Goog-Upload-Command"] == "start"
+            self.uploaded = int(request.headers["X-Goog-Upload-Header-Content-Length"])
+            self.states = list(self.file_states)
+            origin = self.upload_origin or self.url
+            return Reply(body={}, headers={
+                "X-Goog-Upload-URL": f"{origin}/upload/v1beta/files?upload_id=u1"})
+        if request.route == "/upload/v1beta/files":
+            assert request.headers["X-Goog-Upload-Command"] == "upload, finalize"
+            assert len(request.body) == self.uploaded and request.body[:4] == b"RIFF"
+            return Reply(body={"file": self._file()})
+        if request.method == "GET" and request.route == "/v1beta/files/abc":
+            return Reply(body=self._file())
         assert request.route.startswith("/v1beta/models/")
         assert request.route.endswith(":generateContent")
         parts = request.json["contents"][0]["parts"]
-        assert base64.b64decode(parts[1]["inline_data"]["data"])[:4] == b"RIFF"
+        if "file_data" in parts[1]:
+            assert parts[1]["file_data"]["file_uri"] == f"{self.url}/v1beta/files/abc"
+        else:
+            assert base64.b64decode(parts[1]["inline_data"]["data"])[:4] == b"RIFF"
         return Reply(body={
             "candidates": [{"content": {"role": "model", "parts": [
                 {"text": "thinking...", "thought": True}, {"text": self.text}]},
@@ -120,6 +141,15 @@ class GeminiFake(Fake):
                                                       {"modality": "AUDIO",
                                                        "tokenCount": 16}]},
             "modelVersion": "gemini-2.5-flash-001", "responseId": "gem-resp-1"})
+
+
+    def _file(self) -> dict[str, Any]:
+        state = self.states.pop(0) if len(self.states) > 1 else self.states[0]
+        found = {"name": "files/abc", "uri": f"{self.url}/v1beta/files/abc",
+                 "mimeType": "audio/wav", "state": state}
+        if state == "FAILED":
+            found["error"] = {"message": "audio could not be decoded"}
+        return found
 
 
 class ElevenLabsFake(Fake):

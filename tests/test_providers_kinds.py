@@ -291,3 +291,49 @@ def test_azure_needs_a_region_or_a_base_url(tmp_path: Path, suite: Suite) -> Non
     product = make_product(tmp_path / "products", "azure", {"region": "japaneast"})
     live = builtin_adapters()["azure"](product, suite, AdapterOptions(warmup=False))
     assert live.product.settings["region"] == "japaneast"
+
+
+def test_gemini_uploads_through_the_files_api_and_waits_until_the_file_is_active(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    fake = GeminiFake()
+    output = capture(tmp_path, suite, "gemini", serve(fake), upload="always", poll_s=0.01)
+    assert output.status == "complete", output.error
+    assert [(r.method, r.route) for r in fake.requests] == [
+        ("POST", "/upload/v1beta/files"), ("POST", "/upload/v1beta/files"),
+        ("GET", "/v1beta/files/abc"),
+        ("POST", "/v1beta/models/gemini-2.5-flash:generateContent")]
+    assert all(r.headers["x-goog-api-key"] == KEY for r in fake.requests)
+    assert fake.leaks == []
+    assert output.meta["provider"]["file_uri"] == f"{fake.url}/v1beta/files/abc"
+
+
+def test_gemini_failed_upload_processing_is_an_error(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    fake = GeminiFake()
+    fake.file_states = ("PROCESSING", "FAILED")
+    output = capture(tmp_path, suite, "gemini", serve(fake), upload="always", poll_s=0.01)
+    assert output.status == "error"
+    assert "could not process the uploaded audio (files/abc): audio could not be decoded" \
+        in output.error
+
+
+def test_gemini_upload_url_on_another_host_gets_no_key(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    elsewhere = GeminiFake()
+    other = serve(elsewhere)
+    fake = GeminiFake()
+    fake.upload_origin = other.url  # another port: another origin
+    output = capture(tmp_path, suite, "gemini", serve(fake), upload="always")
+    assert output.status == "error" and "the key is not sent there" in output.error
+    assert elsewhere.requests == []
+
+
+def test_gemini_audio_above_the_inline_limit_goes_through_the_files_api(
+        tmp_path: Path, suite: Suite, serve: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_dictbench.adapters.providers import gemini
+
+    monkeypatch.setattr(gemini, "INLINE_MAX_BYTES", 1000)  # the test tone is 16 kB
+    fake = GeminiFake()
+    output = capture(tmp_path, suite, "gemini", serve(fake), poll_s=0.01)
+    assert output.status == "complete", output.error
+    assert fake.requests[0].route == "/upload/v1beta/files"

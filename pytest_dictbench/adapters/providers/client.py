@@ -142,12 +142,25 @@ class Session:
             raise self.late()
         time.sleep(max(0.0, seconds))
 
+    def same_origin(self, url: str) -> str:
+        """``url`` when it is on the API root's scheme, host and port (an upload URL the
+        provider handed out), else :class:`CaptureError`: the key goes nowhere else."""
+        mine, theirs = urlsplit(self.client.base_url), urlsplit(url)
+        if (theirs.scheme, theirs.hostname, theirs.port) != \
+                (mine.scheme, mine.hostname, mine.port):
+            raise CaptureError(f"{self.client.name} handed out a URL on another host "
+                               f"({theirs.scheme}://{theirs.hostname}); the key is not sent "
+                               "there")
+        return url
+
     def send(self, method: str, path: str, *, params: Any = None, json: Any = None,
              content: bytes | None = None, headers: Mapping[str, str] | None = None,
              text: bool = False) -> Reply:
         """One API call, retried on 408/409/429/5xx and dropped connections (honouring
         ``Retry-After``); a permanent failure is a :class:`CaptureError` quoting the
-        provider's scrubbed message. The answer is JSON, or with ``text`` plain text."""
+        provider's scrubbed message. The answer is JSON, or with ``text`` plain text.
+        ``path`` is appended to the API root, or is a full URL checked by
+        :meth:`same_origin`."""
 
         async def attempt() -> Reply:
             return self._once(method, path, params, json, content, headers, text)
@@ -176,7 +189,7 @@ class Session:
         if remaining <= 0:
             raise self.late()
         httpx = client._httpx
-        url = client.base_url + path
+        url = path if "://" in path else client.base_url + path
         where = f"{client.name} ({urlsplit(url).path})"
         self.requests += 1
         try:
