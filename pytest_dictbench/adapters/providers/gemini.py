@@ -32,8 +32,9 @@ DEFAULT_PROMPT = ("Transcribe this recording word for word in its language ({lan
 _OPTIONS = frozenset({"temperature", "seed", "max_output_tokens"})
 _CONFIG_NAMES = {"temperature": "temperature", "seed": "seed",
                  "max_output_tokens": "maxOutputTokens"}
-#: Inline data: the whole request stays under 20 MB; base64 grows the audio by 4/3.
-INLINE_MAX_BYTES = 15 * 1024 * 1024
+#: Inline data: the Files API page asks for an upload above a 100 MB request; base64
+#: grows the audio by 4/3, so audio above 70 MB is uploaded.
+INLINE_MAX_BYTES = 70 * 1024 * 1024
 #: Files API uploads and audio length.
 _LIMITS = Limits(max_bytes=2 * 1024 ** 3, max_bytes_text="2 GB Files API",
                  max_seconds=9.5 * 3600, max_seconds_text="9.5-hour audio")
