@@ -285,7 +285,7 @@ class ProviderServer:
                     request.json = json.loads(body)
                 try:
                     reply = owner.fake(request)
-                except AssertionError as exc:  # the adapter sent something wrong
+                except (AssertionError, KeyError) as exc:  # the adapter sent something wrong
                     reply = Reply(400, {"error": {"message": f"fake refused: {exc}"}})
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
