@@ -337,3 +337,13 @@ def test_gemini_audio_above_the_inline_limit_goes_through_the_files_api(
     output = capture(tmp_path, suite, "gemini", serve(fake), poll_s=0.01)
     assert output.status == "complete", output.error
     assert fake.requests[0].route == "/upload/v1beta/files"
+
+
+def test_openai_context_only_prompt_is_left_out_for_a_case_without_context(
+        tmp_path: Path, serve: Any) -> None:
+    plain = make_suite(tmp_path / "plain", {"c1": "audio/c1.wav"})  # no context
+    fake = OpenAIFake()
+    output = capture(tmp_path, plain, "openai", serve(fake), model="whisper-1",
+                     prompt="{context}")
+    assert output.status == "complete"
+    assert "prompt" not in fake.requests[0].fields

@@ -34,9 +34,9 @@ def _run(transcriber: ProviderTranscriber, session: Session, request: CaptureReq
     language = transcriber.language_code(request)
     if language:
         fields["language"] = language
-    prompt: str | None = transcriber.settings.get("prompt", str, None)
-    if prompt:
-        fields["prompt"] = request.fill(prompt)
+    prompt = request.fill(transcriber.settings.get("prompt", str, ""))
+    if prompt.strip():  # a "{context}" template and a case without context: no prompt
+        fields["prompt"] = prompt
     fields.update({k: _form(v) for k, v in sorted(transcriber.options.items())})
     body, content_type = encode_multipart(fields, "file", audio.path.name, audio.content,
                                           audio.content_type)
