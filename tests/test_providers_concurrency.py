@@ -34,7 +34,13 @@ class SlowDeepgram(DeepgramFake):
         self.in_flight = self.most = 0
         self._lock = threading.Lock()
 
+    #: The audio (bytes) whose first request gets a 429 with Retry-After: 1.
+    limited: bytes | None = None
+
     def answer(self, request: Request) -> Reply:
+        if self.limited is not None and request.body == self.limited:
+            self.limited = None
+            return Reply(429, {"err_msg": "rate limited"}, headers={"Retry-After": "1"})
         with self._lock:
             self.in_flight += 1
             self.most = max(self.most, self.in_flight)
@@ -113,12 +119,17 @@ def test_cached_items_are_not_captured_again_ahead(
 
 def test_a_429_holds_every_request_in_flight(
         tmp_path: Path, suite: Suite, fake: SlowDeepgram, server: ProviderServer) -> None:
-    fake.faults = [Reply(429, {"err_msg": "rate limited"}, headers={"Retry-After": "1"})]
+    # c3's request is limited: c1 and c2 come back meanwhile, so c5 and c6 start during
+    # its wait, and must hold back with it
+    fake.limited = (suite.root / "audio/c3.wav").read_bytes()
     outputs, _ = run(tmp_path, suite, server, 4)
     assert all(o.status == "complete" for o in outputs)
     assert len(fake.requests) == 9  # eight captures, one of them twice
     waited = [o.meta["provider"].get("retry_waits_s") for o in outputs]
     assert waited.count([1.0]) == 1  # the one that got the 429 waited what it was told
+    assert waited[2] == [1.0]
+    held = [o.meta["provider"].get("rate_limit_holds_s") for o in outputs]
+    assert held[4] and held[5] and not any(held[:4])
 
 
 def test_concurrency_below_one_is_a_product_error(tmp_path: Path, suite: Suite,

@@ -168,6 +168,8 @@ class ProviderTranscriber:
         facts = dict(result.facts)
         if session.waits:
             facts["retry_waits_s"] = list(session.waits)
+        if session.holds:
+            facts["rate_limit_holds_s"] = list(session.holds)
         facts["requests"] = session.requests
         if result.billed_seconds is not None:
             facts["billed_seconds"] = result.billed_seconds

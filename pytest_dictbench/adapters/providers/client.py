@@ -126,6 +126,8 @@ class Session:
         self.waits: list[float] = []
         #: Requests sent, retries included.
         self.requests = 0
+        #: Seconds held back by another request's rate limit, before each request.
+        self.holds: list[float] = []
         #: HTTP status of the last failed attempt (``None``: no answer).
         self.last_status: int | None = None
 
@@ -183,8 +185,10 @@ class Session:
               headers: Mapping[str, str] | None, text: bool) -> Reply:
         client = self.client
         self.last_status = None
-        if client.held():
-            self.wait(client.held())
+        held = client.held()
+        if held:  # another request of this product hit a rate limit: wait with it
+            self.holds.append(round(held, 3))
+            self.wait(held)
         remaining = self.remaining()
         if remaining <= 0:
             raise self.late()
