@@ -129,7 +129,7 @@ def test_a_429_holds_every_request_in_flight(
     assert waited.count([1.0]) == 1  # the one that got the 429 waited what it was told
     assert waited[2] == [1.0]
     held = [o.meta["provider"].get("rate_limit_holds_s") for o in outputs]
-    assert held[4] and held[5] and not any(held[:4])
+    assert held[4] and held[5]  # (c1, c2 and c4 may or may not be sent before the 429)
 
 
 def test_concurrency_below_one_is_a_product_error(tmp_path: Path, suite: Suite,
