@@ -12,6 +12,7 @@ from .cache import CacheAdapter
 from .command import command_adapter
 from .http import http_adapter
 from .live import CaptureRequest, LiveAdapter, Transcriber
+from .providers import PROVIDER_ADAPTERS
 from .python import python_adapter
 from .whisper import whisper_adapter
 
@@ -32,6 +33,7 @@ BUILTIN_ADAPTERS: dict[str, AdapterFactory] = {
     "http": http_adapter,
     "whisper": whisper_adapter,
     "python": python_adapter,
+    **PROVIDER_ADAPTERS,  # the cloud providers (adapters/providers/)
 }
 
 

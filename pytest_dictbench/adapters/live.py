@@ -46,7 +46,7 @@ __all__ = ["CaptureRequest", "LiveAdapter", "Transcriber", "offline_audit", "tra
 
 #: Settings that do not change what a product outputs, so cached lines stay valid
 #: when they change.
-UNCOMPARED_SETTINGS = frozenset({"outputs", "timeout_s", "capture_group"})
+UNCOMPARED_SETTINGS = frozenset({"outputs", "timeout_s", "capture_group", "concurrency"})
 
 
 @dataclass(frozen=True)
@@ -189,6 +189,7 @@ class LiveAdapter:
                 status, text, error, fields = transcript_record(answer)
             except ValueError as exc:
                 error = str(exc)
+        seconds = fields.pop("latency_s", seconds)  # measured by the transcriber itself
         text = scrub(text) if isinstance(text, str) else text
         error = scrub(error) if error is not None else None
         if status == "complete" and text is not None \
@@ -331,6 +332,10 @@ def offline_audit(transcriber: Transcriber, request: CaptureRequest, text: str |
 RECORD_FIELDS: dict[str, Callable[[Any], bool]] = {
     "capture_complete": lambda v: isinstance(v, bool),
     "edit_actions": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+    # what a cloud provider said about the run (request id, model version, usage, cost)
+    "provider": lambda v: isinstance(v, Mapping),
+    # seconds the transcriber measured itself (a capture made ahead, concurrently)
+    "latency_s": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0,
 }
 
 

@@ -23,7 +23,7 @@ from ..rig.package import is_package
 from ..stats import DEFAULT_RESAMPLES
 from ..suites import MANIFEST, read_toml
 from ..text.visible import visible
-from . import hookspecs
+from . import capture_estimate, capture_plan, hookspecs
 from .collect import CaseItem, SuiteCollector, split_item_id
 from .estimate import JudgeEstimate
 from .judge import JUDGE_MODES
@@ -129,6 +129,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Send nothing and run no item: print the uncached judge requests, their "
         "expected tokens and cost live and in batch. Tokens are estimated locally, or "
         "counted by the API's token counting with =api (a network call, not billed).")
+    capture_estimate.add_option(group)
     group.addoption(
         "--judge-audit", dest="dictbench_judge_audit", metavar="N", type=_at_least(0),
         default=0,
@@ -236,6 +237,12 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError("dictbench: --judge-estimate runs in one process; "
                                     "drop -n")
         config.pluginmanager.register(JudgeEstimate(session, estimate), ESTIMATE_PLUGIN)
+    config.pluginmanager.register(capture_plan.CapturePlan(), capture_plan.PLUGIN_NAME)
+    if config.getoption("dictbench_capture_estimate"):
+        if getattr(config.option, "numprocesses", None) or is_worker(config):
+            raise pytest.UsageError("dictbench: --capture-estimate runs in one process; drop -n")
+        config.pluginmanager.register(capture_estimate.CaptureEstimatePlugin(
+            config.getoption("dictbench_recapture")), capture_estimate.PLUGIN_NAME)
     if not config.pluginmanager.hasplugin("xdist"):
         config.addinivalue_line("markers", "xdist_group(name): capture group of a live "
                                 "product (scheduling needs pytest-xdist)")
@@ -267,9 +274,9 @@ def _item_product(nodeid: str, products: Iterable[str]) -> str | None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     session = config.stash.get(SESSION_KEY, None)
-    estimate = config.pluginmanager.get_plugin(ESTIMATE_PLUGIN)
-    if estimate is not None:
-        config.pluginmanager.unregister(estimate)
+    for name in (ESTIMATE_PLUGIN, capture_estimate.PLUGIN_NAME, capture_plan.PLUGIN_NAME):
+        if config.pluginmanager.has_plugin(name):
+            config.pluginmanager.unregister(name=name)
     if session is not None:
         config.pluginmanager.unregister(session)
         for name in ("dictbench-scheduling", "dictbench-progress"):

@@ -1,0 +1,242 @@
+"""What every cloud provider kind shares: its settings, limits, key, request facts.
+
+A provider module defines a :class:`Provider` (its name, documented API root, auth
+header, known settings and options, limits per model) and a ``run`` function that
+sends one capture through a :class:`~.client.Session` and returns a :class:`Result`.
+:func:`provider_adapter` turns that into an adapter factory on the one live adapter
+engine (:class:`~pytest_dictbench.adapters.live.LiveAdapter`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from ...audio.io import audio_info
+from ...errors import CaptureError, ProductError
+from ...model import Product, Suite
+from ...redact import register_secret
+from ..base import AdapterOptions
+from ..live import CaptureRequest
+from ..settings import Settings
+from .client import ProviderClient, Session, check_base_url
+from .concurrent import DEFAULT_CONCURRENCY, Ahead, ProviderAdapter, timed
+from .prices import Price, price_for
+
+__all__ = ["AUDIO_TYPES", "Audio", "Limits", "Provider", "Result", "provider_adapter"]
+
+#: Content types of the audio formats suites use.
+AUDIO_TYPES = {".wav": "audio/wav", ".flac": "audio/flac", ".mp3": "audio/mpeg",
+               ".ogg": "audio/ogg", ".m4a": "audio/mp4", ".webm": "audio/webm",
+               ".opus": "audio/ogg"}
+#: Settings every provider kind accepts.
+PROVIDER_SETTINGS = frozenset({"base_url", "api_key_env", "language", "options", "timeout_s",
+                               "concurrency"})
+#: Seconds a capture may take, polling included (``timeout_s``).
+DEFAULT_TIMEOUT_S = 300.0
+
+
+@dataclass(frozen=True)
+class Limits:
+    """A model's documented input limits; ``None``: none known."""
+
+    max_seconds: float | None = None
+    max_bytes: int | None = None
+    #: File suffixes accepted (lower case, with the dot); empty: any.
+    formats: frozenset[str] = frozenset()
+    #: How the limits are named in the reason ("the 25 MB upload limit").
+    max_seconds_text: str = ""
+    max_bytes_text: str = ""
+
+
+@dataclass(frozen=True)
+class Audio:
+    """The audio of one capture as a provider sends it."""
+
+    path: Path
+    content: bytes
+    content_type: str
+
+    @cached_property
+    def duration_s(self) -> float:
+        """Length in seconds (read from the file when a provider needs it)."""
+        return audio_info(self.path).duration
+
+
+@dataclass
+class Result:
+    """What a provider answered: the text (``None``: the answer had none, an error) and
+    the facts kept in the capture record (request id, model version, billed seconds,
+    token usage)."""
+
+    text: str | None
+    facts: dict[str, Any] = field(default_factory=dict)
+    #: Audio seconds billed (for the price), when the provider says.
+    billed_seconds: float | None = None
+    #: Token usage by kind (``input_audio``, ``input_text``, ``output``), when billed so.
+    tokens: dict[str, int] = field(default_factory=dict)
+
+
+Run = Callable[["ProviderTranscriber", Session, CaptureRequest, Audio], Result]
+
+
+@dataclass(frozen=True)
+class Provider:
+    """One provider kind (see module doc)."""
+
+    kind: str
+    title: str
+    default_base_url: str
+    #: Header carrying the key, and its value with ``{key}``.
+    auth: tuple[str, str]
+    run: Run
+    #: Provider options accepted in ``[settings.options]``.
+    options: frozenset[str] = frozenset()
+    #: Kind-specific settings beside :data:`PROVIDER_SETTINGS`.
+    settings: frozenset[str] = frozenset()
+    default_model: str | None = None
+    #: Limits by model; ``"*"`` applies to models not listed.
+    limits: Mapping[str, Limits] = field(default_factory=dict)
+    #: Suite locale (``ja-JP``) -> the provider's language code.
+    language: Callable[[str], str] = lambda locale: locale.split("-", 1)[0].lower()
+
+
+class ProviderTranscriber:
+    """A :class:`~pytest_dictbench.adapters.live.Transcriber` for one provider product."""
+
+    decodes_audio = False
+
+    def __init__(self, provider: Provider, settings: Settings, key: str | None) -> None:
+        self.provider, self.settings = provider, settings
+        self.model: str | None = settings.get("model", str, provider.default_model)
+        if self.model is None:
+            raise settings.error(f"[settings] model is required for adapter {provider.kind!r}")
+        self.language: str | None = settings.get("language", str, None)
+        self.options: dict[str, Any] = dict(settings.get("options", dict, {}))
+        unknown = sorted(set(self.options) - provider.options)
+        if unknown:
+            raise settings.error(
+                f"[settings.options] has unknown option(s) {', '.join(unknown)} for "
+                f"{provider.title} (known: {', '.join(sorted(provider.options)) or 'none'})")
+        base_url: str = settings.get("base_url", str, None) or _default_root(provider, settings)
+        problem = check_base_url(base_url, key is not None or "api_key_env" in settings.values)
+        if problem:
+            raise settings.error(f"[settings] {problem}")
+        self.limits = provider.limits.get(self.model) or provider.limits.get("*") or Limits()
+        self.price: Price | None = price_for(provider.kind, self.model, settings.product.pricing)
+        concurrency: int = settings.get("concurrency", int, DEFAULT_CONCURRENCY)
+        if concurrency < 1:
+            raise settings.error(f"[settings] concurrency must be at least 1, got {concurrency}")
+        self.ahead = Ahead(concurrency)
+        self.client = ProviderClient(provider.title, base_url, key, provider.auth,
+                                     settings.positive("timeout_s", DEFAULT_TIMEOUT_S))
+
+    def describe(self) -> Mapping[str, Any]:
+        return {"engine": self.provider.kind, "engine_version": None, "model": self.model}
+
+    def language_code(self, request: CaptureRequest) -> str:
+        """The setting ``language`` as given, else the suite locale in the provider's form."""
+        return self.language or self.provider.language(request.locale)
+
+    def transcribe(self, request: CaptureRequest) -> Mapping[str, Any]:
+        """The capture started ahead for this request (see :mod:`.concurrent`), else one
+        made now."""
+        started = None if request.warmup else self.ahead.take(request)
+        return started.result() if started is not None else timed(self.capture, request)
+
+    def capture(self, request: CaptureRequest) -> Mapping[str, Any]:
+        """One capture: limits checked, the provider's requests, its facts and price."""
+        if request.warmup:  # a remote service needs no warming, and a warm-up would be billed
+            return {"status": "not_tested", "error": "warm-up not sent to a cloud provider"}
+        path = request.audio_path()
+        refused = self._over_limit(path)
+        if refused:
+            return {"status": "unsupported", "error": refused}
+        try:
+            content = path.read_bytes()
+        except OSError as exc:
+            raise CaptureError(f"cannot read audio: {exc.strerror}", path=path) from None
+        audio = Audio(path, content, AUDIO_TYPES.get(path.suffix.lower(),
+                                                     "application/octet-stream"))
+        session = self.client.session(f"{self.provider.kind}:{request.case_id}")
+        result = self.provider.run(self, session, request, audio)
+        facts = dict(result.facts)
+        if session.waits:
+            facts["retry_waits_s"] = list(session.waits)
+        if session.holds:
+            facts["rate_limit_holds_s"] = list(session.holds)
+        facts["requests"] = session.requests
+        if result.billed_seconds is not None:
+            facts["billed_seconds"] = result.billed_seconds
+        if result.tokens:
+            facts["tokens"] = dict(result.tokens)
+        if self.price is not None:
+            cost = self.price.cost(result.billed_seconds, result.tokens)
+            facts["cost_usd"] = None if cost is None else str(cost)
+            facts["price"] = self.price.reference()
+        if result.text is None:
+            raise CaptureError(f"{self.provider.title} answered without a transcript")
+        return {"text": result.text.strip(), "provider": facts}
+
+    def _over_limit(self, path: Path) -> str | None:
+        """Why the audio is over the model's documented limits (nothing is sent then)."""
+        limits, model = self.limits, self.model
+        if limits.formats and path.suffix.lower() not in limits.formats:
+            return (f"{path.suffix or 'no suffix'} audio is not a format {model} accepts "
+                    f"({', '.join(sorted(limits.formats))})")
+        if limits.max_bytes is not None and path.stat().st_size > limits.max_bytes:
+            return (f"larger than {model}'s {limits.max_bytes_text or f'{limits.max_bytes:,} byte'}"
+                    " limit")
+        if limits.max_seconds is not None and audio_info(path).duration > limits.max_seconds:
+            text = limits.max_seconds_text or f"{limits.max_seconds:g}-second"
+            return f"longer than {model}'s {text} limit"
+        return None
+
+
+def _default_root(provider: Provider, settings: Settings) -> str:
+    """The documented API root; a regional one (``{region}``) needs ``region``."""
+    root = provider.default_base_url
+    if "{region}" not in root:
+        return root
+    region = settings.get("region", str, None)
+    if region is None:
+        raise settings.error(f"[settings] adapter {provider.kind!r} needs region (such as "
+                             "'japaneast') or base_url (the resource's endpoint)")
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,62}", region):
+        raise settings.error(f"[settings] region must be a region name such as 'japaneast', "
+                             f"got {region!r}")
+    return root.format(region=region)
+
+
+def provider_adapter(provider: Provider) -> Callable[[Product, Suite, AdapterOptions],
+                                                     ProviderAdapter]:
+    """The adapter factory of ``provider``: settings checked at collection, the key read
+    from the environment variable named by ``api_key_env`` when the first item runs."""
+    known: Iterable[str] = PROVIDER_SETTINGS | provider.settings
+
+    def factory(product: Product, suite: Suite, options: AdapterOptions) -> ProviderAdapter:
+        if "api_key" in product.settings:
+            raise ProductError("[settings] api_key is not accepted: put the key in an "
+                               "environment variable and name that variable in api_key_env",
+                               path=product.path)
+        settings = Settings(product, known)
+        key_env: str | None = settings.get("api_key_env", str, None)
+        ProviderTranscriber(provider, settings, None).client.close()  # check settings now
+
+        def make() -> ProviderTranscriber:
+            key = os.environ.get(key_env) if key_env else None
+            if key_env and not key:
+                raise CaptureError(f"environment variable {key_env} (api_key_env) is not set")
+            register_secret(key)
+            return ProviderTranscriber(provider, settings, key)
+
+        return ProviderAdapter(product, suite, options, make,
+                               concurrency=settings.get("concurrency", int, DEFAULT_CONCURRENCY))
+
+    factory.__doc__ = f"Adapter factory for ``adapter = {provider.kind!r}`` ({provider.title})."
+    return factory

@@ -1,0 +1,114 @@
+"""Captures of a cloud product made ahead, ``concurrency`` at a time, with the cache lines
+and outputs exactly as a run at concurrency 1 would give them.
+
+The plugin tells each provider adapter the items it will ask for, in order
+(:meth:`ProviderAdapter.plan`). When an item's output is not cached, the adapter starts
+the provider requests of that item and of the next uncached planned items, up to
+``concurrency`` in flight, on a thread pool. Each answer waits for its own item: the
+live adapter still builds, writes and returns one item at a time in plan order, so the
+cache file's lines come in the same order with the same content; only the timing fields
+differ, as between any two runs. Each capture's latency is measured on its own thread.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from ...model import Case
+from ..live import CaptureRequest, LiveAdapter
+
+__all__ = ["DEFAULT_CONCURRENCY", "Ahead", "ProviderAdapter", "timed"]
+
+#: Requests of one product in flight at once (``concurrency``).
+DEFAULT_CONCURRENCY = 4
+
+_Key = tuple[str, Path | None]
+
+
+class Ahead:
+    """The captures a transcriber makes ahead of their items (one pool per product)."""
+
+    def __init__(self, concurrency: int) -> None:
+        self.concurrency = concurrency
+        self._pool: ThreadPoolExecutor | None = None
+        self._futures: dict[_Key, deque[Future[Mapping[str, Any]]]] = {}
+        self._lock = threading.Lock()
+
+    def pending(self) -> int:
+        with self._lock:
+            return sum(len(q) for q in self._futures.values())
+
+    def submit(self, request: CaptureRequest, capture: Any) -> None:
+        """Start ``capture(request)`` now; the request's own item collects it."""
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="dictbench")
+        future = self._pool.submit(timed, capture, request)
+        with self._lock:
+            self._futures.setdefault(_key(request), deque()).append(future)
+
+    def take(self, request: CaptureRequest) -> Future[Mapping[str, Any]] | None:
+        """The capture started for ``request`` (identical requests are interchangeable:
+        repetitions of a case take theirs in order), or ``None``."""
+        with self._lock:
+            queue = self._futures.get(_key(request))
+            return queue.popleft() if queue else None
+
+
+def _key(request: CaptureRequest) -> _Key:
+    return request.case_id, request.audio
+
+
+def timed(capture: Any, request: CaptureRequest) -> Mapping[str, Any]:
+    """``capture(request)`` with its own latency (``latency_s``) when it completed."""
+    start = time.perf_counter()
+    answer = capture(request)
+    return {**answer, "latency_s": time.perf_counter() - start} \
+        if answer.get("status", "complete") == "complete" else answer
+
+
+class ProviderAdapter(LiveAdapter):
+    """A live adapter that captures planned items ahead (see module doc)."""
+
+    def __init__(self, *args: Any, concurrency: int, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.concurrency = concurrency
+        self._plan: list[tuple[Case, int]] = []
+        self._index: dict[tuple[str, int], int] = {}
+        self._started: set[tuple[str, int]] = set()
+
+    def plan(self, items: Sequence[tuple[Case, int]]) -> None:
+        """The (case, repetition) pairs this adapter will be asked for, in order."""
+        self._plan = list(items)
+        self._index = {(c.id, r): i for i, (c, r) in enumerate(self._plan)}
+
+    def get(self, case: Case, repetition: int) -> Any:
+        if self.concurrency > 1 and (case.id, repetition) in self._index:
+            self._start_ahead(self._index[case.id, repetition])
+        return super().get(case, repetition)
+
+    def _start_ahead(self, index: int) -> None:
+        """Start the uncached planned items from ``index`` on, up to ``concurrency``."""
+        transcriber = self._ready()
+        ahead: Ahead = transcriber.ahead  # type: ignore[attr-defined]
+        for case, repetition in self._plan[index:]:
+            if ahead.pending() >= self.concurrency:
+                return
+            key = (case.id, repetition)
+            if key in self._started or key in self._captured:
+                continue
+            cached = None if self.options.recapture else self._cached.get(key)
+            if (cached is not None and not cached.is_error) \
+                    or not isinstance(case.data.get("audio"), str):
+                continue  # served from the cache, or nothing to send
+            self._started.add(key)
+            locale = str(case.data.get("locale") or self.suite.locale)
+            audio = (self.suite.root / case.data["audio"]).resolve()
+            ahead.submit(CaptureRequest(case.id, audio, locale,
+                                        context=str(case.data.get("context", ""))),
+                         transcriber.capture)  # type: ignore[attr-defined]

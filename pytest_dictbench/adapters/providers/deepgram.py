@@ -1,0 +1,67 @@
+"""``deepgram``: Deepgram pre-recorded transcription: ``POST {base_url}/v1/listen`` with
+the raw audio as the body, ``Authorization: Token``, the options as query parameters
+(``model``, ``language``, ``smart_format``, ``keyterm`` ...)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..live import CaptureRequest
+from .base import Audio, Limits, Provider, ProviderTranscriber, Result
+from .client import Session
+
+__all__ = ["DEEPGRAM"]
+
+_OPTIONS = frozenset({"smart_format", "punctuate", "keyterm", "keywords", "diarize",
+                      "filler_words", "numerals", "profanity_filter", "paragraphs",
+                      "utterances", "detect_language", "dictation", "measurements"})
+
+
+def _query(value: Any) -> Any:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return [_query(v) for v in value]
+    return str(value)
+
+
+def _dig(value: Any, *path: str | int) -> Any:
+    """``value[path[0]][path[1]]...``, ``None`` where the answer lacks a step."""
+    for step in path:
+        if isinstance(step, int):
+            if not isinstance(value, list) or len(value) <= step:
+                return None
+        elif not isinstance(value, dict):
+            return None
+        value = value[step] if isinstance(step, int) else value.get(step)
+    return value
+
+
+def _run(transcriber: ProviderTranscriber, session: Session, request: CaptureRequest,
+         audio: Audio) -> Result:
+    params: list[tuple[str, Any]] = [("model", transcriber.model)]
+    language = transcriber.language_code(request)
+    if language:
+        params.append(("language", language))
+    for name, value in sorted(transcriber.options.items()):
+        values = _query(value)
+        params.extend((name, v) for v in (values if isinstance(values, list) else [values]))
+    reply = session.send("POST", "/v1/listen", params=params, content=audio.content,
+                         headers={"Content-Type": audio.content_type})
+    body: Any = reply.body if isinstance(reply.body, dict) else {}
+    meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
+    facts: dict[str, Any] = {"request_id": meta.get("request_id")}
+    info = meta.get("model_info")
+    if isinstance(info, dict) and info:
+        facts["model_info"] = [info[k] for k in sorted(info)]
+    text = _dig(body, "results", "channels", 0, "alternatives", 0, "transcript")
+    duration = meta.get("duration")
+    billed = float(duration) if isinstance(duration, (int, float)) else None
+    return Result(text if isinstance(text, str) else None, facts, billed_seconds=billed)
+
+
+DEEPGRAM = Provider(
+    kind="deepgram", title="Deepgram", run=_run, default_base_url="https://api.deepgram.com",
+    auth=("Authorization", "Token {key}"), options=_OPTIONS, default_model="nova-3",
+    # documented maximum file size for pre-recorded audio: 2 GB
+    limits={"*": Limits(max_bytes=2 * 1024 ** 3, max_bytes_text="2 GB file")})

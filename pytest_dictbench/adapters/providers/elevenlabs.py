@@ -1,0 +1,46 @@
+"""``elevenlabs``: ElevenLabs Scribe: ``POST {base_url}/v1/speech-to-text``, multipart
+with ``file``, ``model_id``, ``language_code`` and the options (``tag_audio_events``
+marks laughter and the like, useful for verbatim suites); the key is ``xi-api-key``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..http import encode_multipart
+from ..live import CaptureRequest
+from .base import Audio, Limits, Provider, ProviderTranscriber, Result
+from .client import Session
+
+__all__ = ["ELEVENLABS"]
+
+_OPTIONS = frozenset({"tag_audio_events", "diarize", "num_speakers", "timestamps_granularity",
+                      "temperature", "seed"})
+
+
+def _run(transcriber: ProviderTranscriber, session: Session, request: CaptureRequest,
+         audio: Audio) -> Result:
+    fields = {"model_id": str(transcriber.model)}
+    language = transcriber.language_code(request)
+    if language:
+        fields["language_code"] = language
+    for name, value in sorted(transcriber.options.items()):
+        fields[name] = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    body, content_type = encode_multipart(fields, "file", audio.path.name, audio.content,
+                                          audio.content_type)
+    reply = session.send("POST", "/v1/speech-to-text", content=body,
+                         headers={"Content-Type": content_type})
+    answer: Any = reply.body if isinstance(reply.body, dict) else {}
+    facts = {"request_id": reply.headers.get("request-id") or answer.get("transcription_id"),
+             "language_code": answer.get("language_code"),
+             "language_probability": answer.get("language_probability")}
+    text = answer.get("text")
+    return Result(text if isinstance(text, str) else None, facts,
+                  billed_seconds=round(audio.duration_s, 3))
+
+
+ELEVENLABS = Provider(
+    kind="elevenlabs", title="ElevenLabs Scribe", run=_run,
+    default_base_url="https://api.elevenlabs.io", auth=("xi-api-key", "{key}"),
+    options=_OPTIONS, default_model="scribe_v1",
+    # documented upload limit: 3 GB
+    limits={"*": Limits(max_bytes=3 * 1024 ** 3, max_bytes_text="3 GB file")})

@@ -1,0 +1,134 @@
+"""What a selection's captures would cost, with nothing sent (``--capture-estimate``).
+
+For every selected item of a live product: is its output cached (a usable line, not an
+error; ``--recapture`` ignores the cache), and if not, how long is its audio. A provider
+product's minutes are priced from its price (its ``[pricing]`` or the bundled table);
+a per-token price is estimated from the audio's input tokens only (output tokens are
+not known before the run, so the figure is a lower bound and says so).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from ...audio.io import AudioError, audio_info
+from ...errors import DictbenchError
+from ...model import Case, Product, Suite
+from .prices import Price, price_for
+
+__all__ = ["AUDIO_TOKENS_PER_SECOND", "CaptureEstimate", "ProductEstimate"]
+
+#: Gemini represents each second of audio as 32 input tokens (its audio guide).
+AUDIO_TOKENS_PER_SECOND = 32
+
+
+@dataclass
+class ProductEstimate:
+    """One live product's share of the selection."""
+
+    product: str
+    adapter: str
+    model: str | None
+    captures: int = 0
+    cached: int = 0
+    audio_seconds: float = 0.0
+    cost_usd: Decimal | None = Decimal(0)
+    #: Why there is no cost, or what it leaves out.
+    note: str = ""
+
+    def line(self) -> str:
+        cost = "no price" if self.cost_usd is None else f"${self.cost_usd:.6f}"
+        minutes = self.audio_seconds / 60
+        note = f" ({self.note})" if self.note else ""
+        return (f"  {self.product} [{self.adapter}{f', {self.model}' if self.model else ''}]: "
+                f"{self.captures} captures ({minutes:.2f} audio minutes), {self.cached} "
+                f"cached; {cost}{note}")
+
+
+class CaptureEstimate:
+    """Adds up the captures of a selection (see module doc)."""
+
+    def __init__(self, default_models: Mapping[str, str | None]) -> None:
+        #: Provider kind -> the model it uses when a product names none.
+        self.default_models = dict(default_models)
+        self.providers = frozenset(default_models)
+        self.products: dict[str, ProductEstimate] = {}
+        self._cached: dict[tuple[str, str], set[tuple[str, int]]] = {}
+
+    def add(self, product: Product, suite: Suite, case: Case, repetition: int,
+            adapter: Any, recapture: bool) -> None:
+        """Count one selected item; ``adapter`` is its live adapter (with ``cache``)."""
+        model = product.settings.get("model", self.default_models.get(product.adapter))
+        entry = self.products.get(product.name)
+        if entry is None:
+            entry = self.products[product.name] = ProductEstimate(
+                product.name, product.adapter, model if isinstance(model, str) else None)
+            if product.adapter not in self.providers and "usd_per_audio_minute" \
+                    not in product.pricing:
+                entry.cost_usd, entry.note = None, "no [pricing]"
+        if not recapture and (case.id, repetition) in self._usable(product, suite, adapter):
+            entry.cached += 1
+            return
+        entry.captures += 1
+        seconds = _seconds(suite, case)
+        if seconds is None:
+            entry.cost_usd, entry.note = None, f"audio length of {case.id!r} unknown"
+            return
+        entry.audio_seconds += seconds
+        if entry.cost_usd is None:
+            return
+        price = self._price(product, entry)
+        if price is None:
+            entry.cost_usd, entry.note = None, "no price in [pricing] or the bundled table"
+            return
+        if price.usd_per_audio_minute is not None:
+            entry.cost_usd += price.usd_per_audio_minute * Decimal(str(seconds)) / 60
+            return
+        tokens = {"input_audio": round(seconds * AUDIO_TOKENS_PER_SECOND)}
+        entry.cost_usd += price.cost(None, tokens) or Decimal(0)
+        entry.note = "audio input tokens only: output and thinking tokens not estimated"
+
+    def _price(self, product: Product, entry: ProductEstimate) -> Price | None:
+        return price_for(product.adapter, entry.model or "", product.pricing)
+
+    def _usable(self, product: Product, suite: Suite, adapter: Any) -> set[tuple[str, int]]:
+        key = (product.name, suite.id)
+        if key not in self._cached:
+            try:
+                lines = adapter.cache.read()
+            except DictbenchError:
+                lines = {}
+            self._cached[key] = {k for k, out in lines.items() if not out.is_error}
+        return self._cached[key]
+
+    def lines(self) -> list[str]:
+        out = ["capture estimate (nothing was sent, no item ran)"]
+        total, priced = Decimal(0), True
+        for _, entry in sorted(self.products.items()):
+            out.append(entry.line())
+            if entry.cost_usd is None:
+                priced = False
+            else:
+                total += entry.cost_usd
+        captures = sum(e.captures for e in self.products.values())
+        out.append(f"  total: {captures} captures; ${total:.6f}"
+                   + ("" if priced else " for the priced products only"))
+        return out
+
+
+def _seconds(suite: Suite, case: Case) -> float | None:
+    """The case's audio length: its ``duration_s``, else measured from the file."""
+    duration = case.data.get("duration_s")
+    if isinstance(duration, (int, float)) and not isinstance(duration, bool):
+        return float(duration)
+    audio = case.data.get("audio")
+    if not isinstance(audio, str):
+        return None
+    try:
+        return audio_info(Path(suite.root) / audio).duration
+    except (AudioError, OSError):
+        return None

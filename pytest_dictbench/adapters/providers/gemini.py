@@ -1,0 +1,148 @@
+"""``gemini``: the Gemini API's ``generateContent`` with the audio inline:
+``POST {base_url}/v1beta/models/{model}:generateContent``, the key in ``x-goog-api-key``.
+
+The instruction (``prompt``, with ``{context}`` and ``{language}``) goes first, then the
+audio as ``inline_data``. ``thinking_budget`` (tokens; 0 turns thinking off) or
+``thinking_level`` (``low``, ``high``...) set ``generationConfig.thinkingConfig``, so
+"thinking on" and "thinking off" are two products. Token usage, the model version and
+the response id go to the capture record.
+
+Audio above the inline limit (or all audio, with ``upload = "always"``) goes through the
+Files API first: a resumable upload (``POST {base_url}/upload/v1beta/files``, then the
+bytes to the upload URL it hands out, which must be on the same host), a wait until the
+file is ``ACTIVE``, then ``file_data`` in place of ``inline_data``.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+from urllib.parse import quote
+
+from ...errors import CaptureError
+from ..live import CaptureRequest
+from .base import Audio, Limits, Provider, ProviderTranscriber, Result
+from .client import Session
+
+__all__ = ["DEFAULT_PROMPT", "GEMINI"]
+
+#: The instruction when a product gives none.
+DEFAULT_PROMPT = ("Transcribe this recording word for word in its language ({language}). "
+                  "Answer with the transcript only.\nContext: {context}")
+_OPTIONS = frozenset({"temperature", "seed", "max_output_tokens"})
+_CONFIG_NAMES = {"temperature": "temperature", "seed": "seed",
+                 "max_output_tokens": "maxOutputTokens"}
+#: Inline data: the Files API page asks for an upload above a 100 MB request; base64
+#: grows the audio by 4/3, so audio above 70 MB is uploaded.
+INLINE_MAX_BYTES = 70 * 1024 * 1024
+#: Files API uploads and audio length.
+_LIMITS = Limits(max_bytes=2 * 1024 ** 3, max_bytes_text="2 GB Files API",
+                 max_seconds=9.5 * 3600, max_seconds_text="9.5-hour audio")
+
+
+def _config(transcriber: ProviderTranscriber) -> dict[str, Any]:
+    settings = transcriber.settings
+    config: dict[str, Any] = {_CONFIG_NAMES[k]: v for k, v in
+                              sorted(transcriber.options.items())}
+    budget = settings.get("thinking_budget", int, None)
+    level = settings.get("thinking_level", str, None)
+    if budget is not None and level is not None:
+        raise settings.error("[settings] give thinking_budget or thinking_level, not both")
+    if budget is not None:
+        config["thinkingConfig"] = {"thinkingBudget": budget}
+    elif level is not None:
+        config["thinkingConfig"] = {"thinkingLevel": level}
+    return config
+
+
+def _run(transcriber: ProviderTranscriber, session: Session, request: CaptureRequest,
+         audio: Audio) -> Result:
+    template = transcriber.settings.get("prompt", str, DEFAULT_PROMPT)
+    instruction = request.fill(template).replace("{language}",
+                                                 transcriber.language_code(request))
+    upload = transcriber.settings.get("upload", str, "auto")
+    if upload not in ("auto", "always"):
+        raise transcriber.settings.error(f"[settings] upload must be 'auto' or 'always', got "
+                                         f"{upload!r}")
+    facts: dict[str, Any] = {}
+    if upload == "always" or len(audio.content) > INLINE_MAX_BYTES:
+        uri = _upload(transcriber, session, audio)
+        facts["file_uri"] = uri
+        part: dict[str, Any] = {"file_data": {"mime_type": audio.content_type,
+                                              "file_uri": uri}}
+    else:
+        part = {"inline_data": {"mime_type": audio.content_type,
+                                "data": base64.b64encode(audio.content).decode("ascii")}}
+    payload: dict[str, Any] = {"contents": [{"role": "user", "parts": [
+        {"text": instruction}, part]}]}
+    config = _config(transcriber)
+    if config:
+        payload["generationConfig"] = config
+    path = f"/v1beta/models/{quote(str(transcriber.model), safe='.-_')}:generateContent"
+    reply = session.send("POST", path, json=payload)
+    body: Any = reply.body if isinstance(reply.body, dict) else {}
+    usage = body.get("usageMetadata") if isinstance(body.get("usageMetadata"), dict) else {}
+    facts.update({"request_id": body.get("responseId"),
+                  "model_version": body.get("modelVersion"), "usage": usage})
+    candidates = body.get("candidates")
+    first = candidates[0] if isinstance(candidates, list) and candidates else {}
+    facts["finish_reason"] = first.get("finishReason") if isinstance(first, dict) else None
+    parts = (first.get("content") or {}).get("parts") if isinstance(first, dict) else None
+    texts = [p["text"] for p in parts or [] if isinstance(p, dict)
+             and isinstance(p.get("text"), str) and not p.get("thought")]
+    return Result("".join(texts) if texts else None, facts, tokens=_tokens(usage))
+
+
+def _upload(transcriber: ProviderTranscriber, session: Session, audio: Audio) -> str:
+    """Upload the audio with the Files API; its ``file_uri`` once the file is ACTIVE."""
+    settings = transcriber.settings
+    poll, poll_max = settings.positive("poll_s", 1.0), settings.positive("poll_max_s", 10.0)
+    start = session.send("POST", "/upload/v1beta/files", json={
+        "file": {"display_name": audio.path.name}}, headers={
+        "X-Goog-Upload-Protocol": "resumable", "X-Goog-Upload-Command": "start",
+        "X-Goog-Upload-Header-Content-Length": str(len(audio.content)),
+        "X-Goog-Upload-Header-Content-Type": audio.content_type})
+    target = start.headers.get("x-goog-upload-url")
+    if not target:
+        raise CaptureError("Gemini Files API answered without an upload URL")
+    done = session.send("POST", session.same_origin(target), content=audio.content, headers={
+        "X-Goog-Upload-Offset": "0", "X-Goog-Upload-Command": "upload, finalize"})
+    file = done.body.get("file") if isinstance(done.body, dict) else None
+    name = file.get("name") if isinstance(file, dict) else None
+    if not isinstance(name, str) or not name.startswith("files/") or ".." in name:
+        raise CaptureError("Gemini Files API answered without a file name")
+    while file.get("state") not in ("ACTIVE", "FAILED"):
+        session.wait(poll)
+        poll = min(poll_max, poll * 1.5)
+        found = session.send("GET", f"/v1beta/{quote(name, safe='/')}").body
+        file = found if isinstance(found, dict) else {}
+    if file["state"] == "FAILED":
+        raise CaptureError(transcriber.client.scrubbed(
+            f"Gemini could not process the uploaded audio ({name}): "
+            f"{(file.get('error') or {}).get('message', 'no reason given')}"))
+    uri = file.get("uri")
+    if not isinstance(uri, str):
+        raise CaptureError(f"Gemini file {name} has no uri")
+    return uri
+
+
+def _tokens(usage: dict[str, Any]) -> dict[str, int]:
+    """Billed tokens by kind: prompt audio and text, and output (thinking included)."""
+    if not usage:
+        return {}
+    by_modality = {d.get("modality"): int(d.get("tokenCount", 0))
+                   for d in usage.get("promptTokensDetails") or [] if isinstance(d, dict)}
+    prompt = int(usage.get("promptTokenCount", 0))
+    audio = by_modality.get("AUDIO", 0)
+    return {"input_audio": audio, "input_text": prompt - audio,
+            "output": int(usage.get("candidatesTokenCount", 0))
+            + int(usage.get("thoughtsTokenCount", 0))}
+
+
+GEMINI = Provider(
+    kind="gemini", title="Gemini API", run=_run,
+    default_base_url="https://generativelanguage.googleapis.com",
+    auth=("x-goog-api-key", "{key}"), options=_OPTIONS,
+    settings=frozenset({"prompt", "thinking_budget", "thinking_level", "upload", "poll_s",
+                        "poll_max_s"}),
+    default_model="gemini-2.5-flash", limits={"*": _LIMITS})

@@ -1,0 +1,63 @@
+"""``--capture-estimate``: how many captures a selection needs and what they would cost.
+
+Registered as its own pytest plugin when the option is given. After collection it
+counts every selected item of a live product whose output is not cached (see
+:mod:`pytest_dictbench.adapters.providers.estimate`), prints the counts and costs, and
+deselects every item: nothing is sent, captured, judged or scored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+__all__ = ["PLUGIN_NAME", "CaptureEstimatePlugin", "add_option"]
+
+#: Name under which the plugin is registered.
+PLUGIN_NAME = "dictbench-capture-estimate"
+
+
+def add_option(group: Any) -> None:
+    """Declare ``--capture-estimate`` in the dictbench option group."""
+    group.addoption(
+        "--capture-estimate", dest="dictbench_capture_estimate", action="store_true",
+        default=False,
+        help="Send nothing and run no item: print how many captures the selected items of "
+        "live products need (cached outputs excluded) and what they would cost.")
+
+
+class CaptureEstimatePlugin:
+    """The estimate plugin (see module doc)."""
+
+    def __init__(self, recapture: bool) -> None:
+        from ..adapters.providers import PROVIDERS
+        from ..adapters.providers.estimate import CaptureEstimate
+
+        self.estimate = CaptureEstimate({k: p.default_model for k, p in PROVIDERS.items()})
+        self.recapture = recapture
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config,
+                                      items: list[pytest.Item]) -> None:
+        for item in items:
+            product = getattr(item, "product", None)
+            if product is None or product.adapter == "cache" or not hasattr(item, "case"):
+                continue
+            adapter = getattr(item, "adapter", None)
+            if adapter is None or not hasattr(adapter, "cache"):
+                continue
+            self.estimate.add(product, item.suite, item.case, item.repetition, adapter,
+                              self.recapture)
+        config.hook.pytest_deselected(items=list(items))
+        items[:] = []
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        terminalreporter.write_sep("=", "dictbench capture estimate")
+        for line in self.estimate.lines():
+            terminalreporter.write_line(line)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+            session.exitstatus = pytest.ExitCode.OK

@@ -1,0 +1,33 @@
+"""Tell adapters that capture ahead which items they will be asked for, in run order.
+
+Once collection is final (deselection included), every adapter with a ``plan`` method
+(the cloud provider adapters, :mod:`pytest_dictbench.adapters.providers.concurrent`)
+gets its (case, repetition) pairs in the order the items will run, so that it can make
+the next captures concurrently while keeping the outputs in that order. Under
+pytest-xdist all items of a live product run on one worker, in this order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+__all__ = ["PLUGIN_NAME", "CapturePlan"]
+
+#: Name under which the plugin is registered.
+PLUGIN_NAME = "dictbench-capture-plan"
+
+
+class CapturePlan:
+    """The plugin (see module doc)."""
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        plans: dict[int, tuple[Any, list[tuple[Any, int]]]] = {}
+        for item in session.items:
+            adapter = getattr(item, "adapter", None)
+            if adapter is None or not callable(getattr(adapter, "plan", None)):
+                continue
+            plans.setdefault(id(adapter), (adapter, []))[1].append((item.case, item.repetition))
+        for adapter, items in plans.values():
+            adapter.plan(items)

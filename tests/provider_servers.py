@@ -1,0 +1,330 @@
+"""Loopback servers for the cloud provider adapter tests, one fake per provider.
+
+Each fake speaks its provider's documented wire format (paths, auth header form, body
+shape, job polling, error bodies), records what the adapter sent, answers 401 to a
+wrong key, and notes any request that carries the key anywhere but its header
+(``leaks``). ``faults`` are replies given, in order, before the normal ones.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from http_stt_server import Recorded, Reply, parse_multipart
+
+KEY = "prov-test-key-0123456789-DO-NOT-LEAK"
+KEY_ENV = "DICTBENCH_TEST_PROVIDER_KEY"
+#: A reply status that makes the server close the connection without answering.
+DROP = 0
+
+
+@dataclass
+class Request(Recorded):
+    """A recorded request with its query (``?a=1&a=2`` -> ``[("a", "1"), ("a", "2")]``)."""
+
+    query: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def route(self) -> str:
+        return urlsplit(self.path).path
+
+
+class Fake:
+    """The common part: auth check, leak check, faults, recording."""
+
+    #: The header that must carry the key, and its value.
+    auth: tuple[str, str] = ("Authorization", f"Bearer {KEY}")
+
+    def __init__(self) -> None:
+        self.faults: list[Reply] = []
+        self.requests: list[Request] = []
+        self.leaks: list[str] = []
+        self.url = ""
+        self.text = "hello from the provider"
+
+    def __call__(self, request: Request) -> Reply:
+        self.requests.append(request)
+        header, value = self.auth
+        others = {k: v for k, v in request.headers.items() if k.lower() != header.lower()}
+        if KEY in request.path or KEY.encode() in request.body or KEY in json.dumps(others):
+            self.leaks.append(request.path)
+        if request.headers.get(header) != value:
+            return self.refused(request.headers.get(header))
+        if self.faults:
+            return self.faults.pop(0)
+        return self.answer(request)
+
+    def refused(self, sent: str | None) -> Reply:
+        return Reply(401, {"error": {"message": f"Incorrect API key provided: {sent}"}})
+
+    def answer(self, request: Request) -> Reply:
+        raise NotImplementedError
+
+
+class OpenAIFake(Fake):
+    def answer(self, request: Request) -> Reply:
+        assert request.route == "/v1/audio/transcriptions"
+        assert "file" in request.files
+        return Reply(body={"text": f"  {self.text}  ",
+                           "usage": {"type": "duration", "seconds": 1}},
+                     headers={"x-request-id": "req_openai_1"})
+
+
+class DeepgramFake(Fake):
+    auth = ("Authorization", f"Token {KEY}")
+
+    def refused(self, sent: str | None) -> Reply:
+        return Reply(401, {"err_code": "INVALID_AUTH", "err_msg": f"Invalid credentials {sent}",
+                           "request_id": "r-401"})
+
+    def answer(self, request: Request) -> Reply:
+        assert request.route == "/v1/listen" and request.method == "POST"
+        assert request.headers["Content-Type"].startswith("audio/")
+        assert request.body[:4] in (b"RIFF", b"fLaC")
+        return Reply(body={
+            "metadata": {"request_id": "dg-req-1", "duration": 0.5, "channels": 1,
+                         "model_info": {"u1": {"name": "general-nova-3", "version": "2025-01",
+                                               "arch": "nova-3"}}},
+            "results": {"channels": [{"alternatives": [{"transcript": self.text,
+                                                        "confidence": 0.9}]}]}})
+
+
+class GeminiFake(Fake):
+    auth = ("x-goog-api-key", KEY)
+
+    def refused(self, sent: str | None) -> Reply:
+        return Reply(403, {"error": {"code": 403, "status": "PERMISSION_DENIED",
+                                     "message": f"API key not valid: {sent}"}})
+
+    #: Files API: the upload URL's origin (default: this server) and the file's states.
+    upload_origin: str | None = None
+    file_states = ("PROCESSING", "ACTIVE")
+
+    def answer(self, request: Request) -> Reply:
+        if request.route == "/upload/v1beta/files" and not request.query:
+            assert request.headers["X-Goog-Upload-Protocol"] == "resumable"
+            assert request.headers["X-Goog-Upload-Command"] == "start"
+            self.uploaded = int(request.headers["X-Goog-Upload-Header-Content-Length"])
+            self.states = list(self.file_states)
+            origin = self.upload_origin or self.url
+            return Reply(body={}, headers={
+                "X-Goog-Upload-URL": f"{origin}/upload/v1beta/files?upload_id=u1"})
+        if request.route == "/upload/v1beta/files":
+            assert request.headers["X-Goog-Upload-Command"] == "upload, finalize"
+            assert len(request.body) == self.uploaded and request.body[:4] == b"RIFF"
+            return Reply(body={"file": self._file()})
+        if request.method == "GET" and request.route == "/v1beta/files/abc":
+            return Reply(body=self._file())
+        assert request.route.startswith("/v1beta/models/")
+        assert request.route.endswith(":generateContent")
+        parts = request.json["contents"][0]["parts"]
+        if "file_data" in parts[1]:
+            assert parts[1]["file_data"]["file_uri"] == f"{self.url}/v1beta/files/abc"
+        else:
+            assert base64.b64decode(parts[1]["inline_data"]["data"])[:4] == b"RIFF"
+        return Reply(body={
+            "candidates": [{"content": {"role": "model", "parts": [
+                {"text": "thinking...", "thought": True}, {"text": self.text}]},
+                "finishReason": "STOP"}],
+            "usageMetadata": {"promptTokenCount": 40, "candidatesTokenCount": 6,
+                              "thoughtsTokenCount": 10, "totalTokenCount": 56,
+                              "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 24},
+                                                      {"modality": "AUDIO",
+                                                       "tokenCount": 16}]},
+            "modelVersion": "gemini-2.5-flash-001", "responseId": "gem-resp-1"})
+
+
+    def _file(self) -> dict[str, Any]:
+        state = self.states.pop(0) if len(self.states) > 1 else self.states[0]
+        found = {"name": "files/abc", "uri": f"{self.url}/v1beta/files/abc",
+                 "mimeType": "audio/wav", "state": state}
+        if state == "FAILED":
+            found["error"] = {"message": "audio could not be decoded"}
+        return found
+
+
+class ElevenLabsFake(Fake):
+    auth = ("xi-api-key", KEY)
+
+    def refused(self, sent: str | None) -> Reply:
+        return Reply(401, {"detail": {"status": "invalid_api_key",
+                                      "message": f"Invalid API key {sent}"}})
+
+    def answer(self, request: Request) -> Reply:
+        assert request.route == "/v1/speech-to-text"
+        assert "file" in request.files and "model_id" in request.fields
+        return Reply(body={"language_code": "eng", "language_probability": 0.98,
+                           "text": self.text, "words": []},
+                     headers={"request-id": "el-req-1"})
+
+
+class AssemblyAIFake(Fake):
+    """Upload, create, poll: the job reports each of ``states`` in turn, then
+    ``completed`` (or stays at the last state forever when ``finish`` is false)."""
+
+    auth = ("Authorization", KEY)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.states = ["queued", "processing"]
+        self.finish = True
+        self.failure: str | None = None
+        self.job: dict[str, Any] | None = None
+
+    def refused(self, sent: str | None) -> Reply:
+        return Reply(401, {"error": f"Authentication error, API token missing/invalid: {sent}"})
+
+    def answer(self, request: Request) -> Reply:
+        if request.method == "POST" and request.route == "/v2/upload":
+            assert request.headers["Content-Type"] == "application/octet-stream"
+            return Reply(body={"upload_url": f"{self.url}/cdn/upload/abc123"})
+        if request.method == "POST" and request.route == "/v2/transcript":
+            self.job = request.json
+            return Reply(body={"id": "job-1", "status": "queued", "text": None})
+        if request.method == "GET" and request.route == "/v2/transcript/job-1":
+            if self.states:
+                state = self.states.pop(0) if (len(self.states) > 1 or self.finish) \
+                    else self.states[0]
+                return Reply(body={"id": "job-1", "status": state, "text": None})
+            if self.failure:
+                return Reply(body={"id": "job-1", "status": "error", "error": self.failure})
+            return Reply(body={"id": "job-1", "status": "completed", "text": self.text,
+                               "audio_duration": 1, "speech_model": "universal",
+                               "language_code": "en"})
+        return Reply(404, {"error": f"no route {request.method} {request.route}"})
+
+
+class SpeechmaticsFake(Fake):
+    """Submit, poll, fetch: like :class:`AssemblyAIFake`, with ``done``/``rejected``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.states = ["running", "running"]
+        self.finish = True
+        self.failure: str | None = None
+        self.config: Any = None
+
+    def refused(self, sent: str | None) -> Reply:
+        return Reply(401, {"code": 401, "error": f"Permission Denied for {sent}"})
+
+    def answer(self, request: Request) -> Reply:
+        if request.method == "POST" and request.route == "/v2/jobs":
+            assert "data_file" in request.files
+            self.config = json.loads(request.fields["config"])
+            return Reply(201, {"id": "sm-job-1"})
+        if request.method == "GET" and request.route == "/v2/jobs/sm-job-1":
+            if self.states:
+                state = self.states.pop(0) if (len(self.states) > 1 or self.finish) \
+                    else self.states[0]
+                return Reply(body={"job": {"id": "sm-job-1", "status": state}})
+            if self.failure:
+                return Reply(body={"job": {"id": "sm-job-1", "status": "rejected",
+                                           "errors": [{"message": self.failure}]}})
+            return Reply(body={"job": {"id": "sm-job-1", "status": "done", "duration": 2}})
+        if request.method == "GET" and request.route == "/v2/jobs/sm-job-1/transcript":
+            assert request.query == [("format", "txt")]
+            return Reply(body=f"{self.text}\n".encode())
+        return Reply(404, {"code": 404, "error": f"no route {request.route}"})
+
+
+class AzureFake(Fake):
+    auth = ("Ocp-Apim-Subscription-Key", KEY)
+
+    def refused(self, sent: str | None) -> Reply:
+        return Reply(401, {"error": {"code": "401", "message": "Access denied due to invalid "
+                                     f"subscription key {sent}"}})
+
+    def answer(self, request: Request) -> Reply:
+        assert request.route == "/speechtotext/transcriptions:transcribe"
+        assert request.query == [("api-version", "2024-11-15")]
+        assert "audio" in request.files
+        self.definition = json.loads(request.fields["definition"])
+        return Reply(body={"durationMilliseconds": 1500,
+                           "combinedPhrases": [{"text": self.text}] if self.text else [],
+                           "phrases": []}, headers={"apim-request-id": "az-req-1"})
+
+
+class ProviderServer:
+    """``with ProviderServer(fake) as server: ... server.url ...`` (GET and POST)."""
+
+    def __init__(self, fake: Callable[[Request], Reply]) -> None:
+        self.fake = fake
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def setup(self) -> None:
+                super().setup()  # headers and body at once (no delayed-ACK stalls)
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+            def do_GET(self) -> None:
+                self._serve("GET")
+
+            def do_POST(self) -> None:
+                self._serve("POST")
+
+            def _serve(self, method: str) -> None:
+                length = int(self.headers.get("Content-Length", 0))
+                body = self.rfile.read(length)
+                request = Request(method, self.path, dict(self.headers.items()), body,
+                                  query=parse_qsl(urlsplit(self.path).query))
+                kind = self.headers.get("Content-Type", "")
+                if kind.startswith("multipart/form-data"):
+                    request.fields, request.files = parse_multipart(kind, body)
+                elif kind.startswith("application/json"):
+                    request.json = json.loads(body)
+                try:
+                    reply = owner.fake(request)
+                except (AssertionError, KeyError) as exc:  # the adapter sent something wrong
+                    reply = Reply(400, {"error": {"message": f"fake refused: {exc}"}})
+                if reply.delay_s:
+                    time.sleep(reply.delay_s)
+                if reply.status == DROP:  # hang up without a word
+                    self.close_connection = True
+                    return
+                data = reply.body if isinstance(reply.body, bytes) \
+                    else json.dumps(reply.body).encode()
+                try:
+                    self.send_response(reply.status)
+                    for name, value in reply.headers.items():
+                        self.send_header(name, value)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    if not reply.trickle_s:
+                        self.wfile.write(data)
+                    for index in range(len(data) if reply.trickle_s else 0):
+                        self.wfile.write(data[index:index + 1])
+                        self.wfile.flush()
+                        time.sleep(reply.trickle_s)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        if isinstance(fake, Fake):
+            fake.url = self.url
+        self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.02,),
+                                        daemon=True)
+
+    def __enter__(self) -> ProviderServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

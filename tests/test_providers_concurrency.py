@@ -1,0 +1,139 @@
+"""Captures of a cloud product made ``concurrency`` at a time: the same outputs and
+cache lines, in the same order, as at concurrency 1; a 429 holds every request."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from adapter_support import cache_lines, make_product, make_suite
+from http_stt_server import Reply
+from provider_servers import KEY, KEY_ENV, DeepgramFake, ProviderServer, Request
+
+from pytest_dictbench.adapters import builtin_adapters
+from pytest_dictbench.adapters.base import AdapterOptions
+from pytest_dictbench.errors import ProductError
+from pytest_dictbench.model import Suite
+
+#: Fields that differ between any two runs (when, how long, on which machine state).
+TIMING = ("latency_ms", "rtf", "started_utc")
+
+
+class SlowDeepgram(DeepgramFake):
+    """Answers after ``delay_s``, each case with its own text; counts requests in flight."""
+
+    def __init__(self, delay_s: float) -> None:
+        super().__init__()
+        self.delay_s = delay_s
+        self.in_flight = self.most = 0
+        self._lock = threading.Lock()
+
+    #: The audio (bytes) whose first request gets a 429 with Retry-After: 1.
+    limited: bytes | None = None
+
+    def answer(self, request: Request) -> Reply:
+        if self.limited is not None and request.body == self.limited:
+            self.limited = None
+            return Reply(429, {"err_msg": "rate limited"}, headers={"Retry-After": "1"})
+        with self._lock:
+            self.in_flight += 1
+            self.most = max(self.most, self.in_flight)
+        time.sleep(self.delay_s)
+        with self._lock:
+            self.in_flight -= 1
+        reply = super().answer(request)
+        reply.body["results"]["channels"][0]["alternatives"][0]["transcript"] = \
+            f"text of audio {hashlib.sha256(request.body).hexdigest()[:12]}"
+        return reply
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Suite:
+    # distinct tone frequencies: each case's audio, and so its answer, differs
+    return make_suite(tmp_path / "suite", {f"c{i}": f"audio/c{i}.wav" for i in range(1, 9)})
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_ENV, KEY)
+
+
+@pytest.fixture
+def fake() -> SlowDeepgram:
+    return SlowDeepgram(0.2)
+
+
+@pytest.fixture
+def server(fake: SlowDeepgram) -> Iterator[ProviderServer]:
+    with ProviderServer(fake) as running:
+        yield running
+
+
+def run(tmp_path: Path, suite: Suite, server: ProviderServer, concurrency: int,
+        repetitions: int = 1) -> tuple[list[Any], list[dict[str, Any]]]:
+    product = make_product(tmp_path / f"c{concurrency}", "deepgram", {
+        "base_url": server.url, "api_key_env": KEY_ENV, "concurrency": concurrency})
+    live = builtin_adapters()["deepgram"](product, suite, AdapterOptions(warmup=False))
+    plan = [(case, r) for case in suite.cases for r in range(1, repetitions + 1)]
+    live.plan(plan)
+    outputs = [live.get(case, r) for case, r in plan]
+    lines = [json.loads(line) for line in cache_lines(product, suite)]
+    for line in lines:
+        for name in (*TIMING, "environment"):
+            line.pop(name)
+    return outputs, lines
+
+
+def test_concurrent_captures_give_the_lines_of_a_run_at_concurrency_1(
+        tmp_path: Path, suite: Suite, fake: SlowDeepgram, server: ProviderServer) -> None:
+    one, lines_one = run(tmp_path, suite, server, 1)
+    assert fake.most == 1
+    fake.most = 0
+    eight, lines_eight = run(tmp_path, suite, server, 4, repetitions=2)
+    assert fake.most == 4  # never more in flight than the product's concurrency
+    assert [(o.case_id, o.repetition) for o in eight] == [
+        (f"c{i}", r) for i in range(1, 9) for r in (1, 2)]
+    assert [o.text for o in eight][::2] == [o.text for o in one]
+    assert len({o.text for o in one}) == 8
+    # the cache lines, in the same order, differ only in the timing fields and settings
+    firsts = [line for line in lines_eight if line["repetition"] == 1]
+    for line in (*firsts, *lines_one):
+        line.pop("settings")
+    assert firsts == lines_one
+    assert all(o.latency_ms is not None and o.latency_ms >= 200 for o in eight)
+
+
+def test_cached_items_are_not_captured_again_ahead(
+        tmp_path: Path, suite: Suite, fake: SlowDeepgram, server: ProviderServer) -> None:
+    run(tmp_path, suite, server, 4)
+    sent = len(fake.requests)
+    run(tmp_path, suite, server, 4)
+    assert len(fake.requests) == sent == 8
+
+
+def test_a_429_holds_every_request_in_flight(
+        tmp_path: Path, suite: Suite, fake: SlowDeepgram, server: ProviderServer) -> None:
+    # c3's request is limited: c1 and c2 come back meanwhile, so c5 and c6 start during
+    # its wait, and must hold back with it
+    fake.limited = (suite.root / "audio/c3.wav").read_bytes()
+    outputs, _ = run(tmp_path, suite, server, 4)
+    assert all(o.status == "complete" for o in outputs)
+    assert len(fake.requests) == 9  # eight captures, one of them twice
+    waited = [o.meta["provider"].get("retry_waits_s") for o in outputs]
+    assert waited.count([1.0]) == 1  # the one that got the 429 waited what it was told
+    assert waited[2] == [1.0]
+    held = [o.meta["provider"].get("rate_limit_holds_s") for o in outputs]
+    assert held[4] and held[5]  # (c1, c2 and c4 may or may not be sent before the 429)
+
+
+def test_concurrency_below_one_is_a_product_error(tmp_path: Path, suite: Suite,
+                                                  server: ProviderServer) -> None:
+    product = make_product(tmp_path, "deepgram", {"base_url": server.url, "concurrency": 0})
+    with pytest.raises(ProductError, match="concurrency must be at least 1"):
+        builtin_adapters()["deepgram"](product, suite, AdapterOptions(warmup=False))

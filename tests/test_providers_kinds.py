@@ -1,0 +1,349 @@
+"""What each provider kind sends and keeps: its documented request shape, the language
+code from the suite locale, its options, and the facts of the run in the capture record."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from adapter_support import cache_lines, make_product, make_suite
+from http_stt_server import Reply
+from provider_servers import (
+    KEY,
+    KEY_ENV,
+    AssemblyAIFake,
+    AzureFake,
+    DeepgramFake,
+    ElevenLabsFake,
+    GeminiFake,
+    OpenAIFake,
+    ProviderServer,
+    SpeechmaticsFake,
+)
+
+from pytest_dictbench.adapters import builtin_adapters
+from pytest_dictbench.adapters.base import AdapterOptions
+from pytest_dictbench.errors import ProductError
+from pytest_dictbench.model import Output, Suite
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Suite:
+    suite = make_suite(tmp_path / "suite", {"c1": "audio/c1.wav"}, locale="ja-JP")
+    suite.cases[0].data["context"] = "Names: Sato."
+    return suite
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_ENV, KEY)
+
+
+@pytest.fixture
+def serve() -> Iterator[Any]:
+    servers: list[ProviderServer] = []
+
+    def start(fake: Any) -> ProviderServer:
+        server = ProviderServer(fake).__enter__()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.__exit__()
+
+
+def capture(tmp_path: Path, suite: Suite, kind: str, server: ProviderServer,
+            **values: Any) -> Output:
+    product = make_product(tmp_path / "products", kind, {
+        "base_url": server.url, "api_key_env": KEY_ENV, "timeout_s": 5, **values})
+    output = builtin_adapters()[kind](product, suite, AdapterOptions(warmup=False)).get(
+        suite.cases[0], 1)
+    assert output is not None
+    return output
+
+
+def test_openai_sends_model_language_and_the_prompt_with_the_cases_context(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    fake = OpenAIFake()
+    output = capture(tmp_path, suite, "openai", serve(fake), model="gpt-4o-transcribe",
+                     prompt="Vocabulary. {context}", options={"temperature": 0})
+    assert output.status == "complete" and output.text == "hello from the provider"
+    [request] = fake.requests
+    assert request.headers["Authorization"] == f"Bearer {KEY}"
+    assert request.fields == {"model": "gpt-4o-transcribe", "response_format": "json",
+                              "language": "ja", "prompt": "Vocabulary. Names: Sato.",
+                              "temperature": "0"}
+    facts = output.meta["provider"]
+    assert facts["request_id"] == "req_openai_1" and facts["billed_seconds"] == 1.0
+    # 1 s at the bundled 0.006 USD per minute
+    assert facts["cost_usd"] == "0.0001" and facts["price"]["origin"] == "bundled"
+
+
+def test_openai_compatible_base_url_with_a_path_and_an_explicit_language(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    fake = OpenAIFake()
+    server = serve(fake)  # Groq's root is https://api.groq.com/openai/v1
+    output = capture(tmp_path, suite, "openai", server, model="whisper-large-v3",
+                     language="ja-x", base_url=server.url + "/v1")
+    assert output.status == "complete", output.error
+    [request] = fake.requests
+    assert request.route == "/v1/audio/transcriptions"
+    assert request.fields["language"] == "ja-x"  # given: sent as it is
+    assert output.meta["provider"]["cost_usd"] == "0.00003083333333333333333333333333"
+
+
+def test_a_base_url_with_a_query_or_user_info_is_a_product_error(
+        tmp_path: Path, suite: Suite) -> None:
+    for url in ("https://api.openai.com/?key=1", "https://user:pw@api.openai.com",
+                "ftp://api.openai.com"):
+        product = make_product(tmp_path / "products", "openai", {"base_url": url,
+                                                                "model": "whisper-1"})
+        with pytest.raises(ProductError, match="base_url"):
+            builtin_adapters()["openai"](product, suite, AdapterOptions(warmup=False))
+
+
+def test_deepgram_sends_raw_audio_with_token_auth_and_query_options(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    fake = DeepgramFake()
+    output = capture(tmp_path, suite, "deepgram", serve(fake),
+                     options={"smart_format": True, "keyterm": ["Sato", "Kyoto"]})
+    assert output.status == "complete", output.error
+    [request] = fake.requests
+    assert request.headers["Authorization"] == f"Token {KEY}"
+    assert request.headers["Content-Type"] == "audio/wav"
+    assert request.body == (suite.root / "audio/c1.wav").read_bytes()
+    assert request.query == [("model", "nova-3"), ("language", "ja"), ("keyterm", "Sato"),
+                             ("keyterm", "Kyoto"), ("smart_format", "true")]
+    facts = output.meta["provider"]
+    assert facts["request_id"] == "dg-req-1" and facts["billed_seconds"] == 0.5
+    assert facts["model_info"][0]["version"] == "2025-01"
+    assert facts["cost_usd"] == "0.00003583333333333333333333333333"  # 0.5 s x 0.0043 / 60
+
+
+@pytest.mark.parametrize(("values", "config"), [
+    ({"thinking_budget": 0}, {"thinkingConfig": {"thinkingBudget": 0}}),
+    ({"thinking_level": "high"}, {"thinkingConfig": {"thinkingLevel": "high"}}),
+    ({}, None)], ids=["thinking-off", "thinking-level", "default"])
+def test_gemini_sends_the_instruction_then_inline_audio_and_the_thinking_setting(
+        tmp_path: Path, suite: Suite, serve: Any, values: dict[str, Any],
+        config: dict[str, Any] | None) -> None:
+    fake = GeminiFake()
+    output = capture(tmp_path, suite, "gemini", serve(fake),
+                     prompt="Transcribe ({language}). {context}", **values)
+    assert output.status == "complete" and output.text == "hello from the provider"
+    [request] = fake.requests
+    assert request.route == "/v1beta/models/gemini-2.5-flash:generateContent"
+    assert request.headers["x-goog-api-key"] == KEY and "key=" not in request.path
+    parts = request.json["contents"][0]["parts"]
+    assert parts[0] == {"text": "Transcribe (ja). Names: Sato."}
+    assert parts[1]["inline_data"]["mime_type"] == "audio/wav"
+    assert request.json.get("generationConfig") == config
+    facts = output.meta["provider"]
+    assert facts["model_version"] == "gemini-2.5-flash-001"
+    assert facts["request_id"] == "gem-resp-1" and facts["finish_reason"] == "STOP"
+    assert facts["tokens"] == {"input_audio": 16, "input_text": 24, "output": 16}
+    # (16 x 1.00 + 24 x 0.30 + 16 x 2.50) / 1e6
+    assert facts["cost_usd"] == "0.0000632"
+
+
+def test_gemini_thinking_budget_and_level_together_are_a_product_error(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    server = serve(GeminiFake())
+    product = make_product(tmp_path / "products", "gemini", {
+        "base_url": server.url, "thinking_budget": 0, "thinking_level": "low"})
+    live = builtin_adapters()["gemini"](product, suite, AdapterOptions(warmup=False))
+    with pytest.raises(ProductError, match="not both"):
+        live.get(suite.cases[0], 1)
+
+
+def test_gemini_blocked_answer_without_text_is_an_error(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    fake = GeminiFake()
+    fake.faults = [Reply(body={"candidates": [{"finishReason": "SAFETY"}],
+                               "usageMetadata": {"promptTokenCount": 3}})]
+    output = capture(tmp_path, suite, "gemini", serve(fake))
+    assert output.status == "error" and "without a transcript" in output.error
+
+
+def test_elevenlabs_sends_multipart_with_model_language_and_event_tagging(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    fake = ElevenLabsFake()
+    output = capture(tmp_path, suite, "elevenlabs", serve(fake),
+                     options={"tag_audio_events": True})
+    assert output.status == "complete", output.error
+    [request] = fake.requests
+    assert request.headers["xi-api-key"] == KEY and "Authorization" not in request.headers
+    assert request.fields == {"model_id": "scribe_v1", "language_code": "ja",
+                              "tag_audio_events": "true"}
+    assert request.files["file"][2] == (suite.root / "audio/c1.wav").read_bytes()
+    facts = output.meta["provider"]
+    assert facts["request_id"] == "el-req-1" and facts["language_code"] == "eng"
+
+
+def test_assemblyai_uploads_creates_and_polls_until_completed(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    fake = AssemblyAIFake()
+    output = capture(tmp_path, suite, "assemblyai", serve(fake), poll_s=0.01,
+                     options={"keyterms_prompt": ["Sato"]})
+    assert output.status == "complete" and output.text == "hello from the provider"
+    assert [(r.method, r.route) for r in fake.requests] == [
+        ("POST", "/v2/upload"), ("POST", "/v2/transcript"), ("GET", "/v2/transcript/job-1"),
+        ("GET", "/v2/transcript/job-1"), ("GET", "/v2/transcript/job-1")]
+    assert all(r.headers["Authorization"] == KEY for r in fake.requests)
+    assert fake.requests[0].body == (suite.root / "audio/c1.wav").read_bytes()
+    assert fake.job == {"audio_url": f"{fake.url}/cdn/upload/abc123",
+                        "speech_model": "universal", "language_code": "ja",
+                        "keyterms_prompt": ["Sato"]}
+    facts = output.meta["provider"]
+    assert facts["request_id"] == "job-1" and facts["billed_seconds"] == 1.0
+    assert facts["speech_model"] == "universal"
+
+
+def test_assemblyai_failed_job_is_an_error_quoting_its_reason(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    fake = AssemblyAIFake()
+    fake.failure = "Audio file contains no speech"
+    output = capture(tmp_path, suite, "assemblyai", serve(fake), poll_s=0.01)
+    assert output.status == "error"
+    assert output.error == "AssemblyAI transcript job-1 failed: Audio file contains no speech"
+
+
+def test_assemblyai_job_that_never_finishes_ends_at_the_deadline(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    fake = AssemblyAIFake()
+    fake.finish = False
+    output = capture(tmp_path, suite, "assemblyai", serve(fake), poll_s=0.05, poll_max_s=0.1,
+                     timeout_s=0.8)
+    assert output.status == "error" and "within timeout_s = 0.8 s" in output.error
+    polls = [r for r in fake.requests if r.method == "GET"]
+    assert 3 <= len(polls) <= 16  # polled with growing waits, never past the deadline
+
+
+def test_the_capture_record_line_holds_the_provider_facts(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    fake = DeepgramFake()
+    capture(tmp_path, suite, "deepgram", serve(fake))
+    [line] = cache_lines(make_product(tmp_path / "products", "deepgram", {}), suite)
+    record = json.loads(line)
+    assert record["provider"]["request_id"] == "dg-req-1"
+    assert record["engine"] == "deepgram" and record["model"] == "nova-3"
+
+
+def test_speechmatics_submits_a_job_polls_it_and_fetches_the_text_transcript(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    fake = SpeechmaticsFake()
+    output = capture(tmp_path, suite, "speechmatics", serve(fake), poll_s=0.01,
+                     options={"additional_vocab": [{"content": "Sato"}]})
+    assert output.status == "complete" and output.text == "hello from the provider"
+    assert [(r.method, r.route) for r in fake.requests] == [
+        ("POST", "/v2/jobs"), ("GET", "/v2/jobs/sm-job-1"), ("GET", "/v2/jobs/sm-job-1"),
+        ("GET", "/v2/jobs/sm-job-1"), ("GET", "/v2/jobs/sm-job-1/transcript")]
+    assert all(r.headers["Authorization"] == f"Bearer {KEY}" for r in fake.requests)
+    assert fake.config == {"type": "transcription", "transcription_config": {
+        "language": "ja", "operating_point": "enhanced",
+        "additional_vocab": [{"content": "Sato"}]}}
+    facts = output.meta["provider"]
+    assert facts["request_id"] == "sm-job-1" and facts["billed_seconds"] == 2.0
+
+
+def test_speechmatics_rejected_job_is_an_error_with_its_reason(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    fake = SpeechmaticsFake()
+    fake.failure = "unsupported audio codec"
+    output = capture(tmp_path, suite, "speechmatics", serve(fake), poll_s=0.01)
+    assert output.status == "error"
+    assert output.error == "Speechmatics job sm-job-1 rejected: unsupported audio codec"
+
+
+def test_speechmatics_job_that_never_finishes_ends_at_the_deadline(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    fake = SpeechmaticsFake()
+    fake.finish = False
+    output = capture(tmp_path, suite, "speechmatics", serve(fake), poll_s=0.05,
+                     poll_max_s=0.1, timeout_s=0.8)
+    assert output.status == "error" and "within timeout_s = 0.8 s" in output.error
+
+
+def test_azure_sends_the_audio_and_a_definition_with_the_full_locale(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    fake = AzureFake()
+    output = capture(tmp_path, suite, "azure", serve(fake),
+                     options={"phraseList": {"phrases": ["Sato"]}})
+    assert output.status == "complete" and output.text == "hello from the provider"
+    [request] = fake.requests
+    assert request.headers["Ocp-Apim-Subscription-Key"] == KEY
+    assert "Authorization" not in request.headers
+    assert fake.definition == {"locales": ["ja-JP"], "phraseList": {"phrases": ["Sato"]}}
+    assert request.files["audio"][2] == (suite.root / "audio/c1.wav").read_bytes()
+    facts = output.meta["provider"]
+    assert facts["request_id"] == "az-req-1" and facts["billed_seconds"] == 1.5
+
+
+def test_azure_needs_a_region_or_a_base_url(tmp_path: Path, suite: Suite) -> None:
+    for values, message in (({}, "needs region"), ({"region": "Japan East"}, "region name")):
+        product = make_product(tmp_path / "products", "azure", values)
+        with pytest.raises(ProductError, match=message):
+            builtin_adapters()["azure"](product, suite, AdapterOptions(warmup=False))
+    product = make_product(tmp_path / "products", "azure", {"region": "japaneast"})
+    live = builtin_adapters()["azure"](product, suite, AdapterOptions(warmup=False))
+    assert live.product.settings["region"] == "japaneast"
+
+
+def test_gemini_uploads_through_the_files_api_and_waits_until_the_file_is_active(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    fake = GeminiFake()
+    output = capture(tmp_path, suite, "gemini", serve(fake), upload="always", poll_s=0.01)
+    assert output.status == "complete", output.error
+    assert [(r.method, r.route) for r in fake.requests] == [
+        ("POST", "/upload/v1beta/files"), ("POST", "/upload/v1beta/files"),
+        ("GET", "/v1beta/files/abc"),
+        ("POST", "/v1beta/models/gemini-2.5-flash:generateContent")]
+    assert all(r.headers["x-goog-api-key"] == KEY for r in fake.requests)
+    assert fake.leaks == []
+    assert output.meta["provider"]["file_uri"] == f"{fake.url}/v1beta/files/abc"
+
+
+def test_gemini_failed_upload_processing_is_an_error(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    fake = GeminiFake()
+    fake.file_states = ("PROCESSING", "FAILED")
+    output = capture(tmp_path, suite, "gemini", serve(fake), upload="always", poll_s=0.01)
+    assert output.status == "error"
+    assert "could not process the uploaded audio (files/abc): audio could not be decoded" \
+        in output.error
+
+
+def test_gemini_upload_url_on_another_host_gets_no_key(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    elsewhere = GeminiFake()
+    other = serve(elsewhere)
+    fake = GeminiFake()
+    fake.upload_origin = other.url  # another port: another origin
+    output = capture(tmp_path, suite, "gemini", serve(fake), upload="always")
+    assert output.status == "error" and "the key is not sent there" in output.error
+    assert elsewhere.requests == []
+
+
+def test_gemini_audio_above_the_inline_limit_goes_through_the_files_api(
+        tmp_path: Path, suite: Suite, serve: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_dictbench.adapters.providers import gemini
+
+    monkeypatch.setattr(gemini, "INLINE_MAX_BYTES", 1000)  # the test tone is 16 kB
+    fake = GeminiFake()
+    output = capture(tmp_path, suite, "gemini", serve(fake), poll_s=0.01)
+    assert output.status == "complete", output.error
+    assert fake.requests[0].route == "/upload/v1beta/files"
+
+
+def test_openai_context_only_prompt_is_left_out_for_a_case_without_context(
+        tmp_path: Path, serve: Any) -> None:
+    plain = make_suite(tmp_path / "plain", {"c1": "audio/c1.wav"})  # no context
+    fake = OpenAIFake()
+    output = capture(tmp_path, plain, "openai", serve(fake), model="whisper-1",
+                     prompt="{context}")
+    assert output.status == "complete"
+    assert "prompt" not in fake.requests[0].fields

@@ -1,0 +1,111 @@
+"""Provider products in real pytest runs: ``--product`` with a key captures through the
+loopback fake, and ``--capture-estimate`` counts and prices captures with nothing sent."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from adapter_support import write_tone
+from provider_servers import KEY, KEY_ENV, DeepgramFake, ProviderServer
+
+CASES = [{"id": f"c{i}", "reference": "hello from the provider"} for i in range(1, 4)]
+
+
+@pytest.fixture
+def fake() -> DeepgramFake:
+    return DeepgramFake()
+
+
+@pytest.fixture
+def server(fake: DeepgramFake) -> Iterator[ProviderServer]:
+    with ProviderServer(fake) as running:
+        yield running
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, write_suite: Callable[..., Path],
+            server: ProviderServer, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """Suite ``mini`` (3 cases, 0.5 s of audio each) and a deepgram product ``dg``."""
+    monkeypatch.setenv(KEY_ENV, KEY)
+    root = write_suite(cases=[dict(c, audio=f"audio/{c['id']}.wav") for c in CASES])
+    for case in CASES:
+        write_tone(root / "audio" / f"{case['id']}.wav", seconds=0.5)
+    pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
+    (pytester.path / "products").mkdir()
+    (pytester.path / "products" / "dg.toml").write_text(
+        'name = "dg"\nversion = "1"\nadapter = "deepgram"\n[settings]\n'
+        f'base_url = "{server.url}"\napi_key_env = "{KEY_ENV}"\ntimeout_s = 5\n',
+        encoding="utf-8")
+    return pytester
+
+
+def test_capture_estimate_counts_and_prices_captures_and_sends_nothing(
+        project: pytest.Pytester, fake: DeepgramFake) -> None:
+    result = project.runpytest("--product=dg", "--capture-estimate", "-p", "no:cacheprovider")
+    assert result.ret == 0
+    # 3 x 0.5 s at the bundled 0.0043 USD per minute = 0.0001075
+    result.stdout.fnmatch_lines([
+        "*dictbench capture estimate*",
+        "  dg [[]deepgram, nova-3]: 3 captures (0.03 audio minutes), 0 cached; $0.000108",
+        "  total: 3 captures; $0.000108"])
+    assert fake.requests == []
+
+
+def test_a_provider_product_runs_by_name_and_its_cache_is_reused(
+        project: pytest.Pytester, fake: DeepgramFake) -> None:
+    result = project.runpytest("--product=dg", "--dictbench-no-warmup", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3)
+    assert len(fake.requests) == 3 and fake.leaks == []
+    [cache] = project.path.joinpath("products").rglob("mini.jsonl")
+    lines = cache.read_text().splitlines()
+    assert [json.loads(line)["provider"]["request_id"] for line in lines] == ["dg-req-1"] * 3
+    for path in project.path.rglob("*"):
+        if path.is_file():
+            assert KEY.encode() not in path.read_bytes(), path
+    again = project.runpytest("--product=dg", "--capture-estimate", "-p", "no:cacheprovider")
+    again.stdout.fnmatch_lines(
+        ["  dg [[]deepgram, nova-3]: 0 captures (0.00 audio minutes), 3 cached;*"])
+
+
+def test_capture_estimate_refuses_xdist(project: pytest.Pytester) -> None:
+    result = project.runpytest("--product=dg", "--capture-estimate", "-n", "2")
+    assert result.ret != 0
+    result.stderr.fnmatch_lines(["*--capture-estimate runs in one process*"])
+
+
+TIMING = ("latency_ms", "rtf", "started_utc", "environment")
+
+
+def test_reports_and_cache_lines_at_concurrency_1_and_8_are_the_same(
+        project: pytest.Pytester, fake: DeepgramFake) -> None:
+    product = project.path / "products" / "dg.toml"
+    names = ("dictbench.json", "items.jsonl", "dictbench.md", "dictbench.html")
+    runs = {}
+    for concurrency in (1, 8):
+        for old in project.path.joinpath("products").rglob("mini.jsonl"):
+            old.unlink()
+        product.write_text(product.read_text().split("concurrency")[0]
+                           + f"concurrency = {concurrency}\n", encoding="utf-8")
+        project.runpytest("--product=dg", "--dictbench-no-warmup", "-p", "no:cacheprovider"
+                          ).assert_outcomes(passed=3)
+        [cache] = project.path.joinpath("products").rglob("mini.jsonl")
+        runs[concurrency] = [json.loads(line) for line in cache.read_text().splitlines()]
+    one, eight = runs[1], runs[8]
+    assert [line["settings"].pop("concurrency") for line in eight] == [8] * 3
+    assert [line["settings"].pop("concurrency") for line in one] == [1] * 3
+    # the same lines in the same order, but for when and how long each capture took
+    strip = [{k: v for k, v in line.items() if k not in TIMING} for line in one]
+    assert [{k: v for k, v in line.items() if k not in TIMING} for line in eight] == strip
+    # reports from the two caches, timing fields made equal, are byte-identical
+    reports = {}
+    for concurrency, lines in ((1, one), (8, eight)):
+        for line, first in zip(lines, one, strict=True):
+            line.update({k: first[k] for k in TIMING})
+        cache.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        project.runpytest("--product=dg", "-p", "no:cacheprovider").assert_outcomes(passed=3)
+        reports[concurrency] = [(project.path / "reports" / n).read_bytes() for n in names]
+    assert reports[1] == reports[8]
+    assert len(fake.requests) == 6  # the report runs captured nothing
