@@ -74,13 +74,13 @@ class PipelineAdapter:
                  factories: Mapping[str, AdapterFactory], *, client_factory: Any = None,
                  retry: Any = None) -> None:
         settings = Settings(product, _SETTINGS)
-        asr = settings.get("asr", dict)
+        asr = settings.get("asr", dict, {})
         unknown = sorted(set(asr) - {"product"})
         if unknown or not isinstance(asr.get("product"), str):
             raise settings.error("[asr] needs product = \"NAME\" and nothing else"
                                  + (f" (unknown: {', '.join(unknown)})" if unknown else ""))
         self.product, self.suite = product, suite
-        self.steps = read_steps(settings.get("refine", list), product.path)
+        self.steps = read_steps(settings.get("refine", list, None), product.path)
         self.asr_product = load_product(asr["product"], product.path.parent)
         if self.asr_product.adapter == "pipeline":
             raise settings.error(f"[asr] product {asr['product']!r} is itself a pipeline; "
