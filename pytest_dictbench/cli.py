@@ -117,7 +117,8 @@ def cmd_select(args: argparse.Namespace) -> int:
         atomic_write(out / "selection.json", json.dumps(selection, indent=2, sort_keys=True)
                      + "\n")
         atomic_write(out / "selection.md", text)
-    print(json.dumps(selection, indent=2, sort_keys=True) if args.json else text)
+    print(json.dumps(selection, indent=2, sort_keys=True) if args.json else text, end=""
+          if not args.json else "\n")
     return 0
 
 
