@@ -70,6 +70,12 @@ def test_items_record_raw_and_refined_and_score_raw_by_default(
     assert c1["pipeline"]["refined"] == MINI_CASES[0]["reference"]
     assert c1["metrics"]["word_ins"] == 1  # the filler, in the raw text
     assert c1["pipeline"]["steps"][0]["cost_usd"] == pytest.approx(0.0006)
+    [entry] = report(project)["suites"][0]["products"]
+    step = entry["pipeline"]["steps"]["refine1"]
+    assert (step["items"], step["calls"], step["cached"], step["errors"]) == (4, 4, 0, 0)
+    assert step["cost_usd"] == pytest.approx(4 * 0.0006) == step["spent_usd"]
+    assert step["latency"]["n"] == 4
+    assert entry["pipeline"]["asr"] == ["asr"] and entry["pipeline"]["scored"] == ["raw"]
     assert all(REFINE_KEY not in p.read_text() for p in (project.path / "reports").iterdir())
 
 
@@ -100,6 +106,8 @@ def test_a_failing_step_is_an_error_item_and_an_empty_rewrite_is_scored_empty(
     entry = {e["product"]: e for e in report(project)["suites"][0]["products"]}
     assert entry["blank"]["empty"] == 4 and entry["blank"]["errors"] == 0
     assert entry["bad"]["errors"] == 4
+    assert entry["bad"]["pipeline"]["steps"]["polish"]["errors"] == 4
+    assert entry["blank"]["pipeline"]["refined_empty"] == 4
 
 
 CAPTURE_CONFTEST = '''
@@ -179,6 +187,10 @@ def test_a_sweep_expands_into_named_products_and_its_second_run_sends_nothing(
     assert len(refine_requests(server)) == 32
     cached = [s["cached"] for r in records(project) for s in r["pipeline"]["steps"]]
     assert cached == [True] * 32
+    for entry in report(project)["suites"][0]["products"]:
+        summary = entry["pipeline"]
+        [step] = summary["steps"].values()
+        assert summary["spent_usd"] == 0 and step["calls"] == 0 and step["cached"] == 4
 
 
 def test_a_bad_sweep_file_is_a_usage_error_naming_it(project: pytest.Pytester) -> None:

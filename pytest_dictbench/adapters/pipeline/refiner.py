@@ -179,31 +179,32 @@ class Refiner:
                         user=fill_template(step.template, {**values, "text": text}),
                         tool_name=REFINE_TOOL, tool_description="The rewritten text.",
                         tool_schema=ANSWER_SCHEMA, answer_schema=ANSWER_SCHEMA)
+        calls = [0]  # this step's attempts (self.calls is shared by concurrent tasks)
         async with gate:
-            calls_before = self.calls
             start = time.perf_counter()
             try:
-                text_out, usage = await self._ask(step, config, prompt, clients)
+                text_out, usage = await self._ask(step, config, prompt, clients, calls)
             except Exception as exc:
-                return StepResult(step.name, step.model, None, _describe(exc, clients,
-                                                                         step.name),
-                                  calls=self.calls - calls_before)
+                return StepResult(step.name, step.model, None,
+                                  _describe(exc, clients, step.name), calls=calls[0])
             latency = round((time.perf_counter() - start) * 1000, 3)
         cost = config.cost_usd(usage)
         self.cache.put(key, {"step": step.name, "client": step.client, "model": step.model,
                              "text": text_out, "latency_ms": latency, "cost_usd": cost,
                              "usage": usage.to_json()})
         return StepResult(step.name, step.model, text_out, None, latency, cost, usage,
-                          calls=self.calls - calls_before)
+                          calls=calls[0])
 
     async def _ask(self, step: RefineStep, config: JudgeConfig, prompt: Prompt,
-                   clients: dict[str, JudgeClient]) -> tuple[str, TokenUsage]:
+                   clients: dict[str, JudgeClient], calls: list[int]
+                   ) -> tuple[str, TokenUsage]:
         if step.name not in clients:
             clients[step.name] = self.factory(config)  # a missing key is reported here
         client = clients[step.name]
 
         async def send() -> Any:
             self.calls += 1
+            calls[0] += 1
             return await client.send(prompt)
 
         rng = random.Random(f"{self.retry.seed}:refine:{step.name}:{prompt.user}")
