@@ -293,3 +293,11 @@ def test_a_live_recogniser_puts_its_pipelines_in_its_capture_group(products: Pat
     [cached] = load_products("cached", products)
     assert pipe.settings["capture_group"] == "live"
     assert "capture_group" not in cached.settings
+
+
+def test_a_template_is_filled_in_one_pass() -> None:
+    from pytest_dictbench.adapters.pipeline import fill_template
+
+    filled = fill_template("{context}: <text>{text}</text>",
+                           {"context": "say {text}", "text": "{context} again"})
+    assert filled == "say {text}: <text>{context} again</text>"

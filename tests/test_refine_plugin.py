@@ -216,3 +216,24 @@ def test_the_split_runs_one_half_and_says_so_in_the_report(
     assert halves["dev"] | halves["test"] == {"c1", "c2", "c3", "c4"}
     # only the selected half was refined: 2 calls per run, none for deselected items
     assert len(refine_requests(server)) == 4
+
+
+def test_reports_are_byte_identical_with_and_without_xdist(
+        project: pytest.Pytester, server: MessagesServer) -> None:
+    products = project.path / "products"
+    write_pipeline(products, "v1", "asr", step_toml("fixer", server.url))
+    write_pipeline(products, "v2", "asr", step_toml("shouter", server.url, client="openai"))
+    args = ["--product=v1", "--product=v2", "--dictbench-item-failures=report"]
+    project.runpytest(*args).assert_outcomes(passed=8)  # fills the refine cache
+    texts = {}
+    for extra in ([], ["-n", "2"]):
+        folder = f"reports-{len(extra)}"
+        with pytest.MonkeyPatch.context() as env:
+            env.setenv("REFINE_KEY", REFINE_KEY)
+            result = project.runpytest_subprocess(*args, *extra,
+                                                  f"--dictbench-report={folder}")
+        result.assert_outcomes(passed=8)
+        texts[folder] = {name: (project.path / folder / name).read_bytes()
+                         for name in ("dictbench.json", "items.jsonl", "dictbench.md")}
+    assert texts["reports-0"] == texts["reports-2"]
+    assert len(refine_requests(server)) == 8
