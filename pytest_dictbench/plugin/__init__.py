@@ -74,7 +74,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--product", action="append", dest="dictbench_products", metavar="NAME", default=[],
         help="Run the benchmark suites against product NAME (products/NAME.toml) or the "
-        "product file at a path ending in .toml; may be repeated. Activates dictbench.")
+        "product file at a path ending in .toml; may be repeated. A sweep file runs every "
+        "product of its matrix (docs/refine.md). Activates dictbench.")
     add_split_options(group)
     group.addoption(
         "--dictbench-verify", action="store_true", dest="dictbench_verify", default=False,
