@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from .model import Case
@@ -70,7 +70,3 @@ def split_summary(suite_id: str, cases: Iterable[Case], half: str,
             "strata": dict(sorted(strata.items())),
             "cases_sha256": hashlib.sha256("\n".join(chosen).encode()).hexdigest()}
 
-
-def halves_of(summaries: Mapping[str, Mapping[str, Any]]) -> set[str]:
-    """The halves named by a report's per-suite split summaries."""
-    return {str(s.get("half")) for s in summaries.values()}
