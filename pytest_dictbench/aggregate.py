@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .adapters.pipeline.summary import pipeline_summary
 from .compare import adjust_pvalues, compare_products
 from .judge.report import judges_table
 from .methods.base import ItemRecord, Method
@@ -95,6 +96,9 @@ def _product_entry(records: Sequence[ItemRecord], suite: Suite, product: Product
         "speed": _speed(scored),
         "processing_path": _processing_path(product, scored),
     }
+    refine = pipeline_summary(records)
+    if refine is not None:  # a pipeline product: its refine steps' latency and cost
+        entry["pipeline"] = refine
     if getattr(method, "reports_cost", False):
         entry["cost"] = cost_summary(records, suite, product,
                                      judging["cost_usd"] if judging else 0.0)

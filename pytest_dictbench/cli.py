@@ -7,6 +7,7 @@
     dictbench review SUITE          review page and adjudication view on 127.0.0.1
     dictbench publish REPORT OUT    aggregate-only summary of a run
     dictbench leak-check [PATHS]    private data, secrets and home paths in files
+    dictbench select DEV TEST       choose on the dev half, report on the test half
 
 SUITE may also be a rig package manifest (``benchmark-manifest-*.json``): ``hash``
 refreshes its ``integrity.files``, ``synth`` renders its audio fixtures to WAV.
@@ -105,6 +106,22 @@ def cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_select(args: argparse.Namespace) -> int:
+    from .select import render_selection, select_paths
+
+    selection = select_paths(Path(args.dev), Path(args.test))
+    text = render_selection(selection)
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        atomic_write(out / "selection.json", json.dumps(selection, indent=2, sort_keys=True)
+                     + "\n")
+        atomic_write(out / "selection.md", text)
+    print(json.dumps(selection, indent=2, sort_keys=True) if args.json else text, end=""
+          if not args.json else "\n")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dictbench", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -121,6 +138,13 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--silence-ms", type=float, default=300.0,
                        help="silence added at both ends (default: %(default)s)")
     synth.set_defaults(run=cmd_synth)
+    choose = sub.add_parser("select", help="choose a configuration on the dev half and "
+                            "report it on the test half (see docs/refine.md)")
+    choose.add_argument("dev", help="report folder (or dictbench.json) of the dev half")
+    choose.add_argument("test", help="report folder (or dictbench.json) of the test half")
+    choose.add_argument("--out", help="folder to write selection.json and selection.md to")
+    choose.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
+    choose.set_defaults(run=cmd_select)
     add_workbench_commands(sub)
     return parser
 

@@ -39,18 +39,36 @@ def load_product(name: str, folder: Path) -> Product:
     validate(data, "product.schema.json", ProductError, path=path)
     if data["name"] != name:
         raise ProductError(f"name {data['name']!r} does not match the file name", path=path)
-    register_settings_secrets(data.get("settings", {}))
-    outputs = str(data.get("settings", {}).get("outputs", name))
+    settings = _pipeline_settings(data, path)
+    register_settings_secrets(settings)
+    outputs = str(settings.get("outputs", name))
     if Path(outputs).is_absolute() or not (folder / outputs).resolve().is_relative_to(
             folder.resolve()):
         raise ProductError(f"[settings] outputs {outputs!r} leaves the products folder",
                            path=path)
     return Product(
         name=name, version=data["version"], adapter=data["adapter"], path=path,
-        settings=data.get("settings", {}), environment=data.get("environment", {}),
+        settings=settings, environment=data.get("environment", {}),
         pricing=data.get("pricing", {}), workflows=tuple(data.get("workflows", ())),
         description=data.get("description", ""),
     )
+
+
+def _pipeline_settings(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    """``[settings]``, with a pipeline's ``[asr]`` and ``[[refine]]`` tables in it (they
+    are that adapter's settings; see ``docs/refine.md``)."""
+    settings = dict(data.get("settings", {}))
+    for table in ("asr", "refine"):
+        if table not in data:
+            continue
+        if data["adapter"] != "pipeline":
+            raise ProductError(f"[{table}] belongs to adapter 'pipeline', not "
+                               f"{data['adapter']!r}", path=path)
+        if table in settings:
+            raise ProductError(f"{table} is given both as a table and in [settings]",
+                               path=path)
+        settings[table] = data[table]
+    return settings
 
 
 def outputs_file(product: Product, suite: Suite) -> Path:

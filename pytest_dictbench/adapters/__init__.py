@@ -2,7 +2,8 @@
 
 ``cache`` reads recorded outputs; the live kinds (``command``, ``http``, ``whisper``,
 ``python``) capture them on a cache miss and keep them in the same file (see
-``docs/adapters.md``).
+``docs/adapters.md``); ``pipeline`` rewrites another product's output with language
+models (``docs/refine.md``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from .cache import CacheAdapter
 from .command import command_adapter
 from .http import http_adapter
 from .live import CaptureRequest, LiveAdapter, Transcriber
+from .pipeline import pipeline_adapter
 from .providers import PROVIDER_ADAPTERS
 from .python import python_adapter
 from .whisper import whisper_adapter
@@ -34,6 +36,7 @@ BUILTIN_ADAPTERS: dict[str, AdapterFactory] = {
     "whisper": whisper_adapter,
     "python": python_adapter,
     **PROVIDER_ADAPTERS,  # the cloud providers (adapters/providers/)
+    "pipeline": pipeline_adapter,
 }
 
 

@@ -14,10 +14,11 @@ import pytest
 
 from ..adapters import builtin_adapters
 from ..adapters.base import AdapterFactory
+from ..adapters.pipeline import load_products
 from ..errors import DictbenchError
 from ..methods.base import Method
 from ..methods.builtin import builtin_methods
-from ..products import load_product, product_location
+from ..products import product_location
 from ..registry import Registry
 from ..rig.package import is_package
 from ..stats import DEFAULT_RESAMPLES
@@ -32,6 +33,8 @@ from .progress import CaptureProgress
 from .rig import RigCollector
 from .rootdir import redetermine_setup
 from .session import SESSION_KEY, DictbenchSession, is_worker
+from .split import PLUGIN_NAME as SPLIT_PLUGIN
+from .split import SplitPlugin, add_split_options
 from .verify import VerifyCollector
 
 #: Name under which the ``--judge-estimate`` plugin is registered.
@@ -71,7 +74,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--product", action="append", dest="dictbench_products", metavar="NAME", default=[],
         help="Run the benchmark suites against product NAME (products/NAME.toml) or the "
-        "product file at a path ending in .toml; may be repeated. Activates dictbench.")
+        "product file at a path ending in .toml; may be repeated. A sweep file runs every "
+        "product of its matrix (docs/refine.md). Activates dictbench.")
+    add_split_options(group)
     group.addoption(
         "--dictbench-verify", action="store_true", dest="dictbench_verify", default=False,
         help="Collect the integrity checks of the suites (manifest, sha256, canary, cases, "
@@ -222,7 +227,8 @@ def pytest_configure(config: pytest.Config) -> None:
         cwd = config.invocation_params.dir
         places = dict.fromkeys(product_location(value, folder, cwd)
                                for value in config.getoption("dictbench_products"))
-        products = [load_product(name, where) for name, where in places]
+        products = list({p.name: p for name, where in places
+                         for p in load_products(name, where)}.values())
         report = config.getoption("dictbench_report")
         report_dir = (config.invocation_params.dir / report) if report else (
             config.rootpath / "reports")
@@ -243,6 +249,10 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError("dictbench: --capture-estimate runs in one process; drop -n")
         config.pluginmanager.register(capture_estimate.CaptureEstimatePlugin(
             config.getoption("dictbench_recapture")), capture_estimate.PLUGIN_NAME)
+    half = config.getoption("dictbench_split", None)
+    if half:
+        config.pluginmanager.register(
+            SplitPlugin(half, config.getoption("dictbench_split_seed")), SPLIT_PLUGIN)
     if not config.pluginmanager.hasplugin("xdist"):
         config.addinivalue_line("markers", "xdist_group(name): capture group of a live "
                                 "product (scheduling needs pytest-xdist)")
@@ -279,7 +289,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
             config.pluginmanager.unregister(name=name)
     if session is not None:
         config.pluginmanager.unregister(session)
-        for name in ("dictbench-scheduling", "dictbench-progress"):
+        for name in ("dictbench-scheduling", "dictbench-progress", SPLIT_PLUGIN):
             if config.pluginmanager.has_plugin(name):
                 config.pluginmanager.unregister(name=name)
         del config.stash[SESSION_KEY]

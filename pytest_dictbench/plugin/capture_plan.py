@@ -1,7 +1,8 @@
 """Tell adapters that capture ahead which items they will be asked for, in run order.
 
 Once collection is final (deselection included), every adapter with a ``plan`` method
-(the cloud provider adapters, :mod:`pytest_dictbench.adapters.providers.concurrent`)
+(the cloud provider adapters, :mod:`pytest_dictbench.adapters.providers.concurrent`,
+and refine pipelines, :mod:`pytest_dictbench.adapters.pipeline`)
 gets its (case, repetition) pairs in the order the items will run, so that it can make
 the next captures concurrently while keeping the outputs in that order. Under
 pytest-xdist all items of a live product run on one worker, in this order.

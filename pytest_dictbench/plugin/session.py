@@ -184,6 +184,8 @@ class DictbenchSession:
                if output and isinstance(output.meta.get("environment"), dict) else {}),
             **({"offline_audit": output.meta["offline_audit"]}
                if output and "offline_audit" in output.meta else {}),
+            **({"pipeline": output.meta["pipeline"]}  # raw, refined and each refine step
+               if output and isinstance(output.meta.get("pipeline"), dict) else {}),
             **(extra or {}),
         }
         return redact_record(record, suite) if is_private(suite) else record

@@ -1,0 +1,64 @@
+"""``--dictbench-split dev|test``: run one half of every suite, and say so in the report.
+
+The halves come from :mod:`pytest_dictbench.split`; items of the other half are
+deselected. The report gets a ``split`` entry (half, seed, and per suite the cases run,
+the strata counts and a digest of the case ids) that ``dictbench select`` checks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ..split import DEFAULT_SEED, HALVES, assign, split_summary
+
+__all__ = ["SplitPlugin", "add_split_options"]
+
+PLUGIN_NAME = "dictbench-split"
+
+
+def add_split_options(group: Any) -> None:
+    """The split's command-line options."""
+    group.addoption(
+        "--dictbench-split", dest="dictbench_split", choices=HALVES, default=None,
+        help="Run only the dev or the test half of every suite (fixed seed, stratified by "
+        "genre and source); choose configurations on dev with 'dictbench select'. "
+        "Default: every case.")
+    group.addoption(
+        "--dictbench-split-seed", dest="dictbench_split_seed", type=int, default=DEFAULT_SEED,
+        metavar="N", help="Seed of the dev/test split. Default: %(default)r.")
+
+
+class SplitPlugin:
+    """Deselects the other half's items and records the split in the report."""
+
+    def __init__(self, half: str, seed: int) -> None:
+        self.half, self.seed = half, seed
+        self.suites: dict[str, dict[str, Any]] = {}
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config,
+                                      items: list[pytest.Item]) -> None:
+        keep: list[pytest.Item] = []
+        dropped: list[pytest.Item] = []
+        halves: dict[str, dict[str, str]] = {}
+        for item in items:
+            suite, case = getattr(item, "suite", None), getattr(item, "case", None)
+            if suite is None or case is None:
+                keep.append(item)
+                continue
+            if suite.id not in halves:
+                halves[suite.id] = assign(suite.id, suite.cases, self.seed)
+                self.suites[suite.id] = split_summary(suite.id, suite.cases, self.half,
+                                                      self.seed)
+            (keep if halves[suite.id].get(case.id) == self.half else dropped).append(item)
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = keep
+
+    def pytest_dictbench_update_report(self, config: pytest.Config,
+                                       report: dict[str, Any]) -> None:
+        report["split"] = {"half": self.half, "seed": self.seed,
+                           "stratified_by": ["genre", "source"],
+                           "suites": dict(sorted(self.suites.items()))}

@@ -1,0 +1,239 @@
+"""Pipelines in real pytest runs: item records with raw and refined text, failure
+semantics, capture once, sweeps whose second run sends nothing, and the dev/test split."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from adapter_support import write_tone
+from judge_server import MessagesServer
+from refine_support import (
+    REFINE_KEY,
+    TEMPLATE,
+    refine_requests,
+    refine_responder,
+    step_toml,
+    write_pipeline,
+)
+from support import MINI_CASES, jsonl
+
+#: What the recogniser heard: a filler in c1 and c2.
+RAW = {"c1": "um Hello Maria, see you at noon.", "c2": "Please send um the invoice by Friday.",
+       "c3": "The meeting moved to room four.", "c4": "Buy milk, eggs and bread."}
+
+
+@pytest.fixture
+def server() -> Iterator[MessagesServer]:
+    with MessagesServer(refine_responder()) as running:
+        yield running
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, write_suite: Callable[..., Path],
+            monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """Suite ``mini`` and recogniser ``asr`` (cache) with :data:`RAW` outputs."""
+    monkeypatch.setenv("REFINE_KEY", REFINE_KEY)
+    pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
+    write_suite()
+    write_recogniser(pytester.path / "products", "asr", RAW)
+    return pytester
+
+
+def write_recogniser(folder: Path, name: str, texts: dict[str, str]) -> None:
+    (folder / name).mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.toml").write_text(f'name = "{name}"\nversion = "1"\nadapter = "cache"\n')
+    (folder / name / "mini.jsonl").write_text(jsonl(
+        {"case_id": cid, "text": text, "latency_ms": 40.0} for cid, text in texts.items()))
+
+
+def records(pytester: pytest.Pytester) -> list[dict[str, Any]]:
+    path = pytester.path / "reports" / "items.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def report(pytester: pytest.Pytester) -> dict[str, Any]:
+    return json.loads((pytester.path / "reports" / "dictbench.json").read_text())
+
+
+def test_items_record_raw_and_refined_and_score_raw_by_default(
+        project: pytest.Pytester, server: MessagesServer) -> None:
+    write_pipeline(project.path / "products", "pipe", "asr", step_toml("fixer", server.url))
+    result = project.runpytest("--product=pipe", "--dictbench-item-failures=report")
+    result.assert_outcomes(passed=4)
+    by_case = {r["case_id"]: r for r in records(project)}
+    c1 = by_case["c1"]
+    assert c1["text"] == RAW["c1"] and c1["pipeline"]["raw"] == RAW["c1"]
+    assert c1["pipeline"]["refined"] == MINI_CASES[0]["reference"]
+    assert c1["metrics"]["word_ins"] == 1  # the filler, in the raw text
+    assert c1["pipeline"]["steps"][0]["cost_usd"] == pytest.approx(0.0006)
+    [entry] = report(project)["suites"][0]["products"]
+    step = entry["pipeline"]["steps"]["refine1"]
+    assert (step["items"], step["calls"], step["cached"], step["errors"]) == (4, 4, 0, 0)
+    assert step["cost_usd"] == pytest.approx(4 * 0.0006) == step["spent_usd"]
+    assert step["latency"]["n"] == 4
+    assert entry["pipeline"]["asr"] == ["asr"] and entry["pipeline"]["scored"] == ["raw"]
+    assert all(REFINE_KEY not in p.read_text() for p in (project.path / "reports").iterdir())
+
+
+def test_score_text_refined_scores_the_rewrite(project: pytest.Pytester,
+                                              server: MessagesServer,
+                                              write_suite: Callable[..., Path]) -> None:
+    write_suite(extra='score_text = "refined"')
+    write_pipeline(project.path / "products", "pipe", "asr", step_toml("fixer", server.url))
+    project.runpytest("--product=pipe").assert_outcomes(passed=4)
+    assert {r["metrics"]["word_ins"] for r in records(project)} == {0}
+    assert {r["score"] for r in records(project)} == {100.0}
+
+
+def test_a_failing_step_is_an_error_item_and_an_empty_rewrite_is_scored_empty(
+        project: pytest.Pytester, server: MessagesServer,
+        write_suite: Callable[..., Path]) -> None:
+    write_suite(extra='score_text = "refined"')
+    products = project.path / "products"
+    write_pipeline(products, "bad", "asr", step_toml("broken", server.url, name="polish"))
+    write_pipeline(products, "blank", "asr", step_toml("blank", server.url))
+    result = project.runpytest("--product=bad", "--product=blank",
+                               "--dictbench-item-failures=report")
+    result.assert_outcomes(passed=4, errors=4)
+    result.stdout.fnmatch_lines(["*refine step 'polish' failed*HTTP 400*"])
+    bad = [r for r in records(project) if r["product"] == "bad"]
+    assert {r["status"] for r in bad} == {"error"}
+    assert {r["case_id"]: r["text"] for r in bad} == RAW  # the raw text is kept
+    entry = {e["product"]: e for e in report(project)["suites"][0]["products"]}
+    assert entry["blank"]["empty"] == 4 and entry["blank"]["errors"] == 0
+    assert entry["bad"]["errors"] == 4
+    assert entry["bad"]["pipeline"]["steps"]["polish"]["errors"] == 4
+    assert entry["blank"]["pipeline"]["refined_empty"] == 4
+
+
+CAPTURE_CONFTEST = '''
+def pytest_dictbench_transcriber(product):
+    def transcribe(request):
+        if not request.warmup:
+            with open("captures.log", "a") as log:
+                log.write(request.case_id + "\\n")
+        return {"c1": "um hello there"}.get(request.case_id, "hello there")
+    return transcribe
+'''
+
+
+def test_the_recogniser_is_captured_once_for_every_variant(
+        project: pytest.Pytester, server: MessagesServer,
+        write_suite: Callable[..., Path]) -> None:
+    root = write_suite(cases=[dict(c, audio=f"audio/{c['id']}.wav") for c in MINI_CASES])
+    for case in MINI_CASES:
+        write_tone(root / "audio" / f"{case['id']}.wav", seconds=0.1)
+    project.makeconftest(CAPTURE_CONFTEST)
+    products = project.path / "products"
+    (products / "live.toml").write_text('name = "live"\nversion = "1"\nadapter = "python"\n')
+    write_pipeline(products, "v1", "live", step_toml("fixer", server.url))
+    write_pipeline(products, "v2", "live", step_toml("shouter", server.url))
+    project.runpytest("--product=v1", "--product=v2",
+                      "--dictbench-item-failures=report").assert_outcomes(passed=8)
+    assert sorted((project.path / "captures.log").read_text().split()) == \
+        ["c1", "c2", "c3", "c4"]
+    assert len((products / "live" / "mini.jsonl").read_text().splitlines()) == 4
+    project.runpytest("--product=v1", "--product=v2",
+                      "--dictbench-item-failures=report").assert_outcomes(passed=8)
+    assert len((project.path / "captures.log").read_text().split()) == 4
+
+
+SWEEP = '''
+name = "grid"
+version = "1"
+
+[sweep]
+asr = ["asr", "asr2"]
+templates = ["prompts/clean.txt", "prompts/terse.txt"]
+
+[[sweep.models]]
+label = "fix"
+client = "anthropic"
+model = "fixer"
+base_url = "{url}"
+api_key_env = "REFINE_KEY"
+
+[[sweep.models]]
+label = "loud"
+client = "openai"
+model = "shouter"
+base_url = "{url}/v1"
+api_key_env = "REFINE_KEY"
+'''
+
+
+def test_a_sweep_expands_into_named_products_and_its_second_run_sends_nothing(
+        project: pytest.Pytester, server: MessagesServer) -> None:
+    products = project.path / "products"
+    write_recogniser(products, "asr2", {cid: text.upper() for cid, text in RAW.items()})
+    (products / "prompts").mkdir()
+    (products / "prompts" / "clean.txt").write_text(TEMPLATE)
+    (products / "prompts" / "terse.txt").write_text("Be terse.\n<text>{text}</text>")
+    (products / "grid.toml").write_text(SWEEP.replace("{url}", server.url))
+    args = ("--product=grid", "--dictbench-item-failures=report")
+    project.runpytest(*args).assert_outcomes(passed=32)
+    names = sorted(e["product"] for e in report(project)["suites"][0]["products"])
+    assert names == [f"grid.{a}.{m}.{t}" for a in ("asr", "asr2") for m in ("fix", "loud")
+                     for t in ("clean", "terse")]
+    # 2 recognisers x 2 models x 2 instructions x 4 cases, each call made once
+    sent = refine_requests(server)
+    assert len(sent) == 32
+    assert {r.path for r in sent} == {"/v1/messages", "/v1/chat/completions"}
+    project.runpytest(*args).assert_outcomes(passed=32)
+    assert len(refine_requests(server)) == 32
+    cached = [s["cached"] for r in records(project) for s in r["pipeline"]["steps"]]
+    assert cached == [True] * 32
+    for entry in report(project)["suites"][0]["products"]:
+        summary = entry["pipeline"]
+        [step] = summary["steps"].values()
+        assert summary["spent_usd"] == 0 and step["calls"] == 0 and step["cached"] == 4
+
+
+def test_a_bad_sweep_file_is_a_usage_error_naming_it(project: pytest.Pytester) -> None:
+    (project.path / "products" / "grid.toml").write_text(
+        'name = "grid"\nversion = "1"\n[sweep]\nasr = ["asr"]\ntemplates = []\n')
+    result = project.runpytest("--product=grid")
+    result.stderr.fnmatch_lines(["*grid.toml*templates must be a non-empty list*"])
+
+
+def test_the_split_runs_one_half_and_says_so_in_the_report(
+        project: pytest.Pytester, server: MessagesServer) -> None:
+    write_pipeline(project.path / "products", "pipe", "asr", step_toml("fixer", server.url))
+    halves = {}
+    for half in ("dev", "test"):
+        result = project.runpytest("--product=pipe", f"--dictbench-split={half}",
+                                   "--dictbench-item-failures=report")
+        result.assert_outcomes(passed=2, deselected=2)
+        halves[half] = {r["case_id"] for r in records(project)}
+        split = report(project)["split"]
+        assert split["half"] == half and split["seed"] == 20261201
+        assert split["suites"]["mini"]["cases"] == 2 and split["suites"]["mini"]["of"] == 4
+    assert halves["dev"].isdisjoint(halves["test"])
+    assert halves["dev"] | halves["test"] == {"c1", "c2", "c3", "c4"}
+    # only the selected half was refined: 2 calls per run, none for deselected items
+    assert len(refine_requests(server)) == 4
+
+
+def test_reports_are_byte_identical_with_and_without_xdist(
+        project: pytest.Pytester, server: MessagesServer) -> None:
+    products = project.path / "products"
+    write_pipeline(products, "v1", "asr", step_toml("fixer", server.url))
+    write_pipeline(products, "v2", "asr", step_toml("shouter", server.url, client="openai"))
+    args = ["--product=v1", "--product=v2", "--dictbench-item-failures=report"]
+    project.runpytest(*args).assert_outcomes(passed=8)  # fills the refine cache
+    texts = {}
+    for extra in ([], ["-n", "2"]):
+        folder = f"reports-{len(extra)}"
+        with pytest.MonkeyPatch.context() as env:
+            env.setenv("REFINE_KEY", REFINE_KEY)
+            result = project.runpytest_subprocess(*args, *extra,
+                                                  f"--dictbench-report={folder}")
+        result.assert_outcomes(passed=8)
+        texts[folder] = {name: (project.path / folder / name).read_bytes()
+                         for name in ("dictbench.json", "items.jsonl", "dictbench.md")}
+    assert texts["reports-0"] == texts["reports-2"]
+    assert len(refine_requests(server)) == 8
