@@ -31,6 +31,7 @@ from ..model import Case, Output, Product, Suite
 from ..rig.calibration import BlockCalibration, calibration_folder, load_calibration
 from ..rig.live import check_live, live_profile, live_row, unsupported_reason
 from ..rig.notes import split_notes
+from ..rig.package import verify_package
 from ..rig.protocol import default_profile, required_repetitions
 from ..rig.results import COLUMNS, RigRow, read_results
 from .collect import CaseItem, SuiteCollector
@@ -179,6 +180,7 @@ class RigCollector(SuiteCollector):
     def collect(self) -> Iterator[Any]:
         session = self.config.stash[SESSION_KEY]
         suite = session.load_suite(self.path)
+        verify_package(suite)  # as the scorer does: no score from a changed package
         results = self.config.getoption("dictbench_results", None)
         folder = calibration_folder(suite, self.config.getoption("dictbench_calibration", None),
                                     self.config.invocation_params.dir)

@@ -18,7 +18,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ...rig.protocol import WORKFLOWS, default_profile, required_repetitions
+from ...rig.protocol import WORKFLOWS, default_profile, gate_open, required_repetitions
 from ...stats import round_half_away
 from .validity import rank_blockers, run_validity
 
@@ -62,7 +62,7 @@ class RigRules:
             "same_environment_fields", ("hardware", "macos_version", "test_profile")))
         self.minimum_apps = int(package.get("ranking", {}).get("minimum_apps", 2))
         self.default_profile = default_profile(package)
-        self.gate_ready = bool(gate.get("ready", False))
+        self.gate_ready = gate_open(package)
         self.blocking = tuple(gate.get("blocking_items", ()))
         self._package = package
 
