@@ -3,8 +3,9 @@ rank eligibility, environment cohorts and competition ranks. Pure: no pytest, no
 
 A table is one metric of one scope: a workflow (all its fixtures) or a workflow x
 locale, within one test profile. A product's value is the unweighted mean over the
-scope's fixtures of the median over that fixture's complete repetitions, rounded to 6
-places (halves away from zero) after the mean. A product is ranked only when the
+scope's fixtures of the median over that fixture's complete repetitions (each run's
+rates already rounded to 6 places, as the scorer does), rounded to 6 places (halves away
+from zero) again after the mean. A product is ranked only when the
 execution gate is open, it has every required complete repetition of every fixture, its
 corrections are exact, its meeting captures complete, every run shares one environment,
 and at least ``minimum_apps`` eligible products share that environment (its cohort).
@@ -118,7 +119,7 @@ def _coverage(app: str, scope: Mapping[str, Any], metric: str, rules: RigRules,
             if fixture["workflow"] == "meeting" and m.get("capture_complete") != 1.0:
                 reasons.append(f"{fid}: meeting capture incomplete in repetition {rep}")
             signatures.add(_signature(run, rules.same_environment))
-        values = [run["metrics"].get(metric) for run in cell]
+        values = [_per_run(metric, run["metrics"].get(metric)) for run in cell]
         if cell and any(v is None for v in values):
             reasons.append(f"{fid}: {metric} missing in a complete repetition")
         elif cell:
@@ -134,6 +135,16 @@ def _coverage(app: str, scope: Mapping[str, Any], metric: str, rules: RigRules,
             "fixture_medians": [{"fixture_id": m["fixture_id"],
                                  "median": round_half_away(m["median"], DECIMALS)}
                                 for m in medians]}
+
+
+#: Rates the scorer rounds per run, before the median (run_metrics already does).
+RATES = ("wer", "cer", "speaker_turn_accuracy", "wer_label_free", "cer_label_free")
+
+
+def _per_run(metric: str, value: float | None) -> float | None:
+    """A run's value as it enters the median: rates rounded to 6 places first."""
+    return round_half_away(value, DECIMALS) if value is not None and metric in RATES \
+        else value
 
 
 def _competition(values: Mapping[str, float], higher: bool) -> dict[str, int]:
