@@ -79,10 +79,10 @@ def test_each_block_is_judged_against_stimulus_and_first_accepted(tmp_path: Path
     assert shifted.failures == ("onset +25.0 ms from the stimulus (tolerance ±20 ms)",)
     assert quieter.level_delta_db == pytest.approx(-0.3, abs=2e-3)
     assert quieter.failures == (
-        "level -0.30 dB from the first accepted calibration (tolerance ±0.2 dB)",)
+        "level -0.300 dB from the first accepted calibration (tolerance ±0.2 dB)",)
     assert describe_failures(results) == [
         "block_3: onset +25.0 ms from the stimulus (tolerance ±20 ms)",
-        "block_4: level -0.30 dB from the first accepted calibration (tolerance ±0.2 dB)",
+        "block_4: level -0.300 dB from the first accepted calibration (tolerance ±0.2 dB)",
     ]
 
 

@@ -56,7 +56,7 @@ class BlockCalibration:
         for row, run in zip(rows, run_rows, strict=True):
             attempt = assigned.get(run.run_id)
             if attempt is None:
-                out.append(row)
+                out.append(self._uncalibrated(row, run.block))
                 continue
             verdict = self.verdicts[attempt.key]
             blocks[run.run_id] = {"attempt": attempt.key, "calibration": verdict.to_json(),
@@ -71,6 +71,28 @@ class BlockCalibration:
                                                  "notes": note})
             out.append(row)
         return out, blocks
+
+
+    def _uncalibrated(self, row: RigRow, block: str) -> RigRow:
+        """A complete row that no accepted calibration covers is ``invalid``: when
+        calibration is in use, a block without its recording is never scored."""
+        if row.status != "complete":
+            return row
+        if any(a.block == block for a in self.attempts):
+            reason = f"tested before {block}'s first calibration attempt started"
+        else:
+            reason = f"no calibration recording for {block} in blocks.csv"
+        text, facts = split_notes(row.cells["notes"])
+        note = compose_notes(f"invalid_rig: {reason}" + (f"; {text}" if text else ""), facts)
+        return dataclasses.replace(row, status="invalid",
+                                   cells={**row.cells, "status": "invalid", "notes": note})
+
+    def missing_blocks(self, rows: list[RigRow]) -> list[str]:
+        """Blocks that attempted rows ran in but ``blocks.csv`` does not list."""
+        listed = {a.block for a in self.attempts}
+        ran = {f"block_{r.repetition}" for r in rows
+               if r.status not in ("not_tested", "unsupported", "blank")}
+        return sorted(ran - listed)
 
 
 def load_calibration(suite: Suite, folder: Path) -> BlockCalibration:

@@ -169,8 +169,9 @@ def calibrate_blocks(stimulus: Recording, recordings: Iterable[tuple[str, Path |
                                 f"(tolerance ±{tolerance.onset_ms:g} ms)")
             reference = first_accepted or recording
             level = recording.loudness_lufs - reference.loudness_lufs
-            if abs(level) > tolerance.level_db + 1e-9:
-                failures.append(f"level {level:+.2f} dB from the first accepted calibration "
+            # compared at 0.001 dB, inclusive: +0.2000000075 is +0.200 and passes ±0.2
+            if round(abs(level), 3) > tolerance.level_db:
+                failures.append(f"level {level:+.3f} dB from the first accepted calibration "
                                 f"(tolerance ±{tolerance.level_db:g} dB)")
         accepted = not failures
         if accepted and first_accepted is None:
