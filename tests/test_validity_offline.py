@@ -25,3 +25,22 @@ def test_on_device_is_verified_only_when_every_capture_completed_offline() -> No
 def test_other_claims_are_described_not_verified() -> None:
     assert claim_status("vendor_cloud", [])["verified"] is None
     assert claim_status(None, [])["note"] == "no on-device claim to verify"
+
+
+def test_a_different_offline_text_is_not_verified() -> None:
+    # R50: completing offline with a fallback text is not the same product
+    ok = {"completed": True, "text_matched": True}
+    other = {"completed": True, "text_matched": False}
+    status = claim_status("on_device", [ok, other, other])
+    assert status["verified"] is False
+    assert status["note"] == ("unverified: completed offline, but the text differed in 2 of "
+                              "3 captures")
+
+
+def test_an_audit_that_could_not_run_says_so() -> None:
+    # R47: the product was never tried offline
+    reason = "the 'unshare' program (util-linux) is not installed"
+    status = claim_status("on_device", [{"completed": False, "text_matched": False,
+                                         "reason": reason}])
+    assert status["verified"] is False
+    assert status["note"] == f"unverified: the offline audit could not run here ({reason})"

@@ -5,7 +5,13 @@ inside a new network namespace (``unshare --net``: no interface but a loopback t
 down, so neither the internet nor a service on the host's 127.0.0.1 is reachable). The
 audit records whether that capture completed and whether its text matched the normal
 capture. A product may claim ``processing_path = "on_device"`` only when every audited
-capture completed; otherwise the claim is reported as unverified, with the reason.
+capture completed *and* gave the same text; otherwise the claim is reported as
+unverified, with the reason (an audit that could not run here says so: the product was
+never tried offline).
+
+Limit: a network namespace isolates network interfaces only. A product that reaches an
+outside service through a Unix socket in a shared folder (``/tmp``, ``/run``) is not
+stopped by it; the claim is verified for network routes only (docs/rig.md).
 
 Only adapters that start a program (``command``) can be audited this way; for the
 others the audit says so, and an ``on_device`` claim stays unverified.
@@ -23,6 +29,10 @@ __all__ = ["ON_DEVICE", "claim_status", "namespace_problem", "offline_argv"]
 ON_DEVICE = "on_device"
 _PROBE_TIMEOUT_S = 10.0
 _probe: dict[str, str | None] = {}
+#: How the reasons begin when the audit itself could not run (not the product failing).
+_NOT_RUN = ("the 'unshare' program", "'unshare --net' could not run",
+            "this machine does not allow new network namespaces",
+            "this adapter kind cannot be audited offline")
 
 
 def offline_argv(argv: Sequence[str]) -> list[str]:
@@ -73,12 +83,21 @@ def claim_status(claimed: str | None, audits: Sequence[Mapping[str, Any] | None]
     if not done:
         status["verified"] = False
         status["note"] = "unverified: no offline audit was run (--dictbench-offline-audit)"
+    elif all(str(a.get("reason") or "").startswith(_NOT_RUN) for a in done
+             if not a.get("completed")) and completed == 0 and len(done) == len(audits):
+        status["verified"] = False
+        status["note"] = f"unverified: the offline audit could not run here ({'; '.join(reasons)})"
     elif completed < len(audits):
         status["verified"] = False
         status["note"] = (f"unverified: {len(audits) - completed} of {len(audits)} captures "
                           "did not complete without network" +
                           (f" ({'; '.join(reasons)})" if reasons else ""))
+    elif matched < completed:
+        status["verified"] = False
+        status["note"] = (f"unverified: completed offline, but the text differed in "
+                          f"{completed - matched} of {completed} captures")
     else:
         status["verified"] = True
-        status["note"] = f"verified: all {completed} captures completed without network"
+        status["note"] = (f"verified: all {completed} captures completed without network, "
+                          "with the same text")
     return status
