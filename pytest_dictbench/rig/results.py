@@ -7,10 +7,12 @@ The reader refuses, naming the CSV row (the header is row 1) and column: a missi
 extra or reordered header; a row with the wrong number of cells; an unknown status,
 app, fixture or test profile; a duplicate ``run_id`` or repetition cell; a repetition
 outside 1..required; an inline transcript *and* a path; a path leaving the CSV's folder;
-missing required metadata or fields on a complete row; malformed numbers, booleans,
-dates and URLs. A BOM and CRLF line endings are accepted; transcript files and cells are
+missing required metadata or fields on a complete row; malformed numbers (ASCII digits
+only), booleans, dates and URLs; control characters. The file itself is read row by row
+by :mod:`.csvfile` (RFC 4180, as the scorer reads it). Transcript files and cells are
 UTF-8 with line endings normalised and one terminal newline removed. Rows whose every
-cell is empty are ignored.
+cell is empty are skipped. Exports neutralise cells a spreadsheet would run as a formula
+(:func:`neutralise`), and the reader undoes it (:func:`restore`).
 """
 
 from __future__ import annotations
