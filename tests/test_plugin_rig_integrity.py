@@ -43,3 +43,19 @@ def test_tampered_audio_stops_the_import(pytester: pytest.Pytester, bundled: Pat
                                 "-p", "no:cacheprovider")
     assert result.ret == 2
     result.stdout.fnmatch_lines([f"*fixtures/audio/{wav.name}: sha256 * does not match*"])
+
+
+def test_a_scorer_accepted_file_with_a_malformed_not_tested_row_imports(
+        pytester: pytest.Pytester, bundled: Path) -> None:
+    # R14: one unfilled not_tested row used to refuse the whole file (rc 2, no tables)
+    csv = bundled / "example-results.csv"
+    csv.write_text(csv.read_text() + "1.0.0,not_tested,murmurdesk,,correction-en-us-seeded,"
+                   + "," * 22 + "\n" + "," * 27 + "\n")
+    result = pytester.runpytest("rig", "--dictbench-results", "rig/example-results.csv",
+                                "-p", "no:cacheprovider")
+    assert result.ret == 1  # the bundled example's own failures, as without the rows
+    result.stdout.fnmatch_lines([
+        "*row 107 (not_tested, murmurdesk, correction-en-us-seeded): excluded: repetition: "
+        "'' is outside 1..3*",
+        "*row 108 (blank): excluded: an unfilled template row*"])
+    assert (pytester.path / "reports" / "dictbench.json").exists()

@@ -253,3 +253,45 @@ def test_neutralise_is_reversible_and_never_starts_a_formula(text: str) -> None:
     written = neutralise(text)
     assert restore(written) == text
     assert not written.startswith(("=", "+", "-", "@", "\t", "\r"))
+
+
+def test_a_malformed_non_complete_row_is_an_exclusion_not_a_refusal(
+        tmp_path: Path, suite: Suite) -> None:
+    # R14: the scorer checks only complete rows and scores the rest of such a file
+    from pytest_dictbench.rig.results import Exclusion
+
+    cells = dict.fromkeys(COLUMNS, "")
+    cells.update(benchmark_version="1.0.0", status="not_tested", app_id="app2",
+                 fixture_id="fix")
+    unknown = dict(cells, app_id="app9", repetition="7", run_id="x")
+    failed = row(rep=2, status="failed", run_id="")
+    found: list[Exclusion] = []
+    rows = read_results(_write(tmp_path, csv_text([row(), cells, unknown, failed])), suite,
+                        exclusions=found)
+    assert [r.number for r in rows] == [2]
+    assert [(e.row, e.status, e.app_id, e.reason) for e in found] == [
+        (3, "not_tested", "app2", "repetition: '' is outside 1..3"),
+        (4, "not_tested", "app9", "app_id: unknown app 'app9' (the package's products: "
+                                  "app1, app2)"),
+        (5, "failed", "app1", "run_id: a row with a status needs a run_id")]
+    assert found[0].describe() == ("row 3 (not_tested, app2, fix): excluded: repetition: '' "
+                                   "is outside 1..3")
+
+
+def test_a_complete_row_is_held_to_every_rule(tmp_path: Path, suite: Suite) -> None:
+    refused(tmp_path, suite, csv_text([row(repetition="")]),
+            r"row 2, column repetition: '' is outside 1..3")
+
+
+def test_a_blank_template_row_is_a_blank_exclusion(tmp_path: Path, suite: Suite) -> None:
+    # R13
+    found: list = []
+    text = csv_text([row()]) + "," * 27 + "\n"
+    assert len(read_results(_write(tmp_path, text), suite, exclusions=found)) == 1
+    assert [(e.row, e.status, e.app_id, e.fixture_id) for e in found] == [(3, "blank", "", "")]
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "results.csv"
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -33,7 +33,7 @@ from ..rig.live import check_live, live_profile, live_row, unsupported_reason
 from ..rig.notes import split_notes
 from ..rig.package import verify_package
 from ..rig.protocol import default_profile, required_repetitions
-from ..rig.results import COLUMNS, RigRow, read_results
+from ..rig.results import COLUMNS, Exclusion, RigRow, read_results
 from .collect import CaseItem, SuiteCollector
 from .session import SESSION_KEY
 
@@ -196,7 +196,11 @@ class RigCollector(SuiteCollector):
                                        suite.root / suite.manifest["cases"])
             return
         path = (self.config.invocation_params.dir / results).resolve()
-        rows = read_results(path, suite, max_text_chars=session.max_text_chars)
+        excluded: list[Exclusion] = []
+        rows = read_results(path, suite, max_text_chars=session.max_text_chars,
+                            exclusions=excluded)
+        for exclusion in excluded:  # listed, never scored (the scorer's exclusions)
+            self.warn(pytest.PytestWarning(f"dictbench: {results}: {exclusion.describe()}"))
         blocks: dict[str, dict[str, Any]] = {}
         if self.calibration is not None:
             rows, blocks = self.calibration.apply(rows)

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -33,11 +31,13 @@ from ..files import read_regular
 from ..model import Suite
 from ..suites import DEFAULT_MAX_TEXT_CHARS
 from ..text.normalize import strict_text as file_text
+from .cells import clean, neutralise, restore, trim
+from .cells import number as cell_number
 from .csvfile import CsvError, Record, records, where
 from .protocol import default_profile, required_repetitions
 
-__all__ = ["COLUMNS", "STATUSES", "ResultsError", "RigRow", "export_csv", "read_results",
-           "render_results", "row_from_cells"]
+__all__ = ["COLUMNS", "STATUSES", "Exclusion", "ResultsError", "RigRow", "export_csv",
+           "neutralise", "read_results", "render_results", "restore", "row_from_cells"]
 
 #: The columns of a results CSV, in order.
 COLUMNS = (
@@ -121,60 +121,9 @@ def _check_header(header: Sequence[str], path: Path) -> None:
                   f"{header[len(COLUMNS)]!r}")
 
 
-def _trim(text: str) -> str:
-    """A cell without the spaces and tabs around it (a no-break space is kept: it is
-    almost always pasted by accident, and then the cell is refused)."""
-    return text.strip(" \t")
-
-
-#: Numbers as the scorer's export must spell them: ASCII digits, optional sign, decimal
-#: point and exponent (no underscores, no other scripts' digits, no hex, no inf/nan).
-_INTEGER = re.compile(r"[+-]?[0-9]+")
-_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-_PLAIN = re.compile(r"[0-9]+(?:\.[0-9]+)?")
-
-
-def _number(cells: dict[str, str], column: str, integer: bool, ref: Any) -> Any:
-    """The number in ``cells[column]`` (None when blank); a spelling other than plain
-    digits is rewritten in the cell as the canonical number, so exports never carry it."""
-    text = _trim(cells[column])
-    if not text:
-        return None
-    kind = "a whole number" if integer else "a number"
-    if not (_INTEGER if integer else _DECIMAL).fullmatch(text):
-        raise ref(column, f"{text!r} is not {kind} >= 0 (ASCII digits only)")
-    value = int(text) if integer else float(text)
-    if not math.isfinite(value) or value < 0:
-        raise ref(column, f"{text!r} is not a finite number >= 0")
-    value = value + 0  # -0 and -0.0 are zero
-    if not integer and value == 0:
-        value = 0.0
-    if not _PLAIN.fullmatch(text):
-        cells[column] = str(value) if integer else repr(float(value))
-    return value
-
-
-#: Control characters refused in any cell (TAB, LF and CR are text).
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-#: A cell a spreadsheet would run as a formula; exports write it behind one ``'``.
-_FORMULA = re.compile(r"'*[=+\-@\t\r]")
-
-
-def neutralise(cell: str) -> str:
-    """``cell`` as the export writes it: one ``'`` in front when a spreadsheet would run
-    it as a formula (it starts with ``= + - @``, TAB or CR, after any quotes ``'``).
-    :func:`restore` undoes it exactly: ``restore(neutralise(x)) == x`` for every text."""
-    return "'" + cell if _FORMULA.match(cell) else cell
-
-
-def restore(cell: str) -> str:
-    """A read cell with the export's formula guard removed (see :func:`neutralise`)."""
-    return cell[1:] if cell.startswith("'") and _FORMULA.match(cell[1:]) else cell
-
-
 def _transcript(cells: dict[str, str], inline: str, column: str, folder: Path,
                 ref: Any, limit: int) -> str | None:
-    rel = _trim(cells[column])
+    rel = trim(cells[column])
     if cells[inline] and rel:
         raise ref(f"{inline}+{column}", "give the transcript inline or as a path, not both")
     if cells[inline]:
@@ -198,15 +147,7 @@ def _transcript(cells: dict[str, str], inline: str, column: str, folder: Path,
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ref(column, f"{rel!r} is not valid UTF-8 (offset {exc.start})") from None
-    return _sized(_clean(file_text(text), column, ref), column, ref, limit)
-
-
-def _clean(text: str, column: str, ref: Any) -> str:
-    found = _CONTROL.search(text)
-    if found:
-        raise ref(column, f"control character U+{ord(found.group()):04X} at offset "
-                  f"{found.start()} (only TAB, LF and CR are allowed)")
-    return text
+    return _sized(clean(file_text(text), column, ref), column, ref, limit)
 
 
 def _sized(text: str, column: str, ref: Any, limit: int) -> str:
@@ -222,22 +163,22 @@ def _check_complete(cells: Mapping[str, str], fixture: Mapping[str, Any],
         raise ref("benchmark_version", f"must be {package['schema_version']!r} on a complete "
                   f"row, not {cells['benchmark_version']!r}")
     for column in package.get("protocol", {}).get("required_metadata_fields", ()):
-        if not _trim(cells.get(column, "")):
+        if not trim(cells.get(column, "")):
             raise ref(column, "required metadata is blank on a complete row")
     if cells["processing_path"] not in PROCESSING_PATHS:
         raise ref("processing_path", f"{cells['processing_path']!r} is not one of "
                   f"{', '.join(PROCESSING_PATHS)}")
     try:
-        datetime.fromisoformat(_trim(cells["tested_at"]))
+        datetime.fromisoformat(trim(cells["tested_at"]))
     except ValueError:
         raise ref("tested_at", f"{cells['tested_at']!r} is not an ISO-8601 date or "
                   "timestamp") from None
-    url = urlsplit(_trim(cells["pricing_source_url"]))
+    url = urlsplit(trim(cells["pricing_source_url"]))
     if url.scheme not in ("http", "https") or not url.netloc:
         raise ref("pricing_source_url", f"{cells['pricing_source_url']!r} is not an "
                   "http(s) URL")
     for name in fixture.get("required_fields", ()):
-        if values.get(name) is None and not _trim(cells.get(name, "")):
+        if values.get(name) is None and not trim(cells.get(name, "")):
             raise ref(name, f"required by fixture {fixture['id']!r} but missing on a "
                       "complete row")
     if fixture["workflow"] == "meeting" and "turns" in fixture:
@@ -266,9 +207,9 @@ def _row(number: int, record: list[str], suite: Suite, folder: Path, path: Path,
         if len(cell) > limit and column not in _TRANSCRIPTS:  # those: after normalising
             raise ref(column, f"the cell has {len(cell)} characters, more than the limit "
                       f"of {limit} (--dictbench-max-text-chars)")
-        _clean(cell, column, ref)
-    status = _trim(cells["status"]) or "blank"
-    if status not in STATUSES or _trim(cells["status"]) == "blank":
+        clean(cell, column, ref)
+    status = trim(cells["status"]) or "blank"
+    if status not in STATUSES or trim(cells["status"]) == "blank":
         raise ref("status", f"unknown status {cells['status']!r} (allowed: "
                   f"{', '.join(STATUSES[:-1])} or blank)")
     if cells["app_id"] not in package["products"]:
@@ -279,23 +220,23 @@ def _row(number: int, record: list[str], suite: Suite, folder: Path, path: Path,
     except KeyError:
         raise ref("fixture_id", f"unknown fixture {cells['fixture_id']!r}") from None
     need = required_repetitions(package, fixture)
-    repetition = _number(cells, "repetition", True, ref)
+    repetition = cell_number(cells, "repetition", True, ref)
     if repetition is None or not 1 <= repetition <= need:
         raise ref("repetition", f"{cells['repetition']!r} is outside 1..{need}")
     profiles = package.get("protocol", {}).get("profiles", {})
-    profile = _trim(cells["test_profile"]) or default_profile(package)
+    profile = trim(cells["test_profile"]) or default_profile(package)
     if profiles and profile not in profiles:
         raise ref("test_profile", f"unknown test profile {profile!r} (the package's: "
                   f"{', '.join(profiles)})")
-    if status != "blank" and not _trim(cells["run_id"]):
+    if status != "blank" and not trim(cells["run_id"]):
         raise ref("run_id", "a row with a status needs a run_id")
     values: dict[str, Any] = {}
     for inline, column in _TEXTS:
         values[inline] = _transcript(cells, inline, column, folder, ref, limit)
         cells[inline], cells[column] = values[inline] or "", ""
     for column in _FLOATS + _INTEGERS:
-        values[column] = _number(cells, column, column in _INTEGERS, ref)
-    flag = _trim(cells["capture_complete"])
+        values[column] = cell_number(cells, column, column in _INTEGERS, ref)
+    flag = trim(cells["capture_complete"])
     if flag not in ("", "true", "false"):
         raise ref("capture_complete", f"{flag!r} must be true, false or blank")
     values["capture_complete"] = None if not flag else flag == "true"
@@ -306,11 +247,45 @@ def _row(number: int, record: list[str], suite: Suite, folder: Path, path: Path,
                   test_profile=profile, cells=cells, values=values)
 
 
+@dataclass(frozen=True)
+class Exclusion:
+    """A row that is not imported, and why: a non-complete row that fails a column rule
+    (only complete rows are held to every rule, as in the scorer) or a ``blank`` row
+    whose 28 cells are empty (an unfilled template row)."""
+
+    row: int
+    status: str
+    app_id: str
+    fixture_id: str
+    reason: str
+
+    def describe(self) -> str:
+        """``row 107 (not_tested, murmurdesk, correction-en-us-seeded): excluded: ...``."""
+        who = ", ".join(x for x in (self.status, self.app_id, self.fixture_id) if x)
+        return f"row {self.row} ({who}): excluded: {self.reason}"
+
+
+def _excluded(record: Record, exc: ResultsError) -> Exclusion | None:
+    """The exclusion a refused row becomes, or None when it must stay refused: a row of
+    the wrong width, an unknown status and every complete row are always refused."""
+    if len(record.cells) != len(COLUMNS):
+        return None
+    cells = dict(zip(COLUMNS, (restore(c) for c in record.cells), strict=True))
+    status = trim(cells["status"]) or "blank"
+    if status not in STATUSES or status == "complete" or exc.column == "status":
+        return None
+    return Exclusion(record.row, status, trim(cells["app_id"]), trim(cells["fixture_id"]),
+                     exc.message)
+
+
 def read_results(path: Path, suite: Suite, *,
-                 max_text_chars: int = DEFAULT_MAX_TEXT_CHARS) -> list[RigRow]:
-    """Every non-empty row of the results CSV at ``path``, checked against ``suite``;
+                 max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
+                 exclusions: list[Exclusion] | None = None) -> list[RigRow]:
+    """Every imported row of the results CSV at ``path``, checked against ``suite``;
     a cell or transcript longer than ``max_text_chars`` is refused. The file is read
-    row by row (:mod:`.csvfile`), and the first refusal stops the read."""
+    row by row (:mod:`.csvfile`), and the first refusal stops the read. Rows that are
+    excluded rather than refused (:class:`Exclusion`) are appended to ``exclusions``."""
+    excluded = exclusions if exclusions is not None else []
     rows: list[RigRow] = []
     run_ids: dict[str, int] = {}
     cells_seen: dict[tuple[str, str, str, int], int] = {}
@@ -325,24 +300,39 @@ def read_results(path: Path, suite: Suite, *,
         if [c.lstrip("\ufeff") for c in record.cells] == list(COLUMNS):
             raise _refuse(path, number, None, "looks like a header (two files "
                           "concatenated?)", record.line)
-        if len(record.cells) == len(COLUMNS) and not any(_trim(c) for c in record.cells):
-            continue  # an unfilled template row: no app, no fixture, nothing to list
-        row = _row(number, record.cells, suite, path.parent, path, max_text_chars,
-                   line=record.line)
-        run_id = _trim(row.cells["run_id"])
-        if run_id and run_id in run_ids:
-            raise _refuse(path, number, "run_id", f"duplicate run_id {run_id!r} (first in "
-                          f"row {run_ids[run_id]})", record.line)
-        run_ids[run_id] = number
-        key = (row.app_id, row.test_profile, row.fixture_id, row.repetition)
-        if key in cells_seen:
-            raise _refuse(path, number, "repetition", f"second row for app {row.app_id!r}, "
-                          f"profile {row.test_profile!r}, fixture {row.fixture_id!r}, "
-                          f"repetition {row.repetition} (first in row {cells_seen[key]})",
-                          record.line)
-        cells_seen[key] = number
+        if len(record.cells) == len(COLUMNS) and not any(trim(c) for c in record.cells):
+            excluded.append(Exclusion(number, "blank", "", "", "an unfilled template row"))
+            continue
+        try:
+            row = _row(number, record.cells, suite, path.parent, path, max_text_chars,
+                       line=record.line)
+            _check_unique(row, record, run_ids, cells_seen, path)
+        except ResultsError as exc:
+            exclusion = _excluded(record, exc)
+            if exclusion is None:
+                raise
+            excluded.append(exclusion)
+            continue
         rows.append(row)
     return rows
+
+
+def _check_unique(row: RigRow, record: Record, run_ids: dict[str, int],
+                  cells_seen: dict[tuple[str, str, str, int], int], path: Path) -> None:
+    """A ``run_id`` or a cell (app, profile, fixture, repetition) seen before is refused."""
+    number = record.row
+    run_id = trim(row.cells["run_id"])
+    if run_id and run_id in run_ids:
+        raise _refuse(path, number, "run_id", f"duplicate run_id {run_id!r} (first in "
+                      f"row {run_ids[run_id]})", record.line)
+    key = (row.app_id, row.test_profile, row.fixture_id, row.repetition)
+    if key in cells_seen:
+        raise _refuse(path, number, "repetition", f"second row for app {row.app_id!r}, "
+                      f"profile {row.test_profile!r}, fixture {row.fixture_id!r}, "
+                      f"repetition {row.repetition} (first in row {cells_seen[key]})",
+                      record.line)
+    run_ids[run_id] = number
+    cells_seen[key] = number
 
 
 def _stream(path: Path) -> Iterator[Record]:
