@@ -295,3 +295,17 @@ def _write(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "results.csv"
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def test_an_empty_transcript_is_one_result_inline_or_as_an_empty_file(
+        tmp_path: Path, suite: Suite) -> None:
+    # R25: inline blank was refused, a 0-byte file scored as the empty result
+    from pytest_dictbench.methods.rig.scoring import run_metrics
+
+    (tmp_path / "empty.txt").write_bytes(b"")
+    inline, from_file = read(tmp_path, suite, csv_text([
+        row(raw_transcript=""), row(rep=2, raw_transcript="", raw_transcript_path="empty.txt")]))
+    fixture = suite.case("dict-en").data
+    assert inline.values["raw_transcript"] == from_file.values["raw_transcript"] == ""
+    assert run_metrics(fixture, inline.values) == run_metrics(fixture, from_file.values)
+    assert run_metrics(fixture, inline.values)["wer"] == 1.0

@@ -178,6 +178,8 @@ def _check_complete(cells: Mapping[str, str], fixture: Mapping[str, Any],
         raise ref("pricing_source_url", f"{cells['pricing_source_url']!r} is not an "
                   "http(s) URL")
     for name in fixture.get("required_fields", ()):
+        if name in _TRANSCRIPTS:
+            continue  # a blank transcript on a complete row is the empty result (WER 1)
         if values.get(name) is None and not trim(cells.get(name, "")):
             raise ref(name, f"required by fixture {fixture['id']!r} but missing on a "
                       "complete row")
@@ -242,6 +244,9 @@ def _row(number: int, record: list[str], suite: Suite, folder: Path, path: Path,
     values["capture_complete"] = None if not flag else flag == "true"
     if status == "complete":
         _check_complete(cells, fixture, package, values, ref)
+        for inline in _TRANSCRIPTS:  # one rule for no text: inline, 0-byte file or live
+            if inline in fixture.get("required_fields", ()) and values[inline] is None:
+                values[inline] = ""
     return RigRow(number=number, status=status, app_id=cells["app_id"],
                   fixture_id=cells["fixture_id"], repetition=repetition,
                   test_profile=profile, cells=cells, values=values)
