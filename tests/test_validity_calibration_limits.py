@@ -63,3 +63,21 @@ def test_a_row_whose_block_has_no_calibration_recording_is_invalid(tmp_path: Pat
     assert rows[1].cells["notes"].startswith(
         "invalid_rig: no calibration recording for block_2")
     assert calibration.missing_blocks(rows) == ["block_2"]
+
+
+def test_calibration_paths_in_reports_are_relative_to_the_package(tmp_path: Path) -> None:
+    # R43: the operator's absolute path used to reach items.jsonl and dictbench.json
+    import shutil
+
+    from pytest_dictbench.rig.calibration import calibration_folder, load_calibration
+    from pytest_dictbench.rig.package import load_package
+
+    root = tmp_path / "rig"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "cases" / "mac-rig", root)
+    suite = load_package(root / "benchmark-manifest-v1.json")
+    folder = calibration_folder(suite, None, tmp_path)
+    assert folder is not None
+    calibration = load_calibration(suite, folder)
+    paths = sorted(v.to_json()["path"] for v in calibration.verdicts.values())
+    assert paths == ["calibration/block_1.wav", "calibration/block_2.wav",
+                     "calibration/block_3-attempt1.wav", "calibration/block_3-attempt2.wav"]

@@ -108,10 +108,21 @@ def load_calibration(suite: Suite, folder: Path) -> BlockCalibration:
                          "calibration folder, or protocol.calibration.stimulus_path)",
                          path=stimulus_file)
     attempts = read_blocks(folder)
-    verdicts = {a.key: r for a, r in zip(attempts, calibrate_blocks(
-        measure(stimulus_file), [(a.key, a.recording) for a in attempts], tolerance),
-        strict=True)}
+    verdicts = {a.key: dataclasses.replace(r, path=_shown(Path(a.recording), suite.root,
+                                                          folder))
+                for a, r in zip(attempts, calibrate_blocks(
+                    measure(stimulus_file), [(a.key, a.recording) for a in attempts],
+                    tolerance), strict=True)}
     return BlockCalibration(tuple(attempts), verdicts)
+
+
+def _shown(path: Path, root: Path, folder: Path) -> str:
+    """A recording's path as reports show it: relative to the package (or, for a folder
+    outside it, to that folder), never the machine's absolute path."""
+    for base in (root.resolve(), folder.resolve()):
+        if path.resolve().is_relative_to(base):
+            return path.resolve().relative_to(base).as_posix()
+    return path.name
 
 
 def _time(text: str) -> Any:
