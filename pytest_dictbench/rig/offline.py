@@ -1,8 +1,10 @@
 """The offline audit: does a product still transcribe with no network at all?
 
 With ``--dictbench-offline-audit`` every live capture of a product is made a second time
-inside a new network namespace (``unshare --net``: no interface but a loopback that is
-down, so neither the internet nor a service on the host's 127.0.0.1 is reachable). The
+inside a new network namespace (``unshare --net``: no interface but the namespace's own
+loopback, which is brought up before the product starts, so a product that talks to a
+local service of its own over 127.0.0.1 works, while neither the internet nor a service
+on the host's 127.0.0.1 is reachable). The
 audit records whether that capture completed and whether its text matched the normal
 capture. A product may claim ``processing_path = "on_device"`` only when every audited
 capture completed *and* gave the same text; otherwise the claim is reported as
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -35,9 +38,19 @@ _NOT_RUN = ("the 'unshare' program", "'unshare --net' could not run",
             "this adapter kind cannot be audited offline")
 
 
+#: Run inside the namespace before the product: bring its own loopback up (SIOCSIFFLAGS
+#: with IFF_UP | IFF_LOOPBACK | IFF_RUNNING), then become the product's command.
+_LOOPBACK_UP = (
+    "import fcntl, os, socket, struct, sys\n"
+    "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+    "fcntl.ioctl(s, 0x8914, struct.pack('16sh', b'lo', 0x49))\n"
+    "s.close()\n"
+    "os.execvp(sys.argv[1], sys.argv[1:])\n")
+
+
 def offline_argv(argv: Sequence[str]) -> list[str]:
-    """``argv`` run inside a new network namespace."""
-    return ["unshare", "--net", "--", *argv]
+    """``argv`` run inside a new network namespace whose loopback is up."""
+    return ["unshare", "--net", "--", sys.executable, "-c", _LOOPBACK_UP, *argv]
 
 
 def namespace_problem() -> str | None:
