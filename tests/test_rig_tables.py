@@ -216,3 +216,34 @@ def test_a_metric_missing_from_a_complete_run_blocks_its_table_only() -> None:
     assert reasons(table(report, "elapsed_seconds"), "a") == [
         "f1: elapsed_seconds missing in a complete repetition"]
     assert ranks(table(report, "wer")) == [(1, "a", 0.1), (1, "b", 0.1)]
+
+
+def test_a_selective_rerun_in_a_second_block_attempt_blocks_ranks() -> None:
+    # R40: only product a's block-2 rows were rerun after block_2 failed calibration
+    def placed(record: dict[str, Any], attempt: str, accepted: bool) -> dict[str, Any]:
+        record["rig"]["block"] = {"attempt": attempt, "network_measured": True,
+                                  "calibration": {"block": attempt, "accepted": accepted}}
+        return record
+
+    records = []
+    for app in ("a", "b"):
+        for fixture in ("f1", "f2"):
+            for rep in (1, 2, 3):
+                records.append(placed(run(app, fixture, rep, wer=0.1, cer=0.1),
+                                      f"block_{rep}", True))
+    for fixture in ("f1", "f2"):  # a's and b's first block_2 attempt failed
+        records.append(placed(run("b", fixture, 2, "invalid"), "block_2", False))
+    for record in records:
+        if record["repetition"] == 2 and record["product"] == "b" and \
+                record["rig"]["status"] == "complete":
+            record["rig"]["status"], record["status"] = "invalid", "error"
+    for record in records:
+        if record["repetition"] == 2 and record["product"] == "a":
+            record["rig"]["block"]["attempt"] = "block_2#2"
+    for fixture in ("f1", "f2"):
+        records.append(placed(run("a", fixture, 2, "invalid"), "block_2", False))
+    report = rig_tables(records, package(products=("a", "b")))
+    kinds = {(v["app_id"], v["kind"]) for v in report["validity"]["schedule"]}
+    assert ("a", "selective_rerun") in kinds
+    assert any("schedule: selective rerun: block_2#2 reran only a after block_2 failed "
+               "calibration (not rerun: b)" in r for r in reasons(table(report), "a"))
