@@ -115,9 +115,10 @@ def test_clipped_silent_wrong_rate_and_corrupt_recordings_fail(tmp_path: Path,
     ]
     results = {r.block: r for r in calibrate_blocks(stimulus, blocks)}
     assert not any(r.accepted for r in results.values())
-    assert results["clipped"].failures == (
-        "clipped: 3 or more consecutive samples at full scale",)
-    assert results["silent"].failures == ("silent: no signal above the noise floor",)
+    [clipped] = results["clipped"].failures
+    assert clipped.startswith("clipped: ") and " samples at full scale (|x| >= 0.999), " \
+        "from " in clipped
+    assert results["silent"].failures == ("silent: every sample is zero (digital silence)",)
     assert results["rate"].failures == ("sample rate 44100 Hz, the stimulus has 48000 Hz",)
     assert results["corrupt"].failures[0].startswith("unreadable: ")
     assert str(corrupt) in results["corrupt"].failures[0]

@@ -81,3 +81,19 @@ def test_calibration_paths_in_reports_are_relative_to_the_package(tmp_path: Path
     paths = sorted(v.to_json()["path"] for v in calibration.verdicts.values())
     assert paths == ["calibration/block_1.wav", "calibration/block_2.wav",
                      "calibration/block_3-attempt1.wav", "calibration/block_3-attempt2.wav"]
+
+
+def test_calibration_failures_carry_the_measured_figures(tmp_path: Path) -> None:
+    # R42: how many samples clipped, and where; "too short", not "unreadable"
+    samples = _stimulus()
+    sf.write(tmp_path / "s.wav", samples, RATE, subtype="PCM_24")
+    clipped = samples.copy()
+    clipped[5 * RATE // 2:5 * RATE // 2 + 48] = 1.0  # 48 samples from 2.500 s
+    sf.write(tmp_path / "clip.wav", clipped, RATE, subtype="FLOAT")
+    sf.write(tmp_path / "short.wav", samples[:int(0.3 * RATE)], RATE, subtype="PCM_24")
+    clip, short = calibrate_blocks(measure(tmp_path / "s.wav"),
+                                   [("block_1", tmp_path / "clip.wav"),
+                                    ("block_2", tmp_path / "short.wav")])
+    assert clip.failures == ("clipped: 48 samples at full scale (|x| >= 0.999), from "
+                             "2.500 s",)
+    assert short.failures[0].startswith("too short: ")

@@ -66,6 +66,9 @@ class Recording:
     onset_s: float | None
     clipped: bool
     samples: np.ndarray = field(repr=False, compare=False)
+    #: Samples at full scale, and where the first run of ``CLIP_RUN`` of them starts (s).
+    clip_count: int = 0
+    clip_start_s: float | None = None
 
     @property
     def silent(self) -> bool:
@@ -110,11 +113,17 @@ def onset_seconds(samples: np.ndarray, rate: int,
 
 def is_clipped(samples: np.ndarray) -> bool:
     """Whether ``CLIP_RUN`` consecutive samples sit at full scale."""
+    return _clip_run(samples) is not None
+
+
+def _clip_run(samples: np.ndarray) -> int | None:
+    """Index of the first run of ``CLIP_RUN`` samples at full scale, or None."""
     at_limit = np.abs(np.asarray(samples)) >= CLIP_LEVEL
     if not at_limit.any():
-        return False
+        return None
     run = np.convolve(at_limit.astype(np.int32), np.ones(CLIP_RUN, dtype=np.int32), "valid")
-    return bool((run >= CLIP_RUN).any())
+    starts = np.flatnonzero(run >= CLIP_RUN)
+    return int(starts[0]) if starts.size else None
 
 
 def measure(path: Path | str) -> Recording:
@@ -128,8 +137,11 @@ def measure(path: Path | str) -> Recording:
         loudness = integrated_loudness(samples, rate)
     except AudioError as exc:
         raise AudioError(str(exc), path=path) from exc
+    start = _clip_run(samples)
     return Recording(str(path), rate, loudness, onset_seconds(samples, rate),
-                     is_clipped(samples), samples)
+                     start is not None, samples,
+                     int((np.abs(np.asarray(samples)) >= CLIP_LEVEL).sum()),
+                     None if start is None else start / rate)
 
 
 def onset_delta_ms(recording: Recording, stimulus: Recording) -> float | None:
@@ -156,8 +168,9 @@ def calibrate_blocks(stimulus: Recording, recordings: Iterable[tuple[str, Path |
         try:
             recording = measure(path)
         except AudioError as exc:
+            kind = "too short" if "too short" in str(exc) else "unreadable"
             results.append(CalibrationResult(block, str(path), False,
-                                             (f"unreadable: {exc}",), None, None))
+                                             (f"{kind}: {exc}",), None, None))
             continue
         failures = _signal_failures(recording, stimulus)
         onset = None
@@ -186,10 +199,14 @@ def _signal_failures(recording: Recording, stimulus: Recording) -> list[str]:
     if recording.sample_rate != stimulus.sample_rate:
         failures.append(f"sample rate {recording.sample_rate} Hz, the stimulus has "
                         f"{stimulus.sample_rate} Hz")
-    if recording.silent or not math.isfinite(recording.loudness_lufs):
-        failures.append("silent: no signal above the noise floor")
+    if recording.silent:
+        failures.append("silent: every sample is zero (digital silence)")
+    elif not math.isfinite(recording.loudness_lufs):
+        failures.append("silent: integrated loudness below the -70 LUFS absolute gate "
+                        "(ITU-R BS.1770)")
     if recording.clipped:
-        failures.append(f"clipped: {CLIP_RUN} or more consecutive samples at full scale")
+        failures.append(f"clipped: {recording.clip_count} samples at full scale (|x| >= "
+                        f"{CLIP_LEVEL}), from {recording.clip_start_s:.3f} s")
     return failures
 
 
