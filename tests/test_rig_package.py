@@ -150,3 +150,16 @@ def test_verify_package_refuses_a_missing_or_special_file(tmp_path: Path) -> Non
     os.mkfifo(audio)
     with pytest.raises(SuiteError, match="not a regular file"):
         verify_package(load_package(path))
+
+
+def test_swapped_digests_name_the_other_file(tmp_path: Path) -> None:
+    # R23 (a), at import
+    path = write_package(tmp_path)
+    data = json.loads(path.read_text())
+    files = {e["path"]: e for e in data["integrity"]["files"]}
+    a, b = files["fixtures/references/dict-en.txt"], files["fixtures/references/meet.txt"]
+    a["sha256"], b["sha256"] = b["sha256"], a["sha256"]
+    path.write_text(json.dumps(data))
+    with pytest.raises(SuiteError, match=r"dict-en\.txt: sha256 .* \(it is the digest listed "
+                       r"for 'fixtures/references/meet\.txt': swapped entries\?\)"):
+        verify_package(load_package(path))

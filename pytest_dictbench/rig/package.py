@@ -272,14 +272,18 @@ def verify_package(suite: Suite) -> None:
     """Check every ``integrity.files`` digest, as the methodology's scorer does before it
     scores; the first file that differs (or cannot be read) raises, named with both
     digests."""
+    listed = {entry.sha256: entry.path for entry in suite.files}
     for entry in suite.files:
         file = suite.root / entry.path
         actual = _digest(file)
         if actual != entry.sha256:
+            other = listed.get(actual)
+            swapped = f" (it is the digest listed for {other!r}: swapped entries?)" \
+                if other else ""
             raise SuiteError(
-                f"{entry.path}: sha256 {actual} does not match the listed {entry.sha256}: "
-                "the package changed after it was hashed, so nothing is scored (restore "
-                "the file, or run 'dictbench hash' if the change is intended)",
+                f"{entry.path}: sha256 {actual} does not match the listed {entry.sha256}"
+                f"{swapped}: the package changed after it was hashed, so nothing is scored "
+                "(restore the file, or run 'dictbench hash' if the change is intended)",
                 path=suite.root / suite.manifest["manifest_file"])
 
 
