@@ -163,3 +163,16 @@ def test_swapped_digests_name_the_other_file(tmp_path: Path) -> None:
     with pytest.raises(SuiteError, match=r"dict-en\.txt: sha256 .* \(it is the digest listed "
                        r"for 'fixtures/references/meet\.txt': swapped entries\?\)"):
         verify_package(load_package(path))
+
+
+def test_unknown_fixture_keys_are_named_with_their_json_path(tmp_path: Path) -> None:
+    # R17: an unknown key ("colour", or a typo of a real one) was ignored without a word
+    from pytest_dictbench.rig.package import unknown_keys
+
+    path = write_package(tmp_path)
+    assert unknown_keys(load_package(path)) == []
+    data = json.loads(path.read_text())
+    data["fixtures"][1]["colour"] = "red"
+    path.write_text(json.dumps(data))
+    assert unknown_keys(load_package(path)) == [
+        "fixtures[1].colour (fixture 'meet'): unknown key, ignored"]

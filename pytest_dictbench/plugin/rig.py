@@ -31,7 +31,7 @@ from ..model import Case, Output, Product, Suite
 from ..rig.calibration import BlockCalibration, calibration_folder, load_calibration
 from ..rig.live import check_live, live_profile, live_row, unsupported_reason
 from ..rig.notes import split_notes
-from ..rig.package import verify_package
+from ..rig.package import unknown_keys, verify_package
 from ..rig.protocol import default_profile, required_repetitions
 from ..rig.results import COLUMNS, Exclusion, RigRow, read_results
 from .collect import CaseItem, SuiteCollector
@@ -181,6 +181,9 @@ class RigCollector(SuiteCollector):
         session = self.config.stash[SESSION_KEY]
         suite = session.load_suite(self.path)
         verify_package(suite)  # as the scorer does: no score from a changed package
+        for note in unknown_keys(suite):
+            self.warn(pytest.PytestWarning(f"dictbench: {suite.manifest['manifest_file']}: "
+                                           f"{note}"))
         results = self.config.getoption("dictbench_results", None)
         folder = calibration_folder(suite, self.config.getoption("dictbench_calibration", None),
                                     self.config.invocation_params.dir)

@@ -27,7 +27,8 @@ from ..text.normalize import strict_text as file_text
 from .protocol import WORKFLOWS, gate_open
 from .results import COLUMNS
 
-__all__ = ["PACKAGE_GLOB", "is_package", "load_package", "verify_package"]
+__all__ = ["FIXTURE_KEYS", "PACKAGE_GLOB", "is_package", "load_package", "unknown_keys",
+           "verify_package"]
 
 #: File names collected as rig packages.
 PACKAGE_GLOB = "benchmark-manifest-*.json"
@@ -266,6 +267,24 @@ def _digest(path: Path) -> str:
         while chunk := handle.read(_HASH_CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+#: The keys a fixture may have (the methodology's, and descriptive ones we keep).
+FIXTURE_KEYS = frozenset({
+    "id", "workflow", "locale", "language", "title", "description", "duration_seconds",
+    "reference_path", "seed_path", "segments_path", "audio_path", "audio_sha256",
+    "required_repetitions", "required_fields", "metrics"})
+
+
+def unknown_keys(suite: Suite) -> list[str]:
+    """A note for each fixture key we do not know (a typo such as ``refrence_path`` would
+    otherwise be ignored), each naming its JSON path: ``fixtures[2].colour``."""
+    notes = []
+    for index, fixture in enumerate(suite.manifest["package"].get("fixtures", [])):
+        for key in sorted(set(fixture) - FIXTURE_KEYS):
+            notes.append(f"fixtures[{index}].{key} (fixture {fixture.get('id')!r}): "
+                         "unknown key, ignored")
+    return notes
 
 
 def verify_package(suite: Suite) -> None:
