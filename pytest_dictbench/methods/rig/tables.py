@@ -123,17 +123,26 @@ def _coverage(app: str, scope: Mapping[str, Any], metric: str, rules: RigRules,
         if cell and any(v is None for v in values):
             reasons.append(f"{fid}: {metric} missing in a complete repetition")
         elif cell:
-            medians.append({"fixture_id": fid, "median": statistics.median(values)})
+            medians.append({"fixture_id": fid, "median": statistics.median(values),
+                            "repetitions": len(cell), "required": need})
     if len(signatures) > 1:
         shown = "; ".join(" | ".join(s) for s in sorted(signatures))
         reasons.append(f"runs do not share one frozen environment "
                        f"({', '.join(rules.same_environment)}): {shown}")
     value = (statistics.fmean(m["median"] for m in medians)
              if medians and len(medians) == len(scope["fixtures"]) else None)
+    partial = statistics.fmean(m["median"] for m in medians) \
+        if medians and value is None else None
     return {"reasons": reasons, "value": value, "signature": next(iter(signatures), None)
             if len(signatures) == 1 else None,
+            "partial": None if partial is None else {
+                "value": round_half_away(partial, DECIMALS),
+                "fixtures": f"{len(medians)} of {len(scope['fixtures'])} fixtures"},
             "fixture_medians": [{"fixture_id": m["fixture_id"],
-                                 "median": round_half_away(m["median"], DECIMALS)}
+                                 "median": round_half_away(m["median"], DECIMALS),
+                                 **({"incomplete": f"{m['repetitions']} of {m['required']} "
+                                                   "repetitions"}
+                                    if m["repetitions"] < m["required"] else {})}
                                 for m in medians]}
 
 
@@ -198,7 +207,9 @@ def _table(scope: Mapping[str, Any], metric: str, higher: bool, apps: Sequence[s
         "cohorts": published,
         "not_ranked": [
             {"app_id": app, "reasons": cov["reasons"],
-             "value": None if cov["value"] is None else round_half_away(cov["value"], DECIMALS)}
+             "value": None if cov["value"] is None else round_half_away(cov["value"], DECIMALS),
+             "fixture_medians": cov["fixture_medians"],
+             **({"partial": cov["partial"]} if cov["partial"] else {})}
             for app, cov in coverage.items() if cov["reasons"]],
     }
 
