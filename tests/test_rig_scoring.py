@@ -98,3 +98,12 @@ def test_table_values_are_means_of_medians_of_rounded_runs() -> None:
     report = rig_tables(records, package)
     [wer] = [t for t in report["tables"] if t["metric"] == "wer" and t["locale"] is None]
     assert [e["value"] for c in wer["cohorts"] for e in c["entries"]] == [0.039174, 0.039174]
+
+
+def test_one_label_on_every_line_is_a_label() -> None:
+    # R46: every line labelled S1 recurs, so it is a label (one speaker for all turns)
+    turns = labelled_turns("S1: Shall we start?\nS1: Yes, the agenda is short.")
+    assert turns is not None and {t.speaker for t in turns} == {"S1"}
+    m = run_metrics(MEETING, {"raw_transcript": "S1: Shall we start?\nS1: Yes, the agenda "
+                              "is short."})
+    assert m["speaker_turn_accuracy_computed"] == 0.5  # S1 maps to speaker_a only

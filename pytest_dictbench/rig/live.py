@@ -119,7 +119,7 @@ def _measured(cells: dict[str, str], case: Case, output: Output) -> None:
         complete = output.meta.get("capture_complete", True)
         cells["capture_complete"] = "true" if complete else "false"
         if data.get("turns"):
-            turns = labelled_turns(output.text) or [Turn(None, output.text)]
+            turns = labelled_turns(output.text, data["turns"]) or [Turn(None, output.text)]
             found = speaker_metrics(data, turns, None, None)
             cells["speaker_turns_correct"] = str(int(found["speaker_turns_correct_computed"]))
             cells["speaker_turns_total"] = str(int(found["speaker_turns_total_computed"]))

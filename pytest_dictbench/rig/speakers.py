@@ -115,11 +115,11 @@ def labelled_turns(text: str, reference: Sequence[Mapping[str, Any]] = ()
 
     Labelled means: JSON turns; WebVTT or SRT cues of which at least one names a speaker;
     or plain lines that behave like labels: the first line and at least half of all
-    lines start ``Name: text``, at least two different names appear, and at least one
-    of them recurs on another line, or, given the ``reference`` turns, there is one
-    labelled line per reference turn and no more names than reference speakers. A
-    single ``Summary:`` or ``Note:``, or two lines ``Great: ...`` / ``OK: ...`` without
-    a meeting that has two such turns, is text, never labels.
+    lines start ``Name: text``, and a name recurs at the start of another line or,
+    given the ``reference`` turns, there is one labelled line per reference turn with
+    at least two names and no more names than reference speakers. A single
+    ``Summary:`` or ``Note:``, or two lines ``Great: ...`` / ``OK: ...`` without a
+    meeting that has two such turns, is text, never labels.
     """
     stripped = text.lstrip("\ufeff").strip()
     if not stripped:
@@ -139,7 +139,7 @@ def labelled_turns(text: str, reference: Sequence[Mapping[str, Any]] = ()
     speakers = {turn.get("speaker") for turn in reference}
     fits = bool(reference) and sum(named.values()) == len(reference) and \
         len(named) <= len(speakers)
-    behave = len(named) >= 2 and (max(named.values()) >= 2 or fits)
+    behave = bool(named) and (max(named.values()) >= 2 or (fits and len(named) >= 2))
     return turns if labels[0] is not None and 2 * sum(named.values()) >= len(lines) \
         and behave else None
 
