@@ -176,3 +176,51 @@ def test_unknown_fixture_keys_are_named_with_their_json_path(tmp_path: Path) -> 
     path.write_text(json.dumps(data))
     assert unknown_keys(load_package(path)) == [
         "fixtures[1].colour (fixture 'meet'): unknown key, ignored"]
+
+
+########################################################################################
+# Property: a valid manifest mutated in one field loads or is refused as a SuiteError
+# naming the manifest, never another exception.
+########################################################################################
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.floats(-1e3, 1e3, allow_nan=False)
+    | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
+                                                                 max_size=3),
+    max_leaves=6)
+_FIELDS = (("benchmark_id",), ("schema_version",), ("execution_gate",),
+           ("execution_gate", "ready"), ("execution_gate", "blocking_items"), ("products",),
+           ("integrity",), ("integrity", "files"), ("protocol",),
+           ("protocol", "required_repetitions"), ("protocol", "run_order"),
+           ("protocol", "profiles"), ("protocol", "calibration"), ("ranking",),
+           ("ranking", "minimum_apps"), ("fixtures",), ("fixtures", 0),
+           ("fixtures", 0, "locale"), ("fixtures", 0, "workflow"),
+           ("fixtures", 0, "required_repetitions"), ("fixtures", 0, "required_fields"),
+           ("fixtures", 1, "segments_path"), ("fixtures", 2, "seed_path"),
+           ("fixtures", 0, "audio_path"), ("fixtures", 0, "reference_path"))
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(field=st.sampled_from(_FIELDS), value=_json)
+def test_one_mutated_manifest_field_loads_or_is_refused_naming_the_manifest(
+        tmp_path: Path, field: tuple, value: object) -> None:
+    """Every mutated manifest either loads or raises SuiteError naming a package file."""
+    path = tmp_path / "benchmark-manifest-v1.json"
+    if not path.exists():
+        write_package(tmp_path)
+        (tmp_path / "valid.json").write_text(path.read_text())
+    data = json.loads((tmp_path / "valid.json").read_text())
+    target = data
+    for key in field[:-1]:
+        target = target[key]
+    target[field[-1]] = value
+    path.write_text(json.dumps(data))
+    try:
+        load_package(path)
+    except SuiteError as exc:
+        assert str(tmp_path) in str(exc)

@@ -57,6 +57,8 @@ def _integrity(manifest: Mapping[str, Any], root: Path, path: Path) -> dict[str,
         raise _fail("integrity.files must be a list", path)
     declared: dict[str, str] = {}
     for number, entry in enumerate(files, 1):
+        if not isinstance(entry, dict):
+            raise _fail(f"integrity.files[{number}] must be an object {{path, sha256}}", path)
         rel, digest = entry.get("path"), entry.get("sha256")
         if not isinstance(rel, str) or not rel:
             raise _fail(f"integrity.files[{number}] has no path", path)
@@ -71,6 +73,11 @@ def _integrity(manifest: Mapping[str, Any], root: Path, path: Path) -> dict[str,
 
 
 def _check_protocol(manifest: Mapping[str, Any], path: Path) -> None:
+    for key in ("protocol", "ranking"):
+        if not isinstance(manifest.get(key, {}), dict):
+            raise _fail(f"{key} must be an object", path)
+    if not isinstance(manifest.get("protocol", {}).get("run_order", {}), dict):
+        raise _fail("protocol.run_order must be an object of blocks", path)
     gate = manifest.get("execution_gate")
     if not isinstance(gate, dict) or not isinstance(gate.get("ready"), bool):
         raise _fail("execution_gate.ready must be true or false", path)
@@ -82,7 +89,7 @@ def _check_protocol(manifest: Mapping[str, Any], path: Path) -> None:
         raise _fail("ranking.minimum_apps must be a positive integer", path)
     products = manifest.get("products")
     if not isinstance(products, list) or not products or \
-            len(set(products)) != len(products) or not all(isinstance(p, str) for p in products):
+            not all(isinstance(p, str) for p in products) or len(set(products)) != len(products):
         raise _fail("products must be a non-empty list of unique product ids", path)
     if manifest.get("ranking", {}).get("overall_score") is not False:
         raise _fail("ranking.overall_score must be false: the methodology has no overall "
@@ -127,6 +134,11 @@ def _fixture_case(number: int, fixture: Mapping[str, Any], declared: Mapping[str
         raise _fail(f"{where}: required_repetitions must be a positive integer", path)
     if not isinstance(fixture.get("required_fields"), list):
         raise _fail(f"{where}: required_fields must be a list", path)
+    for key in ("reference_path", "seed_path", "segments_path", "audio_path", "audio_sha256"):
+        if fixture.get(key) is not None and not isinstance(fixture[key], str):
+            raise _fail(f"{where}: {key} must be a path text or null", path)
+    if not all(isinstance(name, str) for name in fixture["required_fields"]):
+        raise _fail(f"{where}: required_fields must be a list of column names", path)
     data: dict[str, Any] = dict(fixture)
     for key, target in (("reference_path", "reference"), ("seed_path", "seed"),
                         ("segments_path", "turns")):
