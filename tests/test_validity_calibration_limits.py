@@ -97,3 +97,33 @@ def test_calibration_failures_carry_the_measured_figures(tmp_path: Path) -> None
     assert clip.failures == ("clipped: 48 samples at full scale (|x| >= 0.999), from "
                              "2.500 s",)
     assert short.failures[0].startswith("too short: ")
+
+
+def test_an_inverted_polarity_and_a_channel_change_are_noted(tmp_path: Path) -> None:
+    # R44: both used to pass (or fail by level) without a word about the route
+    samples = _stimulus()
+    sf.write(tmp_path / "s.wav", samples, RATE, subtype="PCM_24")
+    sf.write(tmp_path / "inv.wav", -samples, RATE, subtype="PCM_24")
+    stereo = np.stack([samples, samples], axis=1)
+    sf.write(tmp_path / "st.wav", stereo, RATE, subtype="PCM_24")
+    inverted, two = calibrate_blocks(measure(tmp_path / "s.wav"),
+                                     [("block_1", tmp_path / "inv.wav"),
+                                      ("block_2", tmp_path / "st.wav")])
+    assert inverted.notes == ("polarity inverted against the stimulus (a route change?)",)
+    assert inverted.to_json()["notes"] == list(inverted.notes)
+    assert two.notes == ("2 channels, the stimulus has 1 (levels are compared on the "
+                         "down-mix)",)
+    assert "notes" not in calibrate_blocks(measure(tmp_path / "s.wav"),
+                                           [("block_1", tmp_path / "s.wav")])[0].to_json()
+
+
+def test_calibration_notes_reach_the_validity_rows() -> None:
+    from pytest_dictbench.report.validity import validity_rows
+
+    suite = {"rig": {"validity": {"calibration": [
+        {"block": "block_1", "accepted": True, "level_delta_db": 0.0, "onset_delta_ms": 0.0,
+         "failures": [], "notes": ["polarity inverted against the stimulus (a route "
+                                   "change?)"]}]}}}
+    assert validity_rows(suite) == [("(run)", "calibration block_1", "accepted (level 0.0 "
+                                     "dB, onset 0.0 ms); note: polarity inverted against "
+                                     "the stimulus (a route change?)")]

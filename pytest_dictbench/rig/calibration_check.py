@@ -88,6 +88,9 @@ class CalibrationResult:
     level_delta_db: float | None
     #: Recording onset minus the stimulus's onset, in ms.
     onset_delta_ms: float | None
+    #: What changed without failing the block (an inverted polarity, another channel
+    #: count), e.g. ``"polarity inverted against the stimulus (a route change?)"``.
+    notes: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -97,6 +100,7 @@ class CalibrationResult:
             "failures": list(self.failures),
             "level_delta_db": _rounded(self.level_delta_db),
             "onset_delta_ms": _rounded(self.onset_delta_ms),
+            **({"notes": list(self.notes)} if self.notes else {}),
         }
 
 
@@ -189,9 +193,48 @@ def calibrate_blocks(stimulus: Recording, recordings: Iterable[tuple[str, Path |
         accepted = not failures
         if accepted and first_accepted is None:
             first_accepted = recording
+        notes = _route_notes(path, recording, stimulus)
         results.append(CalibrationResult(block, str(path), accepted, tuple(failures),
-                                         level, onset))
+                                         level, onset, notes))
     return results
+
+
+def _route_notes(path: Path | str, recording: Recording, stimulus: Recording
+                 ) -> tuple[str, ...]:
+    """Route changes that do not fail a block but are worth a note: an inverted
+    polarity, and a channel count other than the stimulus's (levels are compared on the
+    down-mix, so a one-sided stereo route also shows as about -6 dB)."""
+    notes = []
+    if _inverted(recording.samples, stimulus.samples):
+        notes.append("polarity inverted against the stimulus (a route change?)")
+    channels = _channels(path)
+    expected = _channels(stimulus.path)
+    if channels is not None and expected is not None and channels != expected:
+        notes.append(f"{channels} channels, the stimulus has {expected} (levels are "
+                     "compared on the down-mix)")
+    return tuple(notes)
+
+
+def _channels(path: Path | str) -> int | None:
+    try:
+        import soundfile
+
+        return int(soundfile.info(str(path)).channels)
+    except Exception:  # a note only: the measurement has already read the file
+        return None
+
+
+def _inverted(recording: np.ndarray, stimulus: np.ndarray) -> bool:
+    """Whether the clearest cross-correlation peak is negative (polarity inverted)."""
+    a = np.asarray(recording, dtype=np.float64)
+    b = np.asarray(stimulus, dtype=np.float64)
+    norm = math.sqrt(float(np.dot(a, a)) * float(np.dot(b, b)))
+    if norm == 0.0:
+        return False
+    size = 1 << (len(a) + len(b) - 1).bit_length()
+    corr = np.fft.irfft(np.fft.rfft(a, size) * np.conj(np.fft.rfft(b, size)), size)
+    low, high = float(corr.min()), float(corr.max())
+    return -low > high and -low / norm >= XCORR_MIN
 
 
 def _signal_failures(recording: Recording, stimulus: Recording) -> list[str]:
