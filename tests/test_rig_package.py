@@ -224,3 +224,14 @@ def test_one_mutated_manifest_field_loads_or_is_refused_naming_the_manifest(
         load_package(path)
     except SuiteError as exc:
         assert str(tmp_path) in str(exc)
+
+
+def test_a_listed_file_that_is_a_symlink_is_refused_at_import(tmp_path: Path) -> None:
+    # R23 (b): a symlink to another listed file passed with its digest updated
+    path = write_package(tmp_path)
+    meet = tmp_path / "fixtures" / "audio" / "meet.wav"
+    meet.unlink()
+    meet.symlink_to("dict-en.wav")
+    _rehash(path)
+    with pytest.raises(SuiteError, match="a listed file is a symbolic link"):
+        verify_package(load_package(path))

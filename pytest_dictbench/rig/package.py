@@ -266,6 +266,9 @@ def load_package(path: Path) -> Suite:
 
 def _digest(path: Path) -> str:
     """sha256 of a regular file, read in chunks; anything else is refused unread."""
+    if path.is_symlink():
+        raise SuiteError("a listed file is a symbolic link; a package holds its files "
+                         "themselves (copy the target in place)", path=path)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
