@@ -16,7 +16,13 @@ Times are CPU seconds of this process (``time.process_time``), each side timed
 ``--rounds`` times, interleaved, fastest round kept. Prints both and the ratio
 ours / baseline (target: <= 2).
 
-Run: ``python benchmarks/bench_rig.py [--rows N] [--seed S] [--rounds R]``
+With ``--memory``, it shows instead that reading stays flat in rows: for files of
+``--rows`` and 10 x ``--rows`` rows it prints the peak Python memory (tracemalloc) of
+streaming every record (``rig.csvfile.records``) and of importing a file refused at row 3
+(a second row for one cell, then all the other rows: the read stops at the refusal).
+The two peaks per kind should be about equal, whatever the row count.
+
+Run: ``python benchmarks/bench_rig.py [--rows N] [--seed S] [--rounds R] [--memory]``
 """
 
 from __future__ import annotations
@@ -27,13 +33,16 @@ import random
 import shutil
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
 import jiwer
 
+from pytest_dictbench.errors import DictbenchError
 from pytest_dictbench.methods.rig.scoring import run_metrics
 from pytest_dictbench.methods.rig.tables import rig_tables
+from pytest_dictbench.rig.csvfile import records
 from pytest_dictbench.rig.package import load_package
 from pytest_dictbench.rig.results import COLUMNS, read_results, render_results
 
@@ -120,12 +129,63 @@ def baseline(pairs: list[tuple[str, str]]) -> float:
     return total
 
 
+def _peak(job: Any) -> int:
+    """Peak traced bytes while ``job`` runs."""
+    tracemalloc.start()
+    try:
+        job()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def _refused_at_row_3(path: Path, suite: Any) -> None:
+    try:
+        read_results(path, suite)
+    except DictbenchError:
+        return
+    raise AssertionError("the file should be refused at row 3")
+
+
+def memory(rows: int, seed: int) -> None:
+    """Print peak memory of streaming and of an early refusal, for rows and 10 x rows."""
+    with tempfile.TemporaryDirectory(prefix="bench-rig-mem-") as tmp:
+        package_path = make_package(Path(tmp))
+        suite = load_package(package_path)
+        path, _ = make_csv(rows, seed, package_path)
+        one = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        header, body = one[0], one[1:]
+        peaks: dict[str, list[int]] = {"stream": [], "refused": []}
+        for size in (rows, 10 * rows):
+            big = package_path.parent / f"big-{size}.csv"
+            with big.open("w", encoding="utf-8", newline="") as out:
+                out.write(header)
+                for index in range(size):
+                    out.write(body[index % len(body)].replace(",run-", f",r{index}-", 1))
+            peaks["stream"].append(_peak(lambda big=big: sum(1 for _ in records(big))))
+            dup = package_path.parent / f"dup-{size}.csv"
+            with dup.open("w", encoding="utf-8", newline="") as out:
+                out.write(header + body[0])
+                for index in range(size):  # row 3 repeats row 2's cell: refused there
+                    out.write(body[0].replace(",run-0,", f",dup-{index},", 1))
+            peaks["refused"].append(_peak(lambda dup=dup: _refused_at_row_3(dup, suite)))
+    print(f"peak Python memory (tracemalloc), {rows} rows vs {10 * rows} rows")
+    for kind, (small, large) in peaks.items():
+        print(f"  {kind:8s}: {small / 1e6:8.2f} MB vs {large / 1e6:8.2f} MB  "
+              f"ratio {large / small:.2f}  (flat: about 1)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=30_000)
     parser.add_argument("--seed", type=int, default=20261201)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--memory", action="store_true",
+                        help="show that reading stays flat in rows instead of timing")
     args = parser.parse_args()
+    if args.memory:
+        memory(args.rows, args.seed)
+        return
     with tempfile.TemporaryDirectory(prefix="bench-rig-") as tmp:
         package_path = make_package(Path(tmp))
         path, pairs = make_csv(args.rows, args.seed, package_path)

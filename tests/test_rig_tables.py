@@ -216,3 +216,57 @@ def test_a_metric_missing_from_a_complete_run_blocks_its_table_only() -> None:
     assert reasons(table(report, "elapsed_seconds"), "a") == [
         "f1: elapsed_seconds missing in a complete repetition"]
     assert ranks(table(report, "wer")) == [(1, "a", 0.1), (1, "b", 0.1)]
+
+
+def test_a_selective_rerun_in_a_second_block_attempt_blocks_ranks() -> None:
+    # R40: only product a's block-2 rows were rerun after block_2 failed calibration
+    def placed(record: dict[str, Any], attempt: str, accepted: bool) -> dict[str, Any]:
+        record["rig"]["block"] = {"attempt": attempt, "network_measured": True,
+                                  "calibration": {"block": attempt, "accepted": accepted}}
+        return record
+
+    records = []
+    for app in ("a", "b"):
+        for fixture in ("f1", "f2"):
+            for rep in (1, 2, 3):
+                records.append(placed(run(app, fixture, rep, wer=0.1, cer=0.1),
+                                      f"block_{rep}", True))
+    for fixture in ("f1", "f2"):  # a's and b's first block_2 attempt failed
+        records.append(placed(run("b", fixture, 2, "invalid"), "block_2", False))
+    for record in records:
+        if record["repetition"] == 2 and record["product"] == "b" and \
+                record["rig"]["status"] == "complete":
+            record["rig"]["status"], record["status"] = "invalid", "error"
+    for record in records:
+        if record["repetition"] == 2 and record["product"] == "a":
+            record["rig"]["block"]["attempt"] = "block_2#2"
+    for fixture in ("f1", "f2"):
+        records.append(placed(run("a", fixture, 2, "invalid"), "block_2", False))
+    report = rig_tables(records, package(products=("a", "b")))
+    kinds = {(v["app_id"], v["kind"]) for v in report["validity"]["schedule"]}
+    assert ("a", "selective_rerun") in kinds
+    assert any("schedule: selective rerun: block_2#2 reran only a after block_2 failed "
+               "calibration (not rerun: b)" in r for r in reasons(table(report), "a"))
+
+
+def test_unranked_products_show_a_partial_mean_and_incomplete_medians() -> None:
+    # R27: a missing fixture hid the mean over the fixtures present, and an incomplete
+    # cell's median was never shown
+    from pytest_dictbench.report.rig import rig_tables_text
+
+    records = (cell("a", "f1", [0.1, 0.2, 0.3]) + cell("a", "f2", [0.2, 0.2, 0.2])
+               + cell("b", "f1", [0.4, 0.4, 0.4]) + cell("c", "f1", [0.5, 0.5, 0.5])
+               + cell("c", "f2", [0.1, 0.3]))
+    report = rig_tables(records, package())
+    wer = table(report)
+    b = next(n for n in wer["not_ranked"] if n["app_id"] == "b")
+    assert b["value"] is None and b["partial"] == {"value": 0.4, "fixtures": "1 of 2 fixtures"}
+    c = next(n for n in wer["not_ranked"] if n["app_id"] == "c")
+    assert c["fixture_medians"][1] == {"fixture_id": "f2", "median": 0.2,
+                                       "incomplete": "2 of 3 repetitions"}
+    text = next(t for t in rig_tables_text(report) if t.title.startswith("dictation, "
+                                                                         "profile default: wer"))
+    row_b = next(r for r in text.rows if r[1] == "b")
+    assert row_b[2] == "0.400000 (1 of 2 fixtures)"
+    row_c = next(r for r in text.rows if r[1] == "c")
+    assert "f2 0.200000 (incomplete: 2 of 3 repetitions)" in row_c[4]

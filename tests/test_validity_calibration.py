@@ -79,10 +79,10 @@ def test_each_block_is_judged_against_stimulus_and_first_accepted(tmp_path: Path
     assert shifted.failures == ("onset +25.0 ms from the stimulus (tolerance ±20 ms)",)
     assert quieter.level_delta_db == pytest.approx(-0.3, abs=2e-3)
     assert quieter.failures == (
-        "level -0.30 dB from the first accepted calibration (tolerance ±0.2 dB)",)
+        "level -0.300 dB from the first accepted calibration (tolerance ±0.2 dB)",)
     assert describe_failures(results) == [
         "block_3: onset +25.0 ms from the stimulus (tolerance ±20 ms)",
-        "block_4: level -0.30 dB from the first accepted calibration (tolerance ±0.2 dB)",
+        "block_4: level -0.300 dB from the first accepted calibration (tolerance ±0.2 dB)",
     ]
 
 
@@ -115,9 +115,10 @@ def test_clipped_silent_wrong_rate_and_corrupt_recordings_fail(tmp_path: Path,
     ]
     results = {r.block: r for r in calibrate_blocks(stimulus, blocks)}
     assert not any(r.accepted for r in results.values())
-    assert results["clipped"].failures == (
-        "clipped: 3 or more consecutive samples at full scale",)
-    assert results["silent"].failures == ("silent: no signal above the noise floor",)
+    [clipped] = results["clipped"].failures
+    assert clipped.startswith("clipped: ") and " samples at full scale (|x| >= 0.999), " \
+        "from " in clipped
+    assert results["silent"].failures == ("silent: every sample is zero (digital silence)",)
     assert results["rate"].failures == ("sample rate 44100 Hz, the stimulus has 48000 Hz",)
     assert results["corrupt"].failures[0].startswith("unreadable: ")
     assert str(corrupt) in results["corrupt"].failures[0]

@@ -64,8 +64,8 @@ def test_fixture_order_blocks_too_close_and_one_day() -> None:
             for r in rows]
     found = {(v.app_id, v.kind, v.message) for v in check_schedule(rows, ORDERS, FIXTURES)}
     assert found == {
-        ("a", "block_spacing", "block_2 started 2.50 h after block_1 ended (at least 4 h)"),
-        ("b", "block_spacing", "block_2 started 2.50 h after block_1 ended (at least 4 h)"),
+        ("a", "block_spacing", "block_2 started 2 h 30 min after block_1 ended (at least 4 h)"),
+        ("b", "block_spacing", "block_2 started 2 h 30 min after block_1 ended (at least 4 h)"),
         ("a", "calendar_days", "all blocks ran on one calendar day (at least two)"),
         ("b", "calendar_days", "all blocks ran on one calendar day (at least two)"),
         ("a", "fixture_order", "block_3: f2 ran before f1"),
@@ -78,7 +78,7 @@ def test_overlapping_blocks_say_so() -> None:
                  {"block_1": ["a", "b"], "block_2": ["b"]})
     found = [v.message for v in check_schedule(rows, ORDERS, FIXTURES)
              if v.kind == "block_spacing"]
-    assert found == ["block_2 started 0.30 h before block_1 ended (the blocks overlap; at "
+    assert found == ["block_2 started 18 min before block_1 ended (the blocks overlap; at "
                      "least 4 h apart)"] * 2
 
 
@@ -132,3 +132,14 @@ def test_selective_rerun_after_a_failed_calibration_is_flagged() -> None:
     assert found[0].message == ("block_1#2 reran only a after block_1 failed calibration "
                                 "(not rerun: b)")
     assert selective_reruns(rows, attempts, invalid=set()) == []
+
+
+def test_a_gap_just_under_the_limit_is_shown_unrounded() -> None:
+    # R41: 3 h 59 min 59 s used to print as "4.00 h" beside "at least 4 h"
+    from datetime import timedelta
+
+    from pytest_dictbench.rig.schedule import _hours
+
+    assert _hours(timedelta(hours=3, minutes=59, seconds=59)) == "3 h 59 min 59 s"
+    assert _hours(timedelta(hours=2, minutes=30)) == "2 h 30 min"
+    assert _hours(timedelta(seconds=0)) == "0 s"

@@ -31,8 +31,9 @@ from ..model import Case, Output, Product, Suite
 from ..rig.calibration import BlockCalibration, calibration_folder, load_calibration
 from ..rig.live import check_live, live_profile, live_row, unsupported_reason
 from ..rig.notes import split_notes
+from ..rig.package import unknown_keys, verify_package
 from ..rig.protocol import default_profile, required_repetitions
-from ..rig.results import COLUMNS, RigRow, read_results
+from ..rig.results import COLUMNS, Exclusion, RigRow, read_results
 from .collect import CaseItem, SuiteCollector
 from .session import SESSION_KEY
 
@@ -179,6 +180,10 @@ class RigCollector(SuiteCollector):
     def collect(self) -> Iterator[Any]:
         session = self.config.stash[SESSION_KEY]
         suite = session.load_suite(self.path)
+        verify_package(suite)  # as the scorer does: no score from a changed package
+        for note in unknown_keys(suite):
+            self.warn(pytest.PytestWarning(f"dictbench: {suite.manifest['manifest_file']}: "
+                                           f"{note}"))
         results = self.config.getoption("dictbench_results", None)
         folder = calibration_folder(suite, self.config.getoption("dictbench_calibration", None),
                                     self.config.invocation_params.dir)
@@ -194,7 +199,11 @@ class RigCollector(SuiteCollector):
                                        suite.root / suite.manifest["cases"])
             return
         path = (self.config.invocation_params.dir / results).resolve()
-        rows = read_results(path, suite, max_text_chars=session.max_text_chars)
+        excluded: list[Exclusion] = []
+        rows = read_results(path, suite, max_text_chars=session.max_text_chars,
+                            exclusions=excluded)
+        for exclusion in excluded:  # listed, never scored (the scorer's exclusions)
+            self.warn(pytest.PytestWarning(f"dictbench: {results}: {exclusion.describe()}"))
         blocks: dict[str, dict[str, Any]] = {}
         if self.calibration is not None:
             rows, blocks = self.calibration.apply(rows)

@@ -48,8 +48,15 @@ def _metric_table(table: Mapping[str, Any]) -> RigTable:
             rows.append((str(entry["rank"]), entry["app_id"], _value(entry["value"]),
                          environment, medians))
     for entry in table["not_ranked"]:
-        rows.append(("not ranked", entry["app_id"], _value(entry["value"]), "",
-                     "; ".join(entry["reasons"])))
+        partial = entry.get("partial")
+        value = _value(entry["value"]) if partial is None else \
+            f"{_value(partial['value'])} ({partial['fixtures']})"
+        medians = [f"{m['fixture_id']} {_value(m['median'])}"
+                   + (f" (incomplete: {m['incomplete']})" if m.get("incomplete") else "")
+                   for m in entry.get("fixture_medians", ())]
+        rows.append(("not ranked", entry["app_id"], value, "",
+                     "; ".join([*entry["reasons"], *(
+                         [f"fixture medians: {', '.join(medians)}"] if medians else [])])))
     return RigTable(table_title(table), ("Rank", "Product", "Value", "Cohort",
                                     "Fixture medians / reasons not ranked"),
                     tuple(rows), numeric=(2,))

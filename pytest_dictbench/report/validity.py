@@ -28,7 +28,8 @@ def validity_rows(suite: Mapping[str, Any]) -> list[tuple[str, str, str]]:
                    if not block.get("accepted") else
                    f"accepted (level {block.get('level_delta_db')} dB, onset "
                    f"{block.get('onset_delta_ms')} ms)")
-        rows.append(("(run)", f"calibration {block['block']}", verdict))
+        notes = "".join(f"; note: {n}" for n in block.get("notes", ()))
+        rows.append(("(run)", f"calibration {block['block']}", verdict + notes))
     for found in validity.get("speakers", []):
         rows.append((found["app_id"], f"speaker turns {found['fixture_id']} "
                      f"r{found['repetition']}", found["note"]))

@@ -56,7 +56,7 @@ class BlockCalibration:
         for row, run in zip(rows, run_rows, strict=True):
             attempt = assigned.get(run.run_id)
             if attempt is None:
-                out.append(row)
+                out.append(self._uncalibrated(row, run.block))
                 continue
             verdict = self.verdicts[attempt.key]
             blocks[run.run_id] = {"attempt": attempt.key, "calibration": verdict.to_json(),
@@ -73,6 +73,28 @@ class BlockCalibration:
         return out, blocks
 
 
+    def _uncalibrated(self, row: RigRow, block: str) -> RigRow:
+        """A complete row that no accepted calibration covers is ``invalid``: when
+        calibration is in use, a block without its recording is never scored."""
+        if row.status != "complete":
+            return row
+        if any(a.block == block for a in self.attempts):
+            reason = f"tested before {block}'s first calibration attempt started"
+        else:
+            reason = f"no calibration recording for {block} in blocks.csv"
+        text, facts = split_notes(row.cells["notes"])
+        note = compose_notes(f"invalid_rig: {reason}" + (f"; {text}" if text else ""), facts)
+        return dataclasses.replace(row, status="invalid",
+                                   cells={**row.cells, "status": "invalid", "notes": note})
+
+    def missing_blocks(self, rows: list[RigRow]) -> list[str]:
+        """Blocks that attempted rows ran in but ``blocks.csv`` does not list."""
+        listed = {a.block for a in self.attempts}
+        ran = {f"block_{r.repetition}" for r in rows
+               if r.status not in ("not_tested", "unsupported", "blank")}
+        return sorted(ran - listed)
+
+
 def load_calibration(suite: Suite, folder: Path) -> BlockCalibration:
     """Measure every block attempt's recording in ``folder`` against the stimulus."""
     calibration = suite.manifest["package"].get("protocol", {}).get("calibration", {})
@@ -86,10 +108,21 @@ def load_calibration(suite: Suite, folder: Path) -> BlockCalibration:
                          "calibration folder, or protocol.calibration.stimulus_path)",
                          path=stimulus_file)
     attempts = read_blocks(folder)
-    verdicts = {a.key: r for a, r in zip(attempts, calibrate_blocks(
-        measure(stimulus_file), [(a.key, a.recording) for a in attempts], tolerance),
-        strict=True)}
+    verdicts = {a.key: dataclasses.replace(r, path=_shown(Path(a.recording), suite.root,
+                                                          folder))
+                for a, r in zip(attempts, calibrate_blocks(
+                    measure(stimulus_file), [(a.key, a.recording) for a in attempts],
+                    tolerance), strict=True)}
     return BlockCalibration(tuple(attempts), verdicts)
+
+
+def _shown(path: Path, root: Path, folder: Path) -> str:
+    """A recording's path as reports show it: relative to the package (or, for a folder
+    outside it, to that folder), never the machine's absolute path."""
+    for base in (root.resolve(), folder.resolve()):
+        if path.resolve().is_relative_to(base):
+            return path.resolve().relative_to(base).as_posix()
+    return path.name
 
 
 def _time(text: str) -> Any:

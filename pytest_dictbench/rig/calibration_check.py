@@ -66,6 +66,9 @@ class Recording:
     onset_s: float | None
     clipped: bool
     samples: np.ndarray = field(repr=False, compare=False)
+    #: Samples at full scale, and where the first run of ``CLIP_RUN`` of them starts (s).
+    clip_count: int = 0
+    clip_start_s: float | None = None
 
     @property
     def silent(self) -> bool:
@@ -85,6 +88,9 @@ class CalibrationResult:
     level_delta_db: float | None
     #: Recording onset minus the stimulus's onset, in ms.
     onset_delta_ms: float | None
+    #: What changed without failing the block (an inverted polarity, another channel
+    #: count), e.g. ``"polarity inverted against the stimulus (a route change?)"``.
+    notes: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -94,6 +100,7 @@ class CalibrationResult:
             "failures": list(self.failures),
             "level_delta_db": _rounded(self.level_delta_db),
             "onset_delta_ms": _rounded(self.onset_delta_ms),
+            **({"notes": list(self.notes)} if self.notes else {}),
         }
 
 
@@ -110,11 +117,17 @@ def onset_seconds(samples: np.ndarray, rate: int,
 
 def is_clipped(samples: np.ndarray) -> bool:
     """Whether ``CLIP_RUN`` consecutive samples sit at full scale."""
+    return _clip_run(samples) is not None
+
+
+def _clip_run(samples: np.ndarray) -> int | None:
+    """Index of the first run of ``CLIP_RUN`` samples at full scale, or None."""
     at_limit = np.abs(np.asarray(samples)) >= CLIP_LEVEL
     if not at_limit.any():
-        return False
+        return None
     run = np.convolve(at_limit.astype(np.int32), np.ones(CLIP_RUN, dtype=np.int32), "valid")
-    return bool((run >= CLIP_RUN).any())
+    starts = np.flatnonzero(run >= CLIP_RUN)
+    return int(starts[0]) if starts.size else None
 
 
 def measure(path: Path | str) -> Recording:
@@ -128,8 +141,11 @@ def measure(path: Path | str) -> Recording:
         loudness = integrated_loudness(samples, rate)
     except AudioError as exc:
         raise AudioError(str(exc), path=path) from exc
+    start = _clip_run(samples)
     return Recording(str(path), rate, loudness, onset_seconds(samples, rate),
-                     is_clipped(samples), samples)
+                     start is not None, samples,
+                     int((np.abs(np.asarray(samples)) >= CLIP_LEVEL).sum()),
+                     None if start is None else start / rate)
 
 
 def onset_delta_ms(recording: Recording, stimulus: Recording) -> float | None:
@@ -156,8 +172,9 @@ def calibrate_blocks(stimulus: Recording, recordings: Iterable[tuple[str, Path |
         try:
             recording = measure(path)
         except AudioError as exc:
+            kind = "too short" if "too short" in str(exc) else "unreadable"
             results.append(CalibrationResult(block, str(path), False,
-                                             (f"unreadable: {exc}",), None, None))
+                                             (f"{kind}: {exc}",), None, None))
             continue
         failures = _signal_failures(recording, stimulus)
         onset = None
@@ -169,15 +186,55 @@ def calibrate_blocks(stimulus: Recording, recordings: Iterable[tuple[str, Path |
                                 f"(tolerance ±{tolerance.onset_ms:g} ms)")
             reference = first_accepted or recording
             level = recording.loudness_lufs - reference.loudness_lufs
-            if abs(level) > tolerance.level_db + 1e-9:
-                failures.append(f"level {level:+.2f} dB from the first accepted calibration "
+            # compared at 0.001 dB, inclusive: +0.2000000075 is +0.200 and passes ±0.2
+            if round(abs(level), 3) > tolerance.level_db:
+                failures.append(f"level {level:+.3f} dB from the first accepted calibration "
                                 f"(tolerance ±{tolerance.level_db:g} dB)")
         accepted = not failures
         if accepted and first_accepted is None:
             first_accepted = recording
+        notes = _route_notes(path, recording, stimulus)
         results.append(CalibrationResult(block, str(path), accepted, tuple(failures),
-                                         level, onset))
+                                         level, onset, notes))
     return results
+
+
+def _route_notes(path: Path | str, recording: Recording, stimulus: Recording
+                 ) -> tuple[str, ...]:
+    """Route changes that do not fail a block but are worth a note: an inverted
+    polarity, and a channel count other than the stimulus's (levels are compared on the
+    down-mix, so a one-sided stereo route also shows as about -6 dB)."""
+    notes = []
+    if _inverted(recording.samples, stimulus.samples):
+        notes.append("polarity inverted against the stimulus (a route change?)")
+    channels = _channels(path)
+    expected = _channels(stimulus.path)
+    if channels is not None and expected is not None and channels != expected:
+        notes.append(f"{channels} channels, the stimulus has {expected} (levels are "
+                     "compared on the down-mix)")
+    return tuple(notes)
+
+
+def _channels(path: Path | str) -> int | None:
+    try:
+        import soundfile
+
+        return int(soundfile.info(str(path)).channels)
+    except Exception:  # a note only: the measurement has already read the file
+        return None
+
+
+def _inverted(recording: np.ndarray, stimulus: np.ndarray) -> bool:
+    """Whether the clearest cross-correlation peak is negative (polarity inverted)."""
+    a = np.asarray(recording, dtype=np.float64)
+    b = np.asarray(stimulus, dtype=np.float64)
+    norm = math.sqrt(float(np.dot(a, a)) * float(np.dot(b, b)))
+    if norm == 0.0:
+        return False
+    size = 1 << (len(a) + len(b) - 1).bit_length()
+    corr = np.fft.irfft(np.fft.rfft(a, size) * np.conj(np.fft.rfft(b, size)), size)
+    low, high = float(corr.min()), float(corr.max())
+    return -low > high and -low / norm >= XCORR_MIN
 
 
 def _signal_failures(recording: Recording, stimulus: Recording) -> list[str]:
@@ -185,10 +242,14 @@ def _signal_failures(recording: Recording, stimulus: Recording) -> list[str]:
     if recording.sample_rate != stimulus.sample_rate:
         failures.append(f"sample rate {recording.sample_rate} Hz, the stimulus has "
                         f"{stimulus.sample_rate} Hz")
-    if recording.silent or not math.isfinite(recording.loudness_lufs):
-        failures.append("silent: no signal above the noise floor")
+    if recording.silent:
+        failures.append("silent: every sample is zero (digital silence)")
+    elif not math.isfinite(recording.loudness_lufs):
+        failures.append("silent: integrated loudness below the -70 LUFS absolute gate "
+                        "(ITU-R BS.1770)")
     if recording.clipped:
-        failures.append(f"clipped: {CLIP_RUN} or more consecutive samples at full scale")
+        failures.append(f"clipped: {recording.clip_count} samples at full scale (|x| >= "
+                        f"{CLIP_LEVEL}), from {recording.clip_start_s:.3f} s")
     return failures
 
 

@@ -26,8 +26,8 @@ What a live row holds:
 - a workflow the product does not list in ``workflows`` is ``unsupported`` (the
   methodology: a product without a meeting workflow is not fed the file instead); a
   capture error is ``failed`` with the error as ``notes``; a transcript record's own
-  status is kept; a capture whose row the reader refuses for a measured cell (an empty
-  transcript, a correction without ``edit_actions``) is ``failed`` with the refusal.
+  status is kept; a capture whose row the reader refuses for a measured cell (a correction without
+  ``edit_actions``) is ``failed`` with the refusal; an empty transcript is complete.
 
 Facts the 28 columns have no cell for travel in ``notes`` as one marked JSON suffix
 (:mod:`.notes`): a declared hardware or OS that differs from the detected one, and the
@@ -119,7 +119,7 @@ def _measured(cells: dict[str, str], case: Case, output: Output) -> None:
         complete = output.meta.get("capture_complete", True)
         cells["capture_complete"] = "true" if complete else "false"
         if data.get("turns"):
-            turns = labelled_turns(output.text) or [Turn(None, output.text)]
+            turns = labelled_turns(output.text, data["turns"]) or [Turn(None, output.text)]
             found = speaker_metrics(data, turns, None, None)
             cells["speaker_turns_correct"] = str(int(found["speaker_turns_correct_computed"]))
             cells["speaker_turns_total"] = str(int(found["speaker_turns_total_computed"]))
@@ -138,8 +138,8 @@ def live_row(suite: Suite, case: Case, product: Product, repetition: int,
     """The results row of one live item: ``output`` is its capture (None: nothing to
     play); ``not_offered`` why it was not attempted (a workflow the product lacks).
 
-    A complete capture whose row the reader refuses for a measured cell (an empty
-    transcript, a correction without ``edit_actions``) becomes a ``failed`` row with the
+    A complete capture whose row the reader refuses for a measured cell (a correction
+    without ``edit_actions``) becomes a ``failed`` row with the
     refusal as its note; any other refusal (the product file's metadata) raises.
     """
     cells = _base_cells(suite, case, product, repetition)

@@ -7,18 +7,19 @@ The reader refuses, naming the CSV row (the header is row 1) and column: a missi
 extra or reordered header; a row with the wrong number of cells; an unknown status,
 app, fixture or test profile; a duplicate ``run_id`` or repetition cell; a repetition
 outside 1..required; an inline transcript *and* a path; a path leaving the CSV's folder;
-missing required metadata or fields on a complete row; malformed numbers, booleans,
-dates and URLs. A BOM and CRLF line endings are accepted; transcript files and cells are
+missing required metadata or fields on a complete row; malformed numbers (ASCII digits
+only), booleans, dates and URLs; control characters. The file itself is read row by row
+by :mod:`.csvfile` (RFC 4180, as the scorer reads it). Transcript files and cells are
 UTF-8 with line endings normalised and one terminal newline removed. Rows whose every
-cell is empty are ignored.
+cell is empty are skipped. Exports neutralise cells a spreadsheet would run as a formula
+(:func:`neutralise`), and the reader undoes it (:func:`restore`).
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -26,13 +27,17 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import DictbenchError
+from ..files import read_regular
 from ..model import Suite
 from ..suites import DEFAULT_MAX_TEXT_CHARS
 from ..text.normalize import strict_text as file_text
+from .cells import clean, neutralise, restore, trim
+from .cells import number as cell_number
+from .csvfile import CsvError, Record, records, where
 from .protocol import default_profile, required_repetitions
 
-__all__ = ["COLUMNS", "STATUSES", "ResultsError", "RigRow", "export_csv", "read_results",
-           "render_results", "row_from_cells"]
+__all__ = ["COLUMNS", "STATUSES", "Exclusion", "ResultsError", "RigRow", "export_csv",
+           "neutralise", "read_results", "render_results", "restore", "row_from_cells"]
 
 #: The columns of a results CSV, in order.
 COLUMNS = (
@@ -48,6 +53,7 @@ STATUSES = ("complete", "not_tested", "unsupported", "failed", "invalid", "blank
 PROCESSING_PATHS = ("on_device", "vendor_cloud", "third_party_cloud", "hybrid", "unknown")
 _TEXTS = (("raw_transcript", "raw_transcript_path"),
           ("final_transcript", "final_transcript_path"))
+_TRANSCRIPTS = ("raw_transcript", "final_transcript")
 _FLOATS = ("elapsed_seconds", "correction_seconds")
 _INTEGERS = ("edit_actions", "speaker_turns_correct", "speaker_turns_total")
 
@@ -80,36 +86,27 @@ class RigRow:
     values: Mapping[str, Any] = field(default_factory=dict)
 
 
-def _refuse(path: Path, number: int | str, column: str | None, message: str
-            ) -> ResultsError:
-    """``number`` is the CSV row, or a text naming a row that has no number (live)."""
-    where = (f"row {number}" if isinstance(number, int) else number) + (
-        f", column {column}" if column else "")
-    return ResultsError(f"{where}: {message}", path=path, column=column,
+def _refuse(path: Path, number: int | str, column: str | None, message: str,
+            line: int | None = None) -> ResultsError:
+    """``number`` is the CSV row, or a text naming a row that has no number (live);
+    ``line`` the physical line the row starts on, named when it differs."""
+    place = where(number, line, column) if isinstance(number, int) else (
+        number + (f", column {column}" if column else "") + ": ")
+    return ResultsError(f"{place}{message}", path=path, column=column,
                         problem=f"{column}: {message}" if column else message)
-
-
-def _records(path: Path) -> list[list[str]]:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ResultsError(f"cannot read the results CSV: {exc.strerror or exc}",
-                           path=path) from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        row = data[: exc.start].count(b"\n") + 1
-        raise ResultsError(f"not valid UTF-8 (byte 0x{data[exc.start]:02x}) near line {row}",
-                           path=path) from None
-    try:
-        return list(csv.reader(io.StringIO(text, newline=""), strict=True))
-    except csv.Error as exc:
-        raise ResultsError(f"malformed CSV: {exc}", path=path) from None
 
 
 def _check_header(header: Sequence[str], path: Path) -> None:
     if tuple(header) == COLUMNS:
         return
+    rule = f"the header must be exactly the {len(COLUMNS)} columns {','.join(COLUMNS)}"
+    for name in dict.fromkeys(header):
+        places = [i + 1 for i, found in enumerate(header) if found == name]
+        if len(places) > 1 and name in COLUMNS:
+            missing = [c for c in COLUMNS if c not in header]
+            lacking = f"; {', '.join(map(repr, missing))} is missing" if missing else ""
+            raise _refuse(path, 1, None, f"header: {name!r} appears in columns "
+                          f"{' and '.join(map(str, places))}{lacking}; {rule}")
     for index, expected in enumerate(COLUMNS):
         found = header[index] if index < len(header) else None
         if found != expected:
@@ -119,29 +116,14 @@ def _check_header(header: Sequence[str], path: Path) -> None:
                 problem = f"found {found!r} where {expected!r} belongs (columns reordered)"
             else:
                 problem = f"found {found!r}, expected {expected!r}"
-            raise _refuse(path, 1, f"{index + 1}", f"header: {problem}; the header must be "
-                          f"exactly the {len(COLUMNS)} columns {','.join(COLUMNS)}")
+            raise _refuse(path, 1, f"{index + 1}", f"header: {problem}; {rule}")
     raise _refuse(path, 1, f"{len(COLUMNS) + 1}", f"header: extra column "
                   f"{header[len(COLUMNS)]!r}")
 
 
-def _number(cells: Mapping[str, str], column: str, integer: bool, ref: Any) -> Any:
-    text = cells[column].strip()
-    if not text:
-        return None
-    try:
-        value = int(text) if integer else float(text)
-    except ValueError:
-        kind = "a whole number" if integer else "a number"
-        raise ref(column, f"{text!r} is not {kind} >= 0") from None
-    if not math.isfinite(value) or value < 0:
-        raise ref(column, f"{text!r} is not a finite number >= 0")
-    return value
-
-
 def _transcript(cells: dict[str, str], inline: str, column: str, folder: Path,
                 ref: Any, limit: int) -> str | None:
-    rel = cells[column].strip()
+    rel = trim(cells[column])
     if cells[inline] and rel:
         raise ref(f"{inline}+{column}", "give the transcript inline or as a path, not both")
     if cells[inline]:
@@ -151,13 +133,21 @@ def _transcript(cells: dict[str, str], inline: str, column: str, folder: Path,
     target = (folder / rel).resolve()
     if Path(rel).is_absolute() or not target.is_relative_to(folder.resolve()):
         raise ref(column, f"path {rel!r} leaves the folder of the results CSV")
+    try:  # a regular file only, and never more than the limit can hold (4 bytes a char)
+        data = read_regular(target, ResultsError, max_bytes=4 * limit + 8)
+    except ResultsError as exc:
+        problem = exc.message
+        if problem.startswith("cannot read file: "):
+            problem = f"cannot read {rel!r}: {problem.removeprefix('cannot read file: ')}"
+        else:
+            problem = f"{rel!r} is {problem}" if problem.startswith("not a regular") else \
+                f"{rel!r}: {problem}"
+        raise ref(column, problem) from None
     try:
-        text = target.read_bytes().decode("utf-8-sig")
-    except OSError as exc:
-        raise ref(column, f"cannot read {rel!r}: {exc.strerror or exc}") from None
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ref(column, f"{rel!r} is not valid UTF-8 (offset {exc.start})") from None
-    return _sized(file_text(text), column, ref, limit)
+    return _sized(clean(file_text(text), column, ref), column, ref, limit)
 
 
 def _sized(text: str, column: str, ref: Any, limit: int) -> str:
@@ -173,22 +163,24 @@ def _check_complete(cells: Mapping[str, str], fixture: Mapping[str, Any],
         raise ref("benchmark_version", f"must be {package['schema_version']!r} on a complete "
                   f"row, not {cells['benchmark_version']!r}")
     for column in package.get("protocol", {}).get("required_metadata_fields", ()):
-        if not cells.get(column, "").strip():
+        if not trim(cells.get(column, "")):
             raise ref(column, "required metadata is blank on a complete row")
     if cells["processing_path"] not in PROCESSING_PATHS:
         raise ref("processing_path", f"{cells['processing_path']!r} is not one of "
                   f"{', '.join(PROCESSING_PATHS)}")
     try:
-        datetime.fromisoformat(cells["tested_at"].strip())
+        datetime.fromisoformat(trim(cells["tested_at"]))
     except ValueError:
         raise ref("tested_at", f"{cells['tested_at']!r} is not an ISO-8601 date or "
                   "timestamp") from None
-    url = urlsplit(cells["pricing_source_url"].strip())
+    url = urlsplit(trim(cells["pricing_source_url"]))
     if url.scheme not in ("http", "https") or not url.netloc:
         raise ref("pricing_source_url", f"{cells['pricing_source_url']!r} is not an "
                   "http(s) URL")
     for name in fixture.get("required_fields", ()):
-        if values.get(name) is None and not cells.get(name, "").strip():
+        if name in _TRANSCRIPTS:
+            continue  # a blank transcript on a complete row is the empty result (WER 1)
+        if values.get(name) is None and not trim(cells.get(name, "")):
             raise ref(name, f"required by fixture {fixture['id']!r} but missing on a "
                       "complete row")
     if fixture["workflow"] == "meeting" and "turns" in fixture:
@@ -201,17 +193,25 @@ def _check_complete(cells: Mapping[str, str], fixture: Mapping[str, Any],
 
 
 def _row(number: int, record: list[str], suite: Suite, folder: Path, path: Path,
-         limit: int, where: str | None = None) -> RigRow:
+         limit: int, place: str | None = None, line: int | None = None) -> RigRow:
     package = suite.manifest["package"]
 
     def ref(column: str, message: str) -> ResultsError:
-        return _refuse(path, where or number, column, message)
+        return _refuse(path, place or number, column, message, line)
 
     if len(record) != len(COLUMNS):
-        raise _refuse(path, number, None, f"{len(record)} cells, expected {len(COLUMNS)}")
-    cells = dict(zip(COLUMNS, record, strict=True))
-    status = cells["status"].strip() or "blank"
-    if status not in STATUSES or cells["status"].strip() == "blank":
+        empty = " (an empty line)" if record == [""] else ""
+        raise _refuse(path, place or number, None,
+                      f"{len(record)} cell{'s' * (len(record) != 1)}, expected "
+                      f"{len(COLUMNS)}{empty}", line)
+    cells = {column: restore(cell) for column, cell in zip(COLUMNS, record, strict=True)}
+    for column, cell in cells.items():
+        if len(cell) > limit and column not in _TRANSCRIPTS:  # those: after normalising
+            raise ref(column, f"the cell has {len(cell)} characters, more than the limit "
+                      f"of {limit} (--dictbench-max-text-chars)")
+        clean(cell, column, ref)
+    status = trim(cells["status"]) or "blank"
+    if status not in STATUSES or trim(cells["status"]) == "blank":
         raise ref("status", f"unknown status {cells['status']!r} (allowed: "
                   f"{', '.join(STATUSES[:-1])} or blank)")
     if cells["app_id"] not in package["products"]:
@@ -222,70 +222,139 @@ def _row(number: int, record: list[str], suite: Suite, folder: Path, path: Path,
     except KeyError:
         raise ref("fixture_id", f"unknown fixture {cells['fixture_id']!r}") from None
     need = required_repetitions(package, fixture)
-    repetition = _number(cells, "repetition", True, ref)
+    repetition = cell_number(cells, "repetition", True, ref)
     if repetition is None or not 1 <= repetition <= need:
         raise ref("repetition", f"{cells['repetition']!r} is outside 1..{need}")
     profiles = package.get("protocol", {}).get("profiles", {})
-    profile = cells["test_profile"].strip() or default_profile(package)
+    profile = trim(cells["test_profile"]) or default_profile(package)
     if profiles and profile not in profiles:
         raise ref("test_profile", f"unknown test profile {profile!r} (the package's: "
                   f"{', '.join(profiles)})")
-    if status != "blank" and not cells["run_id"].strip():
+    if status != "blank" and not trim(cells["run_id"]):
         raise ref("run_id", "a row with a status needs a run_id")
     values: dict[str, Any] = {}
     for inline, column in _TEXTS:
         values[inline] = _transcript(cells, inline, column, folder, ref, limit)
         cells[inline], cells[column] = values[inline] or "", ""
     for column in _FLOATS + _INTEGERS:
-        values[column] = _number(cells, column, column in _INTEGERS, ref)
-    flag = cells["capture_complete"].strip()
+        values[column] = cell_number(cells, column, column in _INTEGERS, ref)
+    flag = trim(cells["capture_complete"])
     if flag not in ("", "true", "false"):
         raise ref("capture_complete", f"{flag!r} must be true, false or blank")
     values["capture_complete"] = None if not flag else flag == "true"
     if status == "complete":
         _check_complete(cells, fixture, package, values, ref)
+        for inline in _TRANSCRIPTS:  # one rule for no text: inline, 0-byte file or live
+            if inline in fixture.get("required_fields", ()) and values[inline] is None:
+                values[inline] = ""
     return RigRow(number=number, status=status, app_id=cells["app_id"],
                   fixture_id=cells["fixture_id"], repetition=repetition,
                   test_profile=profile, cells=cells, values=values)
 
 
+@dataclass(frozen=True)
+class Exclusion:
+    """A row that is not imported, and why: a non-complete row that fails a column rule
+    (only complete rows are held to every rule, as in the scorer) or a ``blank`` row
+    whose 28 cells are empty (an unfilled template row)."""
+
+    row: int
+    status: str
+    app_id: str
+    fixture_id: str
+    reason: str
+
+    def describe(self) -> str:
+        """``row 107 (not_tested, murmurdesk, correction-en-us-seeded): excluded: ...``."""
+        who = ", ".join(x for x in (self.status, self.app_id, self.fixture_id) if x)
+        return f"row {self.row} ({who}): excluded: {self.reason}"
+
+
+def _excluded(record: Record, exc: ResultsError) -> Exclusion | None:
+    """The exclusion a refused row becomes, or None when it must stay refused: a row of
+    the wrong width, an unknown status and every complete row are always refused."""
+    if len(record.cells) != len(COLUMNS):
+        return None
+    cells = dict(zip(COLUMNS, (restore(c) for c in record.cells), strict=True))
+    status = trim(cells["status"]) or "blank"
+    if status not in STATUSES or status == "complete" or exc.column == "status":
+        return None
+    return Exclusion(record.row, status, trim(cells["app_id"]), trim(cells["fixture_id"]),
+                     exc.message)
+
+
 def read_results(path: Path, suite: Suite, *,
-                 max_text_chars: int = DEFAULT_MAX_TEXT_CHARS) -> list[RigRow]:
-    """Every non-empty row of the results CSV at ``path``, checked against ``suite``;
-    a transcript longer than ``max_text_chars`` is refused."""
-    records = _records(path)
-    if not records:
-        raise ResultsError("the results CSV is empty (it needs at least the header)",
-                           path=path)
-    _check_header(records[0], path)
+                 max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
+                 exclusions: list[Exclusion] | None = None) -> list[RigRow]:
+    """Every imported row of the results CSV at ``path``, checked against ``suite``;
+    a cell or transcript longer than ``max_text_chars`` is refused. The file is read
+    row by row (:mod:`.csvfile`), and the first refusal stops the read. Rows that are
+    excluded rather than refused (:class:`Exclusion`) are appended to ``exclusions``."""
+    excluded = exclusions if exclusions is not None else []
     rows: list[RigRow] = []
     run_ids: dict[str, int] = {}
     cells_seen: dict[tuple[str, str, str, int], int] = {}
-    for number, record in enumerate(records[1:], 2):
-        if not any(cell.strip() for cell in record):
+    stream = _stream(path)
+    header = next(stream, None)
+    if header is None:
+        raise ResultsError("the results CSV is empty (it needs at least the header)",
+                           path=path)
+    _check_header([restore(c) for c in header.cells], path)
+    for record in stream:
+        number = record.row
+        if [c.lstrip("\ufeff") for c in record.cells] == list(COLUMNS):
+            raise _refuse(path, number, None, "looks like a header (two files "
+                          "concatenated?)", record.line)
+        if len(record.cells) == len(COLUMNS) and not any(trim(c) for c in record.cells):
+            excluded.append(Exclusion(number, "blank", "", "", "an unfilled template row"))
             continue
-        row = _row(number, record, suite, path.parent, path, max_text_chars)
-        run_id = row.cells["run_id"].strip()
-        if run_id and run_id in run_ids:
-            raise _refuse(path, number, "run_id", f"duplicate run_id {run_id!r} (first in "
-                          f"row {run_ids[run_id]})")
-        run_ids[run_id] = number
-        key = (row.app_id, row.test_profile, row.fixture_id, row.repetition)
-        if key in cells_seen:
-            raise _refuse(path, number, "repetition", f"second row for app {row.app_id!r}, "
-                          f"profile {row.test_profile!r}, fixture {row.fixture_id!r}, "
-                          f"repetition {row.repetition} (first in row {cells_seen[key]})")
-        cells_seen[key] = number
+        try:
+            row = _row(number, record.cells, suite, path.parent, path, max_text_chars,
+                       line=record.line)
+            _check_unique(row, record, run_ids, cells_seen, path)
+        except ResultsError as exc:
+            exclusion = _excluded(record, exc)
+            if exclusion is None:
+                raise
+            excluded.append(exclusion)
+            continue
         rows.append(row)
     return rows
+
+
+def _check_unique(row: RigRow, record: Record, run_ids: dict[str, int],
+                  cells_seen: dict[tuple[str, str, str, int], int], path: Path) -> None:
+    """A ``run_id`` or a cell (app, profile, fixture, repetition) seen before is refused."""
+    number = record.row
+    run_id = trim(row.cells["run_id"])
+    if run_id and run_id in run_ids:
+        raise _refuse(path, number, "run_id", f"duplicate run_id {run_id!r} (first in "
+                      f"row {run_ids[run_id]})", record.line)
+    key = (row.app_id, row.test_profile, row.fixture_id, row.repetition)
+    if key in cells_seen:
+        raise _refuse(path, number, "repetition", f"second row for app {row.app_id!r}, "
+                      f"profile {row.test_profile!r}, fixture {row.fixture_id!r}, "
+                      f"repetition {row.repetition} (first in row {cells_seen[key]})",
+                      record.line)
+    run_ids[run_id] = number
+    cells_seen[key] = number
+
+
+def _stream(path: Path) -> Iterator[Record]:
+    """The CSV's records, its reading errors as :class:`ResultsError`."""
+    try:
+        yield from records(path, COLUMNS)
+    except CsvError as exc:
+        raise ResultsError(str(exc).removeprefix(f"{path}: "), path=path, column=exc.column,
+                           problem=exc.problem) from None
 
 
 def row_from_cells(cells: Mapping[str, str], suite: Suite, *, where: str, path: Path,
                    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS) -> RigRow:
     """A row made by a live run, checked as an imported row is; ``where`` names it in a
     refusal (``path``: the file the refusal points to). Its ``number`` is 0."""
-    return _row(0, [cells.get(column, "") for column in COLUMNS], suite, path.parent, path,
-                max_text_chars, where=where)
+    return _row(0, [neutralise(cells.get(column, "")) for column in COLUMNS], suite,
+                path.parent, path, max_text_chars, place=where)
 
 
 def render_results(rows: Iterable[Mapping[str, str]]) -> str:
@@ -294,7 +363,7 @@ def render_results(rows: Iterable[Mapping[str, str]]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(COLUMNS)
     for cells in rows:
-        writer.writerow([cells.get(column, "") for column in COLUMNS])
+        writer.writerow([neutralise(cells.get(column, "")) for column in COLUMNS])
     return out.getvalue()
 
 

@@ -269,4 +269,11 @@ def _network(rows: Sequence[RunRow], attempts: Sequence[BlockAttempt]) -> list[V
 
 
 def _hours(delta: timedelta) -> str:
-    return f"{delta.total_seconds() / 3600:.2f} h"
+    """A gap in whole units, never rounded up to a limit: ``3 h 59 min 59 s``."""
+    seconds = int(delta.total_seconds())
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [f"{hours} h"] if hours else []
+    parts += [f"{minutes} min"] if minutes else []
+    parts += [f"{secs} s"] if secs or not parts else []
+    return " ".join(parts)

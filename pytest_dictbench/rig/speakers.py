@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..stats import round_half_away
 from ..text.normalize import normalize_for_wer
 from ..text.rig import word_tokens
 
@@ -50,8 +51,13 @@ __all__ = [
 _TIMING = re.compile(r"^\s*(\d+:)?\d+:\d+[.,]\d+\s*-->")
 _VOICE = re.compile(r"<v(?:\.[^\s>]*)?\s+([^>]+)>(.*?)(?:</v>|$)")
 _TAG = re.compile(r"<[^>]+>")
-#: ``Name: text``; a label holds no sentence punctuation ("One more thing: ..." is text).
-_LABEL = re.compile(r"^\s*([^:\n.!?,;]{1,40}?)\s*:\s+(.*)$")
+#: One word of a label: a capitalised title or initial with its full stop (``Dr.``,
+#: ``J.``), or a word without sentence punctuation.
+_LABEL_WORD = r"(?:[A-Z][a-z]{0,2}\.|[^\s:.!?,;]+)"
+#: ``Name: text``, the name at most six such words and 40 characters ("Thank you. Please
+#: note: ..." is text: ``you.`` is no title).
+_LABEL = re.compile(rf"^\s*(?=[^:\n]{{1,40}}:)({_LABEL_WORD}(?: +{_LABEL_WORD}){{0,5}})"
+                    r"\s*:\s+(.*)$")
 
 
 @dataclass(frozen=True)
@@ -103,12 +109,17 @@ def parse_turns(text: str) -> list[Turn]:
     return _label_turns(lines)
 
 
-def labelled_turns(text: str) -> list[Turn] | None:
+def labelled_turns(text: str, reference: Sequence[Mapping[str, Any]] = ()
+                   ) -> list[Turn] | None:
     """The turns of ``text`` when it is a speaker-labelled transcript, else ``None``.
 
     Labelled means: JSON turns; WebVTT or SRT cues of which at least one names a speaker;
-    or plain lines, the first of them and at least half of all of them ``Name: text``.
-    A plain transcript that happens to hold a colon is not taken for labels.
+    or plain lines that behave like labels: the first line and at least half of all
+    lines start ``Name: text``, and a name recurs at the start of another line or,
+    given the ``reference`` turns, there is one labelled line per reference turn with
+    at least two names and no more names than reference speakers. A single
+    ``Summary:`` or ``Note:``, or two lines ``Great: ...`` / ``OK: ...`` without a
+    meeting that has two such turns, is text, never labels.
     """
     stripped = text.lstrip("\ufeff").strip()
     if not stripped:
@@ -123,8 +134,14 @@ def labelled_turns(text: str) -> list[Turn] | None:
             any(_TIMING.match(line) for line in stripped.splitlines()):
         return turns
     lines = [line for line in stripped.splitlines() if line.strip()]
-    labelled = [bool(_LABEL.match(line)) for line in lines]
-    return turns if labelled[0] and 2 * sum(labelled) >= len(lines) else None
+    labels = [found.group(1) if (found := _LABEL.match(line)) else None for line in lines]
+    named = Counter(label for label in labels if label is not None)
+    speakers = {turn.get("speaker") for turn in reference}
+    fits = bool(reference) and sum(named.values()) == len(reference) and \
+        len(named) <= len(speakers)
+    behave = bool(named) and (max(named.values()) >= 2 or (fits and len(named) >= 2))
+    return turns if labels[0] is not None and 2 * sum(named.values()) >= len(lines) \
+        and behave else None
 
 
 def plain_text(turns: Sequence[Turn]) -> str:
@@ -302,15 +319,20 @@ def _merge_adjacent(turns: list[Turn]) -> list[Turn]:
 
 def speaker_metrics(fixture: Mapping[str, Any], turns: list[Turn], correct: Any, total: Any,
                     notes: list[str] | None = None) -> dict[str, float]:
-    """Speaker-turn attribution computed from the labelled transcript (it replaces the
-    operator's count), cpWER, and whether the operator's CSV count disagrees."""
+    """Speaker-turn attribution computed from the labelled transcript, cpWER, and whether
+    the operator's CSV count disagrees. The computed accuracy is
+    ``speaker_turn_accuracy_computed``; it becomes ``speaker_turn_accuracy`` only when
+    the operator gave no count (the scorer publishes the operator's)."""
     locale = fixture["locale"]
     reference = [Turn(t.get("speaker"), t.get("text", "")) for t in fixture["turns"]]
     found = attribute_turns(reference, turns, words=lambda text: word_tokens(text, locale))
     metrics = {"speaker_turns_correct_computed": float(found.correct),
                "speaker_turns_total_computed": float(found.total)}
     if found.total:
-        metrics["speaker_turn_accuracy"] = found.correct / found.total
+        metrics["speaker_turn_accuracy_computed"] = round_half_away(
+            found.correct / found.total, 6)
+        if correct is None or not total:
+            metrics["speaker_turn_accuracy"] = metrics["speaker_turn_accuracy_computed"]
     if found.cpwer is not None:
         metrics["cpwer"] = found.cpwer
     if notes is not None:

@@ -8,7 +8,12 @@ has one, with cpWER and a flag where the operator's count differs; otherwise the
 operator's count); a correction
 run gets the exact-match gate on its final transcript, the edit distance left (near
 misses keep it), its correction seconds and edit actions. Error rates are not rounded
-here: rounding happens once, after the mean of fixture medians.
+here as the scorer does: each run's rates (WER, CER, speaker-turn accuracy) are rounded
+to 6 places, halves away from zero, before any median or mean.
+
+A meeting's WER and CER count speaker labels as words, as the scorer does (it scores the
+raw transcript); when the transcript is speaker-labelled, ``wer_label_free`` and
+``cer_label_free`` are the same figures with the labels left out.
 """
 
 from __future__ import annotations
@@ -18,9 +23,13 @@ from functools import lru_cache
 from typing import Any
 
 from ...rig.speakers import labelled_turns, plain_text, speaker_metrics
+from ...stats import round_half_away
 from ...text.rig import edit_distance, normalize, words_of
 
-__all__ = ["TRANSCRIPT_WORKFLOWS", "run_metrics"]
+__all__ = ["RATE_DECIMALS", "TRANSCRIPT_WORKFLOWS", "run_metrics"]
+
+#: Places each run's rates are rounded to before medians and means (as the scorer).
+RATE_DECIMALS = 6
 
 #: Workflows whose raw transcript is scored against the reference.
 TRANSCRIPT_WORKFLOWS = ("dictation", "file_transcription", "meeting")
@@ -44,7 +53,8 @@ def _transcript(reference: str, hypothesis: str, locale: str) -> dict[str, float
     words = edit_distance(ref_words, hyp_words)
     chars = edit_distance(ref_chars, hyp_chars)
     return {
-        "wer": words / len(ref_words), "cer": chars / len(ref_chars),
+        "wer": round_half_away(words / len(ref_words), RATE_DECIMALS),
+        "cer": round_half_away(chars / len(ref_chars), RATE_DECIMALS),
         "word_edits": float(words), "reference_words": float(len(ref_words)),
         "char_edits": float(chars), "reference_chars": float(len(ref_chars)),
         "strict_edit_distance": float(edit_distance(reference, hypothesis)),
@@ -80,10 +90,12 @@ def run_metrics(fixture: Mapping[str, Any], row: Mapping[str, Any],
                 metrics[name] = float(row[name])
         return metrics
     raw = row.get("raw_transcript") or ""
-    turns = labelled_turns(raw) if workflow == "meeting" else None
-    # a speaker-labelled meeting transcript is scored on its words, labels left out
-    text = plain_text(turns) if turns is not None else raw
-    metrics.update(_transcript(reference, text, fixture["locale"]))
+    turns = labelled_turns(raw, fixture.get("turns") or ()) if workflow == "meeting" \
+        else None
+    metrics.update(_transcript(reference, raw, fixture["locale"]))  # labels count
+    if turns is not None:
+        free = _transcript(reference, plain_text(turns), fixture["locale"])
+        metrics.update(wer_label_free=free["wer"], cer_label_free=free["cer"])
     if row.get("elapsed_seconds") is not None:
         metrics["elapsed_seconds"] = float(row["elapsed_seconds"])
     if workflow == "meeting":
@@ -91,7 +103,8 @@ def run_metrics(fixture: Mapping[str, Any], row: Mapping[str, Any],
             metrics["capture_complete"] = 1.0 if row["capture_complete"] else 0.0
         correct, total = row.get("speaker_turns_correct"), row.get("speaker_turns_total")
         if correct is not None and total:
-            metrics["speaker_turn_accuracy"] = correct / total
+            metrics["speaker_turn_accuracy"] = round_half_away(correct / total,
+                                                               RATE_DECIMALS)
         if turns is not None and fixture.get("turns"):
             metrics.update(speaker_metrics(fixture, turns, correct, total, notes))
     return metrics

@@ -3,8 +3,9 @@ rank eligibility, environment cohorts and competition ranks. Pure: no pytest, no
 
 A table is one metric of one scope: a workflow (all its fixtures) or a workflow x
 locale, within one test profile. A product's value is the unweighted mean over the
-scope's fixtures of the median over that fixture's complete repetitions, rounded to 6
-places (halves away from zero) after the mean. A product is ranked only when the
+scope's fixtures of the median over that fixture's complete repetitions (each run's
+rates already rounded to 6 places, as the scorer does), rounded to 6 places (halves away
+from zero) again after the mean. A product is ranked only when the
 execution gate is open, it has every required complete repetition of every fixture, its
 corrections are exact, its meeting captures complete, every run shares one environment,
 and at least ``minimum_apps`` eligible products share that environment (its cohort).
@@ -18,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ...rig.protocol import WORKFLOWS, default_profile, required_repetitions
+from ...rig.protocol import WORKFLOWS, default_profile, gate_open, required_repetitions
 from ...stats import round_half_away
 from .validity import rank_blockers, run_validity
 
@@ -62,7 +63,7 @@ class RigRules:
             "same_environment_fields", ("hardware", "macos_version", "test_profile")))
         self.minimum_apps = int(package.get("ranking", {}).get("minimum_apps", 2))
         self.default_profile = default_profile(package)
-        self.gate_ready = bool(gate.get("ready", False))
+        self.gate_ready = gate_open(package)
         self.blocking = tuple(gate.get("blocking_items", ()))
         self._package = package
 
@@ -118,22 +119,41 @@ def _coverage(app: str, scope: Mapping[str, Any], metric: str, rules: RigRules,
             if fixture["workflow"] == "meeting" and m.get("capture_complete") != 1.0:
                 reasons.append(f"{fid}: meeting capture incomplete in repetition {rep}")
             signatures.add(_signature(run, rules.same_environment))
-        values = [run["metrics"].get(metric) for run in cell]
+        values = [_per_run(metric, run["metrics"].get(metric)) for run in cell]
         if cell and any(v is None for v in values):
             reasons.append(f"{fid}: {metric} missing in a complete repetition")
         elif cell:
-            medians.append({"fixture_id": fid, "median": statistics.median(values)})
+            medians.append({"fixture_id": fid, "median": statistics.median(values),
+                            "repetitions": len(cell), "required": need})
     if len(signatures) > 1:
         shown = "; ".join(" | ".join(s) for s in sorted(signatures))
         reasons.append(f"runs do not share one frozen environment "
                        f"({', '.join(rules.same_environment)}): {shown}")
     value = (statistics.fmean(m["median"] for m in medians)
              if medians and len(medians) == len(scope["fixtures"]) else None)
+    partial = statistics.fmean(m["median"] for m in medians) \
+        if medians and value is None else None
     return {"reasons": reasons, "value": value, "signature": next(iter(signatures), None)
             if len(signatures) == 1 else None,
+            "partial": None if partial is None else {
+                "value": round_half_away(partial, DECIMALS),
+                "fixtures": f"{len(medians)} of {len(scope['fixtures'])} fixtures"},
             "fixture_medians": [{"fixture_id": m["fixture_id"],
-                                 "median": round_half_away(m["median"], DECIMALS)}
+                                 "median": round_half_away(m["median"], DECIMALS),
+                                 **({"incomplete": f"{m['repetitions']} of {m['required']} "
+                                                   "repetitions"}
+                                    if m["repetitions"] < m["required"] else {})}
                                 for m in medians]}
+
+
+#: Rates the scorer rounds per run, before the median (run_metrics already does).
+RATES = ("wer", "cer", "speaker_turn_accuracy", "wer_label_free", "cer_label_free")
+
+
+def _per_run(metric: str, value: float | None) -> float | None:
+    """A run's value as it enters the median: rates rounded to 6 places first."""
+    return round_half_away(value, DECIMALS) if value is not None and metric in RATES \
+        else value
 
 
 def _competition(values: Mapping[str, float], higher: bool) -> dict[str, int]:
@@ -187,7 +207,9 @@ def _table(scope: Mapping[str, Any], metric: str, higher: bool, apps: Sequence[s
         "cohorts": published,
         "not_ranked": [
             {"app_id": app, "reasons": cov["reasons"],
-             "value": None if cov["value"] is None else round_half_away(cov["value"], DECIMALS)}
+             "value": None if cov["value"] is None else round_half_away(cov["value"], DECIMALS),
+             "fixture_medians": cov["fixture_medians"],
+             **({"partial": cov["partial"]} if cov["partial"] else {})}
             for app, cov in coverage.items() if cov["reasons"]],
     }
 

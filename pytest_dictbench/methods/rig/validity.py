@@ -10,6 +10,7 @@ Each rig record carries its row's cells (``rig``: app, fixture, repetition, stat
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -55,6 +56,7 @@ def run_validity(records: Sequence[Mapping[str, Any]], package: Mapping[str, Any
                 "network", record["product"],
                 f"{block['attempt']}: cloud processing path ({path}) but no network "
                 "measurement at the block's start and end"))
+    schedule += _selective_reruns(rig)
     schedule = sorted(set(schedule), key=lambda v: (v.app_id, v.kind, v.message))
     speakers = [
         {"app_id": r["product"], "fixture_id": r["case_id"], "repetition": r["repetition"],
@@ -65,6 +67,38 @@ def run_validity(records: Sequence[Mapping[str, Any]], package: Mapping[str, Any
             "calibration": [blocks[key] for key in sorted(blocks)],
             "speakers": sorted(speakers, key=lambda s: (s["app_id"], s["fixture_id"],
                                                         s["repetition"]))}
+
+
+def _selective_reruns(rig: Sequence[Mapping[str, Any]]) -> list[Violation]:
+    """Products rerun alone in a block's next attempt after its calibration failed (the
+    methodology forbids selective reruns: the whole block is rerun or none of it). Read
+    from the block attempt each record ran in; attempts of a block in attempt order."""
+    apps: dict[str, set[str]] = defaultdict(set)
+    failed: set[str] = set()
+    for record in rig:
+        block = record["rig"].get("block")
+        if not block or record["rig"]["status"] in ("", "blank", "not_tested", "unsupported"):
+            continue
+        apps[block["attempt"]].add(record["product"])
+        if not block.get("calibration", {}).get("accepted", True):
+            failed.add(block["attempt"])
+
+    def order(key: str) -> tuple[str, int]:
+        name, _, number = key.partition("#")
+        return name, int(number or 1)
+
+    found = []
+    keys = sorted(apps, key=order)
+    for before, after in itertools.pairwise(keys):
+        if order(before)[0] != order(after)[0] or before not in failed:
+            continue
+        rerun, missing = apps[before] & apps[after], apps[before] - apps[after]
+        if rerun and missing:
+            found += [Violation("selective_rerun", app,
+                                f"{after} reran only {', '.join(sorted(rerun))} after "
+                                f"{before} failed calibration (not rerun: "
+                                f"{', '.join(sorted(missing))})") for app in sorted(rerun)]
+    return found
 
 
 def rank_blockers(validity: Mapping[str, Any]) -> dict[str, list[str]]:
