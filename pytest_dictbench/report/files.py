@@ -70,6 +70,10 @@ def write_report_set(folder: Path, texts: Mapping[str, str], *,
     if folder.exists() and not folder.is_dir():
         raise DictbenchError("the report folder is not a folder (a file has that name); "
                              "no report was written", path=folder)
+    if folder.resolve() in (Path.cwd().resolve(), *Path.cwd().resolve().parents):
+        raise DictbenchError("the report folder holds the current folder (a report set is "
+                             "swapped in whole); choose a folder of its own, e.g. reports/",
+                             path=folder)
     try:
         atomic_write_set(folder, texts, remove=remove)
     except OSError as exc:
