@@ -93,7 +93,8 @@ def test_a_worker_killed_by_its_engine_gives_one_error_item_and_the_run_ends(
     assert "crashed while running this item" in crashed[0]["message"]
     assert len(records) == 16  # every other item ran once, on the replacement worker too
     runs = worker_runs(live.path / "order.log")
-    assert [case for _, case in runs["crashy"]] == [f"c{i}" for i in (1, 2, 4, 5, 6, 7, 8)]
+    # c3's one report comes from the worker that crashed; it was not run again
+    assert [case for _, case in runs["crashy"]] == [f"c{i}" for i in range(1, 9)]
     entry = next(e for s in json.loads((reports / "dictbench.json").read_text())["suites"]
                  for e in s["products"] if e["product"] == "crashy")
     assert entry["errors"] == 1

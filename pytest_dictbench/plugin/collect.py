@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator, Sequence
-from pathlib import Path
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
@@ -13,10 +11,10 @@ import pytest
 from ..errors import DictbenchError
 from ..model import SKIP_STATUSES, Case, ItemResult, Output, Product, ScoreContext, Suite
 from ..private import REDACTED, is_private, public_case_id
-from ..rig.package import is_package
-from ..suites import MANIFEST, check_cases_digest
+from ..suites import check_cases_digest
 from ..text.visible import visible
 from .judge import NO_JUDGEMENT
+from .nodeids import split_item_id
 from .session import RECORD_PROPERTY, SESSION_KEY, DictbenchSession, record_line
 
 if TYPE_CHECKING:
@@ -33,7 +31,6 @@ RESERVED_MARKERS = frozenset({
 
 
 #: ``<product>-r<n>``, the bracket of a repeated item.
-_REPETITION = re.compile(r"(.+)-r([0-9]+)")
 
 #: Marker names already registered, per config (registering one twice is harmless but
 #: grows the ini list that pytest re-reads on every unknown marker).
@@ -68,26 +65,6 @@ def item_name(case: Case, product: Product, repetition: int, repetitions: int,
 def shown_id(suite: Suite, case: Case) -> str:
     """The case id as node ids, terminal lines and reports show it."""
     return public_case_id(suite, case.id) if is_private(suite) else case.id
-
-
-def split_item_id(nodeid: str, products: Sequence[str]) -> tuple[str, str, str, int] | None:
-    """``(suite path, case id, product, repetition)`` of a dictbench item's node id
-    (``<path>/suite.toml::<case>[<product>]`` or ``...[<product>-r<n>]``; a rig
-    package's ``...[<product>-<profile>-r<n>]`` too), else None."""
-    path, sep, name = nodeid.partition("::")
-    if not sep or not (path.endswith(MANIFEST) or is_package(Path(path))) \
-            or not name.endswith("]") or "[" not in name:
-        return None
-    case_id, _, bracket = name[:-1].partition("[")
-    if bracket in products:
-        return path, case_id, bracket, 1
-    match = _REPETITION.fullmatch(bracket)
-    if match is None:
-        return None
-    head = match[1]
-    if head not in products:  # a rig row outside the default profile: <product>-<profile>
-        head = max((p for p in products if head.startswith(f"{p}-")), key=len, default="")
-    return (path, case_id, head, int(match[2])) if head else None
 
 
 class SuiteCollector(pytest.File):

@@ -41,6 +41,7 @@ from .gate import Gating
 from .judge import Judging
 from .junit import junit_properties, session_result
 from .options import bootstrap_seed, ini_folder, judge_default, max_text_chars
+from .unrun import stop_reason, unrun_reports, xdist_stop
 
 __all__ = ["RECORD_PROPERTY", "SESSION_KEY", "DictbenchSession"]
 
@@ -93,6 +94,8 @@ class DictbenchSession:
         self.judging = Judging.from_config(
             config, ini_folder(config, config.getini("dictbench_judge_dir")))
         self.records: dict[str, str] = {}
+        #: Node ids of the run's items (on the controller; from a worker under xdist).
+        self.collected: list[str] = []
         self.report: dict[str, Any] | None = None
         self.written: list[Path] = []
         self.gating = Gating(config)
@@ -226,12 +229,25 @@ class DictbenchSession:
                          seed=self.seed),
         )
 
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if not self.worker and session.items:
+            self.collected = [item.nodeid for item in session.items]
+
     @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if is_worker(self.config):  # the controller collects nothing: tell it the drafts
             self.config.workeroutput["dictbench_drafts"] = self._draft_counts()  # type: ignore[attr-defined]
             return
-        if not self.records or exitstatus in _NO_REPORT:
+        if exitstatus == pytest.ExitCode.INTERRUPTED and xdist_stop(self.config):
+            # -x, --maxfail or crashed workers under xdist: a stop like a serial run's
+            session.exitstatus = exitstatus = pytest.ExitCode.TESTS_FAILED
+        if exitstatus in _NO_REPORT:
+            return
+        unrun = [nodeid for nodeid in self.collected if nodeid not in self.records]
+        for report in unrun_reports(self, unrun, stop_reason(session), RECORD_PROPERTY,
+                                    record_line) if unrun else ():
+            self.config.hook.pytest_runtest_logreport(report=report)
+        if not self.records:
             return
         lines = list(self.records.values())
         parsed = sorted(zip(_shared_values(parse_lines(lines)), lines, strict=True),
