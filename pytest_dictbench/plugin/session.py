@@ -248,6 +248,9 @@ class DictbenchSession:
                                     record_line) if unrun else ():
             self.config.hook.pytest_runtest_logreport(report=report)
         if not self.records:
+            if self.gating.options is not None:  # a gated run over zero items fails
+                self.gating.apply_empty([p.name for p in self.products])
+                self._report_results(session, [])
             return
         lines = list(self.records.values())
         parsed = sorted(zip(_shared_values(parse_lines(lines)), lines, strict=True),
@@ -291,7 +294,7 @@ class DictbenchSession:
         """The report files of the run by name (besides items.jsonl and run-info.json)."""
         hook = self.config.hook
         report = hook.pytest_dictbench_generate_report(config=self.config, records=records)
-        self.gating.apply(records, report)
+        self.gating.apply(records, report, [p.name for p in self.products])
         hook.pytest_dictbench_update_report(config=self.config, report=report)
         self.report = report
         files = {"dictbench.json": dumps(report) + "\n"}
@@ -314,7 +317,7 @@ class DictbenchSession:
             for report in session_result(nodeid, path, title, failure):
                 self.config.hook.pytest_runtest_logreport(report=report)
         if (self.gating.failures or self.problems) and \
-                session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def _run_info(self) -> dict[str, Any]:
@@ -341,6 +344,9 @@ class DictbenchSession:
             terminalreporter.write_line(f"dictbench: {drafts} draft case"
                                         f"{'' if drafts == 1 else 's'} not collected")
         if self.report is None:
+            for failure in self.gating.failures:
+                terminalreporter.write_line(f"dictbench gate FAILED: {failure}", red=True,
+                                            bold=True)
             for problem in self.problems:
                 terminalreporter.write_line(f"dictbench ERROR: {problem}", red=True, bold=True)
             return
