@@ -189,7 +189,9 @@ class LiveAdapter:
                 status, text, error, fields = transcript_record(answer)
             except ValueError as exc:
                 error = str(exc)
-        text = scrub(text) if isinstance(text, str) else text
+        scrubbed = scrub(text) if isinstance(text, str) else text
+        redacted = scrubbed != text  # the score is of a changed text: flagged on the item
+        text = scrubbed
         error = scrub(error) if error is not None else None
         if status == "complete" and text is not None \
                 and len(text) > self.options.max_text_chars:
@@ -216,6 +218,7 @@ class LiveAdapter:
             "warmup": self._warmup_state,
             "environment": detect_environment(),
             **(fields if ok else {}),
+            **({"redacted": True} if redacted and ok else {}),
         }
         if self.options.offline_audit and ok:
             line["offline_audit"] = offline_audit(transcriber, request, text)

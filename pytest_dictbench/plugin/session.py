@@ -28,6 +28,7 @@ from ..judge.settings import JudgeSettings, parse_judge_settings
 from ..methods.base import Method
 from ..model import ItemLike, ItemResult, Output, Product, Suite
 from ..private import is_private, redact_record
+from ..redact import public_args
 from ..registry import Registry
 from ..report.files import dumps, write_report_set
 from ..report.html import render_html
@@ -328,7 +329,7 @@ class DictbenchSession:
             "python": platform.python_version(),
             "pytest": pytest.__version__,
             "pytest_dictbench": __version__,
-            "args": list(self.config.invocation_params.args),
+            "args": public_args(self.config.invocation_params.args),
             "workers": getattr(self.config.option, "numprocesses", None),
             "judge": {"mode": self.judging.mode, "calls": self.judging.calls,
                       "cache_hits": self.judging.cache_hits},

@@ -97,6 +97,9 @@ def _badges(suite: Mapping[str, Any]) -> str:
         if entry.get("canary_leaks"):
             badges.append(f'<span class="badge bad">canary leaked by {esc(entry["product"])}: '
                           f'{esc(", ".join(entry["canary_leaks"]))}</span>')
+        if entry.get("redacted"):
+            badges.append(f'<span class="badge bad">secret redacted before scoring in '
+                          f'{esc(entry["product"])}: {esc(", ".join(entry["redacted"]))}</span>')
     gate = suite.get("ranking", {}).get("execution_gate", {})
     if gate and not gate.get("ready", True):
         blocking = ", ".join(gate.get("blocking_items", [])) or "not ready"

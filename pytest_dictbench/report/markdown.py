@@ -260,6 +260,9 @@ def _notes(suite: Mapping[str, Any], records: Sequence[ItemRecord]) -> list[str]
         if e.get("canary_leaks"):
             notes.append(f"- **{md(e['product'])}** output contains the canary: "
                          f"{md(', '.join(e['canary_leaks']))}")
+        if e.get("redacted"):
+            notes.append(f"- **{md(e['product'])}** output had a secret redacted before "
+                         f"scoring (scored on the changed text): {md(', '.join(e['redacted']))}")
     for product, case, rep, message in error_items(records):
         where = case + (f" #{rep}" if rep > 1 else "")
         notes.append(f"- Error: {md(product)} {code(where)}: {md(_clip(message, 200))}")

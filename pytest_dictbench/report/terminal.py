@@ -66,6 +66,9 @@ def _notes(suite: Mapping[str, Any]) -> list[str]:
         if entry["canary_leaks"]:
             notes.append(f"{where}: output contains the canary "
                          f"({', '.join(entry['canary_leaks'])})")
+        if entry.get("redacted"):
+            notes.append(f"{where}: output had a secret redacted before scoring "
+                         f"({', '.join(entry['redacted'])})")
         if entry.get("reason"):
             notes.append(f"{where}: not ranked: {entry['reason']}")
     for c in suite.get("comparisons", []):
