@@ -42,6 +42,7 @@ from .gate import Gating
 from .judge import Judging
 from .junit import junit_properties, session_result
 from .options import bootstrap_seed, ini_folder, judge_default, max_text_chars
+from .report_hooks import generate_report, update_report
 from .unrun import stop_reason, unrun_reports, xdist_stop
 
 __all__ = ["RECORD_PROPERTY", "SESSION_KEY", "DictbenchSession"]
@@ -293,10 +294,9 @@ class DictbenchSession:
     def _report_files(self, session: pytest.Session, records: Sequence[Mapping[str, Any]]
                       ) -> dict[str, str]:
         """The report files of the run by name (besides items.jsonl and run-info.json)."""
-        hook = self.config.hook
-        report = hook.pytest_dictbench_generate_report(config=self.config, records=records)
+        report = generate_report(self.config, records, self.problems)
         self.gating.apply(records, report, [p.name for p in self.products])
-        hook.pytest_dictbench_update_report(config=self.config, report=report)
+        report = update_report(self.config, report, self.problems)
         self.report = report
         files = {"dictbench.json": dumps(report) + "\n"}
         if any("pending" in r for r in records):
