@@ -35,7 +35,7 @@ def load_product(name: str, folder: Path) -> Product:
             if folder.is_dir() else []
         raise ProductError(
             f"product {name!r} not found (known: {', '.join(known) or 'none'})", path=path)
-    data = read_toml(path, ProductError)
+    data = read_toml(path, ProductError, dates=False)
     validate(data, "product.schema.json", ProductError, path=path)
     if data["name"] != name:
         raise ProductError(f"name {data['name']!r} does not match the file name", path=path)

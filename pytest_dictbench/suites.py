@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import math
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -44,15 +46,34 @@ def check_text_sizes(obj: Any, limit: int, error: type[SuiteError] | Any, *, pat
 REVIEW_FIELDS = frozenset({"status", "drafted"})
 
 
-def read_toml(path: Path, error: type[SuiteError] | Any = SuiteError) -> dict[str, Any]:
-    """Parse a TOML file; syntax errors name the file and line."""
+def read_toml(path: Path, error: type[SuiteError] | Any = SuiteError, *,
+              dates: bool = True) -> dict[str, Any]:
+    """Parse a TOML file; syntax errors name the file and line. A number that is not
+    finite (``inf``, ``nan``) is refused naming its key, and so are dates and times
+    unless ``dates`` (a product file's values are strings, numbers and booleans)."""
     text = read_text(path, error)
     try:
-        return tomllib.loads(text)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise error(f"malformed TOML: {exc}", path=path) from None
     except RecursionError:
         raise error("TOML nested too deeply to read", path=path) from None
+    _check_values(data, "", error, path, dates=dates)
+    return data
+
+
+def _check_values(value: Any, key: str, error: Any, path: Path, *, dates: bool) -> None:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise error(f"{key} is {value}: every number must be finite", path=path)
+    if not dates and isinstance(value, (dt.date, dt.time)):
+        raise error(f"{key} is a TOML {type(value).__name__} ({value.isoformat()}); write it "
+                    f"as a string (\"{value.isoformat()}\")", path=path)
+    if isinstance(value, dict):
+        for name, item in value.items():
+            _check_values(item, f"{key}.{name}" if key else str(name), error, path, dates=dates)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_values(item, f"{key}[{index}]", error, path, dates=dates)
 
 
 def inside(root: Path, relative: str, *, what: str, where: Path) -> Path:
