@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -14,8 +15,18 @@ from .jsonl import read_jsonl, read_text
 from .model import Case, Suite, SuiteFile
 from .schemas import validate
 
-__all__ = ["DEFAULT_MAX_TEXT_CHARS", "MANIFEST", "canary_status", "check_cases_digest",
-           "check_text_sizes", "data_files", "inside", "load_suite", "read_toml"]
+__all__ = [
+    "DEFAULT_MAX_TEXT_CHARS",
+    "MANIFEST",
+    "canary_status",
+    "check_cases_digest",
+    "check_text_sizes",
+    "data_files",
+    "inside",
+    "load_suite",
+    "read_toml",
+    "unpaired_surrogate",
+]
 
 #: File name of a suite manifest.
 MANIFEST = "suite.toml"
@@ -25,10 +36,23 @@ MANIFEST = "suite.toml"
 DEFAULT_MAX_TEXT_CHARS = 200_000
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def unpaired_surrogate(text: str) -> str | None:
+    """Why ``text`` is not valid Unicode text (it holds a lone UTF-16 surrogate, which
+    no file can be written with), else None."""
+    found = _SURROGATE.search(text)
+    if found is None:
+        return None
+    return (f"holds an unpaired surrogate (U+{ord(found[0]):04X} at character "
+            f"{found.start() + 1}), which is not valid Unicode text")
+
+
 def check_text_sizes(obj: Any, limit: int, error: type[SuiteError] | Any, *, path: Path,
                      line: int | None, what: str) -> None:
     """Raise ``error`` naming ``path:line`` when a string anywhere in ``obj`` is longer
-    than ``limit`` characters."""
+    than ``limit`` characters or holds an unpaired surrogate."""
     pending: list[tuple[str, Any]] = [("", obj)]
     while pending:
         where, value = pending.pop()
@@ -36,6 +60,8 @@ def check_text_sizes(obj: Any, limit: int, error: type[SuiteError] | Any, *, pat
             raise error(f"{what}{where or 'text'} has {len(value):,} characters, more than "
                         f"the limit of {limit:,} (--dictbench-max-text-chars)",
                         path=path, line=line)
+        if isinstance(value, str) and (problem := unpaired_surrogate(value)):
+            raise error(f"{what}{where or 'text'} {problem}", path=path, line=line)
         if isinstance(value, dict):
             pending.extend((f"{where}/{k}" if where else str(k), v) for k, v in value.items())
         elif isinstance(value, list):

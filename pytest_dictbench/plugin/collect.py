@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
@@ -152,8 +153,19 @@ class CaseItem(pytest.Item):
         return self.config.stash[SESSION_KEY]
 
     def _record(self, status: str, **fields: Any) -> None:
-        record = self.session_state.make_record(self, status, **fields)
-        self.user_properties.append((RECORD_PROPERTY, record_line(record)))
+        """Attach the item's record; one that cannot be written (a number JSON does not
+        allow, text that is not valid Unicode) becomes an error record saying why, so
+        the item is never lost from items.jsonl."""
+        state = self.session_state
+        try:
+            line = record_line(state.make_record(self, status, **fields))
+            line.encode("utf-8")
+        except ValueError as exc:
+            message = f"the item's record cannot be written ({type(exc).__name__}: {exc})"
+            self.user_properties.append((RECORD_PROPERTY, record_line(
+                state.make_record(self, "error", message=message))))
+            pytest.fail(visible(f"record error: {self._shown(message)}"), pytrace=False)
+        self.user_properties.append((RECORD_PROPERTY, line))
 
     def setup(self) -> None:
         try:
@@ -228,6 +240,12 @@ class CaseItem(pytest.Item):
             self._record("error", message=f"scoring failed: {type(exc).__name__}: {exc}",
                          output=self.output)
             raise
+        bad = _bad_score(result)
+        if bad is not None:
+            message = (f"method {self.suite.method!r} gave {bad} for this item; a score is "
+                       "a finite number from 0 to 100")
+            self._record("error", message=message, output=self.output)
+            pytest.fail(visible(f"scoring error: {self._shown(message)}"), pytrace=False)
         status = "passed" if result.passed else "failed"
         self._record(status, result=result, output=self.output, extra=judgement.record)
         if not result.passed and session.item_failures == "fail":
@@ -253,6 +271,18 @@ class CaseItem(pytest.Item):
     def reportinfo(self) -> tuple[Any, int | None, str]:
         cases_file = self.suite.root / self.suite.manifest.get("cases", "cases.jsonl")
         return cases_file, self.case.line - 1, f"{self.suite.id}::{self.name}"
+
+
+def _bad_score(result: ItemResult) -> str | None:
+    """What is wrong with a method's score (``score 150.0``), else None."""
+    score = result.score
+    if score is None:
+        return None
+    if isinstance(score, bool) or not isinstance(score, (int, float)):
+        return f"score {score!r} (not a number)"
+    if not math.isfinite(score) or not 0 <= score <= 100:
+        return f"score {score!r}"
+    return None
 
 
 def _failure_text(result: ItemResult) -> str:
