@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import SuiteError
+from .files import read_regular
 from .jsonl import read_jsonl, read_text
 from .model import Case, Suite, SuiteFile
 from .schemas import validate
@@ -221,8 +222,8 @@ def canary_status(suite: Suite) -> dict[str, bool]:
     status = {}
     for path in data_files(suite):
         rel = path.relative_to(suite.root).as_posix()
-        try:
-            status[rel] = canary in path.read_bytes()
-        except OSError:
+        try:  # a FIFO or a device in a file's place is never opened for reading
+            status[rel] = canary in read_regular(path, SuiteError)
+        except SuiteError:
             status[rel] = False
     return status
