@@ -145,7 +145,7 @@ def load_suite(path: Path, case_schema: Callable[[str], str | None] = lambda m: 
         method=manifest["method"], locale=manifest["locale"], canary=manifest["canary"],
         root=root, cases=tuple(c for c in cases if c.data.get("status") != "draft"),
         params=manifest.get("params", {}), files=files,
-        repetitions=manifest.get("repetitions", 1),
+        repetitions=int(manifest.get("repetitions", 1)),  # the schema allows 2.0
         manifest={k: v for k, v in manifest.items() if k not in known},
         drafts=tuple(c for c in cases if c.data.get("status") == "draft"),
     )

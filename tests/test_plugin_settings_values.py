@@ -45,3 +45,12 @@ def test_a_non_finite_suite_setting_is_refused(mini: pytest.Pytester, old: str, 
     assert result.ret == pytest.ExitCode.INTERRUPTED
     result.stdout.fnmatch_lines([f"*cases/mini/suite.toml: {key} is *: every number must be "
                                  "finite*"])
+
+
+def test_an_integral_float_repetitions_counts_as_the_integer(mini: pytest.Pytester) -> None:
+    toml = mini.path / "cases/mini/suite.toml"
+    toml.write_text(toml.read_text().replace('locale = "en-US"',
+                                             'locale = "en-US"\nrepetitions = 2.0'))
+    result = mini.runpytest("--product=p1", "--co", "-q")
+    result.stdout.no_fnmatch_line("*TypeError*")
+    result.stdout.fnmatch_lines(["*c1?p1-r2?*", "8 tests collected*"])

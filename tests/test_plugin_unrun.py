@@ -103,3 +103,11 @@ def test_crashes_past_the_restart_limit_keep_every_item(live: pytest.Pytester) -
     names = [c.get("name") for c in ET.parse(live.path / "junit.xml").getroot().iter("testcase")]
     assert sorted(n for n in names if n.startswith("c")) == [
         "c1[crashy]", "c2[crashy]", "c3[crashy]", "c4[crashy]"]  # each once
+
+
+def test_dist_each_with_a_live_product_is_refused(live: pytest.Pytester) -> None:
+    result = live.runpytest_subprocess("--product=good", "-n", "2", "--dist", "each",
+                                       "-p", "no:cacheprovider", timeout=120)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*dictbench: --dist each runs every item on every worker, "
+                                 "so live product(s) good would capture*"])
