@@ -100,3 +100,14 @@ def test_a_method_score_outside_0_to_100_is_an_item_error_naming_the_method(
         assert record["status"] == "error" and record["score"] is None
         assert f"method 'badm' gave score {shown} for this item" in record["message"]
     assert found[("p1", "c4")]["score"] == 100.0
+
+
+def test_items_and_junit_list_rules_in_rubric_order(pytester: pytest.Pytester) -> None:
+    from pytest_dictbench.plugin.junit import junit_properties
+    from pytest_dictbench.plugin.session import record_line
+
+    record = {"status": "passed", "score": 50.0,
+              "rules": {r: {"score": 2} for r in ("A10", "A2", "A1", "B12", "B3")}}
+    assert list(json.loads(record_line(record))["rules"]) == ["A1", "A2", "A10", "B3", "B12"]
+    names = [name for name, _ in junit_properties(record) if name.startswith("dictbench.rule")]
+    assert names == [f"dictbench.rule.{r}" for r in ("A1", "A2", "A10", "B3", "B12")]

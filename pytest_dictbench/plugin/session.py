@@ -21,7 +21,7 @@ from ..adapters.base import Adapter, AdapterOptions
 from ..aggregate import StatsOptions, record_sort_key, summarize
 from ..errors import DictbenchError, ProductError, SuiteError
 from ..files import atomic_write
-from ..jsonl import canonical_line, parse_lines
+from ..jsonl import parse_lines
 from ..judge.adjudications import PENDING_FILE
 from ..judge.records import output_hash
 from ..judge.settings import JudgeSettings, parse_judge_settings
@@ -30,7 +30,7 @@ from ..model import ItemLike, ItemResult, Output, Product, Suite
 from ..private import is_private, redact_record
 from ..redact import public_args
 from ..registry import Registry
-from ..report.files import dumps, write_report_set
+from ..report.files import dumps, natural_line, write_report_set
 from ..report.html import render_html
 from ..report.markdown import render_markdown
 from ..report.sections import expected_texts
@@ -63,8 +63,9 @@ _NO_REPORT = (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.USAGE_ERROR,
 
 
 def record_line(record: Mapping[str, Any]) -> str:
-    """An item record as its line of ``items.jsonl`` (canonical JSON, one line)."""
-    return canonical_line(record)
+    """An item record as its line of ``items.jsonl`` (one line, keys in natural order,
+    so rules read in rubric order, A4 before A10)."""
+    return natural_line(record)
 
 
 def is_worker(config: pytest.Config) -> bool:
