@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import math
 import re
 import tomllib
@@ -177,6 +178,14 @@ def _load_cases(path: Path, method_schema: str | None, max_text_chars: int
 _DIGESTS: dict[tuple[Path, int, int], str] = {}
 
 
+def _lf_digest(path: Path) -> str | None:
+    """SHA-256 of the file with CRLF line ends made LF (None when it has none)."""
+    data = read_regular(path, SuiteError)
+    if b"\r\n" not in data:
+        return None
+    return hashlib.sha256(data.replace(b"\r\n", b"\n")).hexdigest()
+
+
 def _sha256(path: Path) -> str:
     stat = path.stat()
     key = (path.resolve(), stat.st_size, stat.st_mtime_ns)
@@ -201,6 +210,15 @@ def check_cases_digest(suite: Suite) -> None:
         return
     path = suite.root / cases
     actual = _sha256(path)
+    if actual != expected and _lf_digest(path) == expected:
+        raise SuiteError(
+            "the file has CRLF line ends, and with LF line ends it matches the sha256 "
+            f"{MANIFEST} lists: the checkout converted its line ends (git "
+            "core.autocrlf=true), the data is unchanged. Fix the checkout, not the "
+            "digest: `git config core.autocrlf false`, then `git rm --cached -r -q . && "
+            "git reset --hard` (the repository's .gitattributes keeps suite data byte for "
+            "byte); do not run 'dictbench hash', which would bless the CRLF bytes",
+            path=path)
     if actual != expected:
         raise SuiteError(f"sha256 is {actual}, but {MANIFEST} lists {expected}: the suite was "
                          "changed after it was hashed (run 'dictbench hash' if the change "

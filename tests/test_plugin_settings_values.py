@@ -54,3 +54,18 @@ def test_an_integral_float_repetitions_counts_as_the_integer(mini: pytest.Pytest
     result = mini.runpytest("--product=p1", "--co", "-q")
     result.stdout.no_fnmatch_line("*TypeError*")
     result.stdout.fnmatch_lines(["*c1?p1-r2?*", "8 tests collected*"])
+
+
+def test_a_crlf_checkout_is_named_and_not_blessed(mini: pytest.Pytester) -> None:
+    import subprocess
+    import sys
+
+    root = mini.path / "cases/mini"
+    subprocess.run([sys.executable, "-m", "pytest_dictbench.cli", "hash", str(root)],
+                   check=True, capture_output=True, timeout=60)
+    cases = root / "cases.jsonl"
+    cases.write_bytes(cases.read_bytes().replace(b"\n", b"\r\n"))
+    result = mini.runpytest("--product=p1")
+    result.stdout.fnmatch_lines(["*cases.jsonl: the file has CRLF line ends, and with LF "
+                                 "line ends it matches*core.autocrlf*do not run 'dictbench "
+                                 "hash'*"])
