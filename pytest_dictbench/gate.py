@@ -27,8 +27,16 @@ from .compare import compare_records
 from .methods.base import ItemRecord
 from .report.sections import fmt_p
 
-__all__ = ["NOT_RUN", "GateOptions", "baseline_comparisons", "gate_failures", "gate_verdicts",
-           "group_records", "version_failure"]
+__all__ = [
+    "NOT_RUN",
+    "GateOptions",
+    "baseline_comparisons",
+    "gate_failures",
+    "gate_verdicts",
+    "group_records",
+    "version_failure",
+    "why_missing",
+]
 
 
 @dataclass(frozen=True)
@@ -75,8 +83,21 @@ def _missing(entry: Mapping[str, Any], options: GateOptions) -> list[str]:
     missing = entry.get("not_tested", 0)
     if not missing or options.allow_missing:
         return []
-    return [f"{missing} of {entry['items']} items have no output (not_tested); a gated "
+    return [f"{missing} of {entry['items']} items have no output ({why_missing(entry)}); a gated "
             "run needs every item (--dictbench-allow-missing gates on those that ran)"]
+
+
+def why_missing(entry: Mapping[str, Any]) -> str:
+    """The ``not_tested`` items of a report entry by what their output said, kept apart
+    (``2 not_tested, 2 unsupported``); items that never ran are ``not run``."""
+    statuses = entry.get("output_statuses", {})
+    parts = [f"{statuses[s]} {s}" for s in ("not_tested", "unsupported", "blank")
+             if statuses.get(s)]
+    rest = entry.get("not_tested", 0) - sum(statuses.get(s, 0)
+                                            for s in ("not_tested", "unsupported", "blank"))
+    if rest > 0:
+        parts.append(f"{rest} not run or not scored")
+    return ", ".join(parts) or "not_tested"
 
 
 def _baseline_cases(now: Sequence[ItemRecord], before: Sequence[ItemRecord],

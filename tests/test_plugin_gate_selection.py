@@ -70,3 +70,13 @@ def test_a_baseline_of_another_suite_version_is_refused(gated: pytest.Pytester) 
                                  "1.0, this run from mini 1.1*"])
     report = json.loads((gated.path / "reports/dictbench.json").read_text())
     assert report["baseline"]["suite_versions"] == {"mini": {"baseline": "1.0", "now": "1.1"}}
+
+
+def test_unsupported_outputs_are_named_unsupported(gated: pytest.Pytester, write_product
+                                                   ) -> None:
+    write_product(outputs=[{"case_id": c["id"], "status": "unsupported"} for c in CASES])
+    result = gated.runpytest("--product=p1", "--dictbench-min-score=80")
+    result.stdout.fnmatch_lines(["dictbench gate FAILED: mini/p1: 4 of 4 items have no "
+                                 "output (4 unsupported)*"])
+    for name in ("dictbench.md", "dictbench.html"):
+        assert "4 (4 unsupported)" in (gated.path / "reports" / name).read_text(), name

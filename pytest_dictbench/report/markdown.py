@@ -26,6 +26,7 @@ from .sections import (
     fmt_score,
     group_tables,
     metric_groups,
+    not_tested_cell,
     rule_count_tables,
     shared_cell,
     suite_records,
@@ -122,7 +123,7 @@ def _leaderboard(suite: Mapping[str, Any]) -> list[str]:
                      f"**{md(row['product'])}**",
                      *([fmt(row.get(headline), headline)] if extra else []),
                      fmt_score(e), fmt_interval(e.get("score_ci")), str(e["passed"]),
-                     str(e["failed"]), str(e["errors"]), str(e["not_tested"]),
+                     str(e["failed"]), str(e["errors"]), not_tested_cell(e),
                      f"{fmt(lat.get('median'))} / {fmt(lat.get('p95'))}",
                      *([f"{rtfx:.1f}" if rtfx is not None else "-"] if speed else []),
                      md(e.get("reason") or "")])
