@@ -80,3 +80,18 @@ def test_unsupported_outputs_are_named_unsupported(gated: pytest.Pytester, write
                                  "output (4 unsupported)*"])
     for name in ("dictbench.md", "dictbench.html"):
         assert "4 (4 unsupported)" in (gated.path / "reports" / name).read_text(), name
+
+
+def test_an_unresolved_drop_above_max_drop_is_said_to_be_let_through() -> None:
+    from pytest_dictbench.report.terminal import baseline_line
+
+    comparison = {"suite": "mini", "product": "p1", "mean_difference": -3.97,
+                  "interval": {"low": -11.9, "high": 0.0}, "resolved": False,
+                  "only_a_failed": 0, "only_b_failed": 1, "mcnemar_p": 1.0, "n": 24,
+                  "cases_a": 24, "cases_b": 24}
+    line = baseline_line(comparison, 2.0)
+    assert line.endswith("; the drop of 3.97 points is above the allowed 2 but not "
+                         "statistically resolved (the interval reaches +0.00), so the gate "
+                         "let it through: too few cases changed for the bootstrap to tell")
+    assert "let it through" not in baseline_line(comparison, 5.0)
+    assert "let it through" not in baseline_line(comparison)

@@ -356,7 +356,8 @@ class DictbenchSession:
         for line in summary_lines(self.report):
             terminalreporter.write_line(line)
         for comparison in self.report.get("baseline", {}).get("comparisons", []):
-            terminalreporter.write_line(baseline_line(comparison))
+            terminalreporter.write_line(baseline_line(comparison, self.gating.options.max_drop
+                                                      if self.gating.options else None))
         if self.item_failures == "report":
             below = sum(e["failed"] for s in self.report["suites"] for e in s["products"])
             terminalreporter.write_line(
