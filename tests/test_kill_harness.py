@@ -84,3 +84,46 @@ def test_a_folder_lost_between_two_renames_is_put_back(tmp_path: Path) -> None:
     assert (folder / "items.jsonl").read_text() == "new\n"
     assert (folder / "notes.txt").read_text() == "the user's"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["reports"]
+
+
+_CACHE_WRITER = """
+import sys
+from pathlib import Path
+from pytest_dictbench.adapters.capture_cache import CaptureCache
+from pytest_dictbench.model import Case, Suite
+ids = [f"c{i}" for i in range(1, 41)]
+suite = Suite(id="mini", version="1", title="t", method="error_rate", locale="en-US",
+              canary="X", root=Path("."), cases=tuple(Case(c, {"id": c}) for c in ids))
+cache = CaptureCache(Path(sys.argv[1]), suite)
+round_ = 0
+while True:
+    round_ += 1
+    for case in ids:  # appends first, then rewrites (a recapture replaces its line)
+        cache.put({"case_id": case, "repetition": 1, "status": "complete",
+                   "text": f"round {round_} " + "w " * 2000})
+    print(round_, flush=True)
+"""
+
+
+def test_twenty_random_kills_of_a_capture_cache_writer_leave_a_readable_cache(
+        tmp_path: Path) -> None:
+    from pytest_dictbench.adapters.capture_cache import CaptureCache
+    from pytest_dictbench.model import Case, Suite
+
+    ids = [f"c{i}" for i in range(1, 41)]
+    suite = Suite(id="mini", version="1", title="t", method="error_rate", locale="en-US",
+                  canary="X", root=Path("."), cases=tuple(Case(c, {"id": c}) for c in ids))
+    path = tmp_path / "mini.jsonl"
+    rng = random.Random(20261202)
+    for _trial in range(20):
+        writer = subprocess.Popen([sys.executable, "-c", _CACHE_WRITER, str(path)],
+                                  stdout=subprocess.PIPE, text=True, start_new_session=True)
+        time.sleep(rng.uniform(0.05, 0.6))
+        os.killpg(writer.pid, signal.SIGKILL)
+        writer.wait()
+        outputs = CaptureCache(path, suite).read()  # a torn last line is ignored
+        assert all(o.text.startswith("round ") for o in outputs.values())
+    cache = CaptureCache(path, suite)
+    cache.put({"case_id": "c1", "repetition": 1, "status": "complete", "text": "last"})
+    assert cache.read()[("c1", 1)].text == "last"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == []
