@@ -143,6 +143,11 @@ def test_progress_lines_per_live_product(live: pytest.Pytester) -> None:
         "dictbench capture a: 8/8 items, 0.8 s audio, RTF *, done",
         "dictbench capture b: 8/8 items, 0.8 s audio, RTF *, done"])
     assert result.outlines[-1].startswith("16 passed in ")  # -q's summary line intact
+    again = live.runpytest("--product=a", "--dictbench-progress=0.000001", "-p",
+                           "no:cacheprovider", "-q")  # every output is cached now
+    lines = [line for line in again.outlines if line.startswith("dictbench capture ")]
+    assert lines == ["dictbench capture a: 8/8 items (0 captured, 8 cached), 0.0 s audio, "
+                     "done"]
 
 
 def test_progress_at_intervals_under_xdist_and_off_when_asked(live: pytest.Pytester) -> None:

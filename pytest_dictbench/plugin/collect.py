@@ -16,7 +16,7 @@ from ..suites import check_cases_digest
 from ..text.visible import visible
 from .judge import NO_JUDGEMENT
 from .nodeids import split_item_id
-from .session import RECORD_PROPERTY, SESSION_KEY, DictbenchSession, record_line
+from .session import CAPTURED_PROPERTY, RECORD_PROPERTY, SESSION_KEY, DictbenchSession, record_line
 
 if TYPE_CHECKING:
     from ..adapters.base import Adapter
@@ -220,9 +220,13 @@ class CaseItem(pytest.Item):
     def _get_output(self) -> Output | None:
         """The adapter's output; a capture problem records an error and fails the item."""
         try:
-            return self.adapter.get(self.case, self.repetition)
+            output = self.adapter.get(self.case, self.repetition)
         except DictbenchError as exc:
             problem = exc
+        else:
+            if output is not None and output.origin.endswith("(captured now)"):
+                self.user_properties.append((CAPTURED_PROPERTY, "1"))  # for progress
+            return output
         # failed outside the except block: one message, no chain
         self._record("error", message=str(problem))
         pytest.fail(visible(f"capture error: {self._shown(str(problem))}"), pytrace=False)

@@ -45,10 +45,13 @@ from .options import bootstrap_seed, ini_folder, judge_default, max_text_chars
 from .report_hooks import generate_report, update_report
 from .unrun import stop_reason, unrun_reports, xdist_stop
 
-__all__ = ["RECORD_PROPERTY", "SESSION_KEY", "DictbenchSession"]
+__all__ = ["CAPTURED_PROPERTY", "RECORD_PROPERTY", "SESSION_KEY", "DictbenchSession"]
 
 #: Name of the user property that carries an item record to the controller.
 RECORD_PROPERTY = "dictbench.record"
+
+#: User property marking an item whose output was captured in this run (not cached).
+CAPTURED_PROPERTY = "dictbench.captured"
 
 #: Where the run's state lives in ``config.stash``.
 SESSION_KEY = pytest.StashKey["DictbenchSession"]()
@@ -208,7 +211,8 @@ class DictbenchSession:
         blobs = [v for k, v in report.user_properties if k == RECORD_PROPERTY]
         if not blobs:
             return
-        others = [(k, v) for k, v in report.user_properties if k != RECORD_PROPERTY]
+        others = [(k, v) for k, v in report.user_properties
+                  if k not in (RECORD_PROPERTY, CAPTURED_PROPERTY)]
         if report.when != "teardown":
             report.user_properties = others
             return
