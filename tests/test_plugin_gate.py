@@ -145,7 +145,7 @@ def test_the_gate_is_a_result_of_its_own(gated: pytest.Pytester, write_product) 
     result.assert_outcomes(passed=30, failed=1)
     result.stdout.fnmatch_lines(["suite score 90.00 is below the minimum 95",
                                  "FAILED cases/mini/suite.toml::dictbench-gate[[]p1[]]*",
-                                 "*= 1 failed, 30 passed in *"])
+                                 "*= 1 failed, 30 passed*in *"])  # warnings may be counted
     suite = ET.parse(gated.path / "junit.xml").getroot().find("testsuite")
     assert suite is not None and suite.get("failures") == "1" and suite.get("tests") == "31"
     gate = [c for c in suite.iter("testcase") if c.get("name") == "dictbench-gate[p1]"]
