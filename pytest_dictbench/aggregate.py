@@ -84,6 +84,7 @@ def _product_entry(records: Sequence[ItemRecord], suite: Suite, product: Product
         "cases": len(suite.cases),
         "cases_scored": len({r["case_id"] for r in scored}),
         "canary_leaks": sorted({r["case_id"] for r in records if r.get("canary_leak")}),
+        **_redacted(records),
         # a method without an overall ranking has no overall score either
         **(_score(records, options) if getattr(method, "overall_ranking", True)
            else {"score": None, "score_ci": None}),
@@ -275,3 +276,9 @@ def summarize(
                        "p_adjustment": "Holm and Bonferroni within each suite"},
         "suites": entries,
     }
+
+
+def _redacted(records: Sequence[ItemRecord]) -> dict[str, list[str]]:
+    """Cases whose output had a secret replaced before scoring (only when there are)."""
+    found = sorted({r["case_id"] for r in records if (r.get("flags") or {}).get("redacted")})
+    return {"redacted": found} if found else {}

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import sys
 from collections.abc import Sequence
@@ -122,6 +123,29 @@ def cmd_select(args: argparse.Namespace) -> int:
     return 0
 
 
+def _number(kind: type, low: float, high: float, what: str) -> Any:
+    """An argparse type: a finite ``kind`` from ``low`` to ``high``, else a usage error
+    (checked before any file is touched)."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not math.isfinite(value) or not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is out of range: {what} from {low:g} to {high:g}")
+        return value
+
+    return parse
+
+
+_seed = _number(int, 0, 2**63 - 1, "a whole number")
+_rate = _number(int, 8000, 192000, "a sample rate in Hz")
+_lufs = _number(float, -70.0, 0.0, "a loudness in LUFS")
+_silence = _number(float, 0.0, 10000.0, "a duration in ms")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dictbench", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -132,11 +156,15 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("suite", help="suite folder")
     synth.add_argument("--out", default="audio",
                        help="folder inside the suite (default: %(default)s)")
-    synth.add_argument("--seed", type=int, default=20261129, help="voice assignment seed")
-    synth.add_argument("--rate", type=int, default=16000, help="sample rate (default: %(default)s)")
-    synth.add_argument("--lufs", type=float, default=-23.0, help="loudness target")
-    synth.add_argument("--silence-ms", type=float, default=300.0,
-                       help="silence added at both ends (default: %(default)s)")
+    synth.add_argument("--seed", type=_seed, default=20261129,
+                       help="voice assignment seed, 0 or more")
+    synth.add_argument("--rate", type=_rate, default=16000,
+                       help="sample rate, 8000 to 192000 Hz (default: %(default)s)")
+    synth.add_argument("--lufs", type=_lufs, default=-23.0,
+                       help="loudness target, -70 to 0 LUFS")
+    synth.add_argument("--silence-ms", type=_silence, default=300.0,
+                       help="silence added at both ends, 0 to 10000 ms "
+                            "(default: %(default)s)")
     synth.set_defaults(run=cmd_synth)
     choose = sub.add_parser("select", help="choose a configuration on the dev half and "
                             "report it on the test half (see docs/refine.md)")

@@ -4,8 +4,12 @@ size limit checked before reading; atomic replace; writer lock."""
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
 import fcntl
+import glob
 import os
+import shutil
 import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -15,7 +19,7 @@ from .errors import DictbenchError
 from .redact import scrub
 
 __all__ = ["MAX_READ_BYTES", "append_line", "atomic_replace", "atomic_write",
-           "atomic_write_set", "file_lock", "read_regular"]
+           "atomic_write_set", "file_lock", "read_regular", "sweep_set"]
 
 #: The largest file a loader reads whole unless it names a limit of its own (1 GiB).
 MAX_READ_BYTES = 1 << 30
@@ -106,29 +110,132 @@ def atomic_write_set(folder: Path, texts: Mapping[str, str], *,
     """Replace the files ``texts`` names in ``folder`` as one set (secrets scrubbed),
     and delete ``remove``.
 
-    Every new file is first written in full beside its target; only when all of them are
-    on disk are they renamed into place (renames need no space), so a failure while
-    writing (a full disk, a read-only folder) leaves the old set untouched. The whole
-    step holds the folder's lock, so two processes writing the same folder never mix
-    their sets: the last one to take the lock wins entirely.
+    The new set is written in full into a fresh sibling folder (``.<name>.new-*``), with
+    every other entry of ``folder`` carried over as a hard link (or a copy), and then
+    swapped in with one rename: a reader that opens the folder sees the old set or the
+    new one, never a mix, and a writer killed at any point leaves one whole set. A
+    failure while writing (a full disk, a read-only folder) leaves the old set untouched.
+    Sibling folders and temporary files of earlier writers that died are swept first.
+    The whole step holds a lock on the parent folder, so two processes writing the same
+    folder never mix their sets: the last one to take the lock wins entirely.
     """
-    folder.mkdir(parents=True, exist_ok=True)
-    with file_lock(folder / ".dictbench-write.lock"):
-        staged: list[tuple[Path, Path]] = []
+    folder = Path(folder)
+    if folder.is_symlink():
+        folder = folder.resolve()
+    parent = folder.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    with _folder_lock(parent):
+        sweep_set(folder)
+        fresh = Path(tempfile.mkdtemp(prefix=f".{folder.name}.new-", dir=parent))
         try:
+            skip = {*texts, *remove, _LEGACY_LOCK}
+            if folder.is_dir():
+                _carry_over(folder, fresh, skip)
             for name, text in texts.items():
-                clean = scrub(text)
-                staged.append((_stage(folder / name, lambda tmp, clean=clean: tmp.write_text(
-                    clean, encoding="utf-8", newline="\n")), folder / name))
+                target = fresh / name
+                target.write_text(scrub(text), encoding="utf-8", newline="\n")
+                with open(target, "rb+") as handle:
+                    os.fsync(handle.fileno())
+                os.chmod(target, _mode())
+            os.chmod(fresh, 0o777 & ~_umask())
+            _sync_folder(fresh)
+            _swap_in(fresh, folder)
         except BaseException:
-            for tmp, _ in staged:
-                tmp.unlink(missing_ok=True)
+            shutil.rmtree(fresh, ignore_errors=True)
             raise
-        for tmp, target in staged:
-            os.replace(tmp, target)
-        for name in remove:
-            (folder / name).unlink(missing_ok=True)
-        _sync_folder(folder)
+        shutil.rmtree(fresh, ignore_errors=True)  # it now holds the old set
+        _sync_folder(parent)
+
+
+#: The lock file an earlier version kept inside a report folder (not carried over).
+_LEGACY_LOCK = ".dictbench-write.lock"
+
+
+def _umask() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
+
+
+def _carry_over(old: Path, fresh: Path, skip: set[str]) -> None:
+    """Entries of ``old`` that the new set does not replace, linked into ``fresh``
+    (temporary files of a writer that died are left behind, to be removed)."""
+    for entry in old.iterdir():
+        if entry.name in skip or (entry.name.startswith(".") and entry.name.endswith(".tmp")):
+            continue
+        target = fresh / entry.name
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.copytree(entry, target, symlinks=True, copy_function=_link_or_copy)
+        else:
+            _link_or_copy(str(entry), str(target))
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    if os.path.islink(source):
+        os.symlink(os.readlink(source), target)
+        return
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def _swap_in(fresh: Path, folder: Path) -> None:
+    """Put ``fresh`` in place of ``folder``; afterwards ``fresh`` holds the old folder.
+
+    One atomic exchange (Linux ``renameat2``) where the system offers it; elsewhere two
+    renames, whose gap :func:`sweep_set` repairs (the old folder is put back)."""
+    if not folder.exists():
+        os.rename(fresh, folder)
+        return
+    if _exchange(fresh, folder):
+        return
+    aside = fresh.with_name(fresh.name.replace(".new-", ".old-", 1))
+    os.rename(folder, aside)
+    os.rename(fresh, folder)
+    os.rename(aside, fresh)
+
+
+_RENAME_EXCHANGE = 2
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths atomically; ``False`` when the system cannot."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd = -100
+    result = renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE)
+    if result == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def sweep_set(folder: Path) -> None:
+    """Remove what writers of ``folder``'s set that died left behind: fresh sibling
+    folders never swapped in, old sets not yet removed, temporary files inside; a folder
+    lost between two renames is put back first. Called with the lock held."""
+    parent = folder.parent
+    if not parent.is_dir():
+        return
+    name = glob.escape(folder.name)
+    leftovers = sorted([*parent.glob(f".{name}.new-*"), *parent.glob(f".{name}.old-*")])
+    if not folder.exists():
+        old = [p for p in leftovers if p.name.startswith(f".{folder.name}.old-")]
+        if old:
+            os.rename(old[-1], folder)
+            leftovers.remove(old[-1])
+    for path in leftovers:
+        shutil.rmtree(path, ignore_errors=True)
+    if folder.is_dir():
+        for stale in folder.glob(".*.tmp"):
+            if stale.is_file():
+                stale.unlink(missing_ok=True)
 
 
 def atomic_write(path: Path, text: str) -> None:
@@ -173,3 +280,14 @@ def file_lock(path: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
+
+
+@contextlib.contextmanager
+def _folder_lock(folder: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on the folder itself (no lock file is left)."""
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)

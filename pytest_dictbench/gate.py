@@ -6,7 +6,10 @@ The gate gives one verdict per suite x product of the run. It fails when
 - items of the product have no output (``not_tested``), unless missing items are
   allowed (``allow_missing``): a misnamed outputs file must not pass as "no drop";
 - with a baseline, the product is not in the baseline run, or no case was scored in
-  both runs (nothing was compared, so nothing was shown not to have dropped);
+  both runs (nothing was compared, so nothing was shown not to have dropped), or cases
+  of the baseline are not in this run (deselected, not reached) unless missing items
+  are allowed, or the baseline is from another version of the suite;
+- a product named for the run has no item in it at all (an empty selection included);
 - its drop against the baseline, on the cases both runs scored, is statistically
   resolved (the bootstrap interval of the difference lies below 0) and larger than
   ``max_drop`` points;
@@ -24,8 +27,16 @@ from .compare import compare_records
 from .methods.base import ItemRecord
 from .report.sections import fmt_p
 
-__all__ = ["GateOptions", "baseline_comparisons", "gate_failures", "gate_verdicts",
-           "group_records"]
+__all__ = [
+    "NOT_RUN",
+    "GateOptions",
+    "baseline_comparisons",
+    "gate_failures",
+    "gate_verdicts",
+    "group_records",
+    "version_failure",
+    "why_missing",
+]
 
 
 @dataclass(frozen=True)
@@ -72,8 +83,38 @@ def _missing(entry: Mapping[str, Any], options: GateOptions) -> list[str]:
     missing = entry.get("not_tested", 0)
     if not missing or options.allow_missing:
         return []
-    return [f"{missing} of {entry['items']} items have no output (not_tested); a gated "
+    return [f"{missing} of {entry['items']} items have no output ({why_missing(entry)}); a gated "
             "run needs every item (--dictbench-allow-missing gates on those that ran)"]
+
+
+def why_missing(entry: Mapping[str, Any]) -> str:
+    """The ``not_tested`` items of a report entry by what their output said, kept apart
+    (``2 not_tested, 2 unsupported``); items that never ran are ``not run``."""
+    statuses = entry.get("output_statuses", {})
+    parts = [f"{statuses[s]} {s}" for s in ("not_tested", "unsupported", "blank")
+             if statuses.get(s)]
+    rest = entry.get("not_tested", 0) - sum(statuses.get(s, 0)
+                                            for s in ("not_tested", "unsupported", "blank"))
+    if rest > 0:
+        parts.append(f"{rest} not run or not scored")
+    return ", ".join(parts) or "not_tested"
+
+
+def _baseline_cases(now: Sequence[ItemRecord], before: Sequence[ItemRecord],
+                    options: GateOptions) -> list[str]:
+    """Cases of the baseline that this run has no record of (a narrower selection)."""
+    if options.allow_missing:
+        return []
+    have = {(r["case_id"], r.get("repetition", 1)) for r in now}
+    cases = sorted({r["case_id"] for r in before})
+    gone = sorted({r["case_id"] for r in before
+                   if (r["case_id"], r.get("repetition", 1)) not in have})
+    if not gone:
+        return []
+    shown = ", ".join(gone[:5]) + (", ..." if len(gone) > 5 else "")
+    return [f"{len(gone)} of the baseline's {len(cases)} cases are not in this run "
+            f"({shown}): deselected or not reached; a gated run compares every baseline "
+            "case (--dictbench-allow-missing gates on the subset)"]
 
 
 def _baseline(key: tuple[str, str], comparison: Mapping[str, Any] | None, in_baseline: bool,
@@ -105,23 +146,48 @@ def _min_score(entry: Mapping[str, Any], options: GateOptions) -> list[str]:
     return []
 
 
+#: Why a product named for the run has no verdict of its own.
+NOT_RUN = ("no item of this product ran (deselected, or the run stopped before it), so "
+           "the gate has nothing to pass")
+
+
+def version_failure(suite: str, before: str | None, now: str | None) -> list[str]:
+    """The baseline was made with another version of the suite: refused, both named."""
+    if before is None or before == now:
+        return []
+    return [f"the baseline is from {suite} {before}, this run from {suite} {now}: scores "
+            "of different suite versions are not compared (make a new baseline)"]
+
+
 def gate_verdicts(report: Mapping[str, Any], comparisons: Sequence[Mapping[str, Any]],
-                  options: GateOptions, *, baseline: Iterable[ItemRecord] | None = None
+                  options: GateOptions, *, baseline: Iterable[ItemRecord] | None = None,
+                  records: Iterable[ItemRecord] = (), products: Sequence[str] = (),
+                  baseline_versions: Mapping[str, str] | None = None
                   ) -> list[dict[str, Any]]:
     """One verdict per suite x product of the run, in report order:
-    ``{"suite", "product", "passed", "failures": [reason, ...]}``."""
-    before = group_records(baseline).keys() if baseline is not None else None
+    ``{"suite", "product", "passed", "failures": [reason, ...]}``; then one failing
+    verdict per suite for each of ``products`` (the products named for the run) that no
+    suite of the run has an item of."""
+    before = group_records(baseline) if baseline is not None else None
+    now = group_records(records)
     by_key = {(c["suite"], c["product"]): c for c in comparisons}
+    versions = baseline_versions or {}
     verdicts = []
+    seen = {entry["product"] for suite in report["suites"] for entry in suite["products"]}
     for suite in report["suites"]:
         for entry in suite["products"]:
             key = (suite["id"], entry["product"])
             failures = _missing(entry, options)
             if before is not None:
+                failures += version_failure(key[0], versions.get(key[0]), suite.get("version"))
                 failures += _baseline(key, by_key.get(key), key in before, options)
+                if key in before:
+                    failures += _baseline_cases(now.get(key, []), before[key], options)
             failures += _min_score(entry, options)
             verdicts.append({"suite": key[0], "product": key[1], "passed": not failures,
                              "failures": failures})
+        verdicts += [{"suite": suite["id"], "product": name, "passed": False,
+                      "failures": [NOT_RUN]} for name in products if name not in seen]
     return verdicts
 
 

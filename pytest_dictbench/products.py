@@ -35,7 +35,7 @@ def load_product(name: str, folder: Path) -> Product:
             if folder.is_dir() else []
         raise ProductError(
             f"product {name!r} not found (known: {', '.join(known) or 'none'})", path=path)
-    data = read_toml(path, ProductError)
+    data = read_toml(path, ProductError, dates=False)
     validate(data, "product.schema.json", ProductError, path=path)
     if data["name"] != name:
         raise ProductError(f"name {data['name']!r} does not match the file name", path=path)
@@ -109,9 +109,13 @@ def read_outputs(path: Path, suite: Suite, *, tolerate_torn_tail: bool = False,
     outputs: dict[tuple[str, int], Output] = {}
     for number, obj in read_jsonl(path, OutputError, tolerate_torn_tail=tolerate_torn_tail):
         validate(obj, "output.schema.json", OutputError, path=path, line=number)
-        check_text_sizes(obj.get("text"), max_text_chars, OutputError, path=path,
-                         line=number, what=f"case {obj.get('case_id') or obj.get('id')!r}: ")
         output = output_from_line(obj, f"{path}:{number}")
+        try:
+            check_text_sizes(obj.get("text"), max_text_chars, OutputError, path=path,
+                             line=number, what=f"case {output.case_id!r}: ")
+        except OutputError as exc:  # that one item is an error; the rest is scored
+            output = Output(case_id=output.case_id, text="", repetition=output.repetition,
+                            status="error", error=str(exc), origin=output.origin)
         if output.case_id not in known:
             raise OutputError(f"unknown case id {output.case_id!r} for suite {suite.id!r}",
                               path=path, line=number)

@@ -7,8 +7,10 @@ HTML would escape it) with ``<redacted>``. The atomic writer and the line append
 :mod:`pytest_dictbench.files` apply it to every text they write (reports, items.jsonl,
 capture caches, decisions), the judge verdict cache applies it to each line, and live
 adapters apply it to what a product returns, so an engine that echoes its key cannot
-put it in a transcript either. Values shorter than :data:`MIN_SECRET_CHARS` are not
-treated as secrets: they would match ordinary text.
+put it in a transcript either. Values shorter than :data:`MIN_SECRET_CHARS` would match
+ordinary text, so they are never scrubbed, and a key that short (or blank) is refused
+before it is sent (:func:`key_problem`). :func:`public_args` masks secrets given on the
+command line (``--tx ...//env:NAME=VALUE``, ``--api-key X``, ``--my-token=X``).
 """
 
 from __future__ import annotations
@@ -16,16 +18,17 @@ from __future__ import annotations
 import html
 import json
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["MIN_SECRET_CHARS", "REDACTED", "register_secret", "register_settings_secrets",
-           "scrub"]
+__all__ = ["MIN_SECRET_CHARS", "REDACTED", "key_problem", "public_args", "register_secret",
+           "register_settings_secrets", "scrub"]
 
 #: What a secret is replaced with.
 REDACTED = "<redacted>"
-#: Shorter values are not scrubbed.
-MIN_SECRET_CHARS = 6
+#: Shorter values are not scrubbed, and a key this short is refused.
+MIN_SECRET_CHARS = 8
 #: Environment variables that always hold a secret when set.
 KEY_VARIABLES = ("ANTHROPIC_API_KEY",)
 
@@ -62,3 +65,41 @@ def scrub(text: str) -> str:
         if secret in text:
             text = text.replace(secret, REDACTED)
     return text
+
+
+def key_problem(value: str) -> str | None:
+    """Why ``value`` cannot be sent as a key (blank, or too short to be scrubbed from
+    what comes back), else None."""
+    if not value.strip():
+        return "a blank value"
+    if len(value) < MIN_SECRET_CHARS:
+        return (f"a short value ({len(value)} characters; a key needs at least "
+                f"{MIN_SECRET_CHARS}, or it could not be told from ordinary text)")
+    return None
+
+
+#: An option name (without its dashes) whose value is a secret: a name part that is
+#: ``key``, ``token``, ``secret``, ``password``, ``auth`` or ``credential(s)``.
+_SECRET_OPTION = re.compile(r"(?:^|[-_])(?:api[-_]?key|key|token|secret|passw(?:or)?d?|"
+                            r"auth\w*|credentials?)(?:$|[-_])", re.IGNORECASE)
+#: ``env:NAME=VALUE`` in an xdist ``--tx`` spec (parts separated by ``//``).
+_TX_ENV = re.compile(r"(env:[A-Za-z_][A-Za-z0-9_]*=)(.*?)(?=//|$)")
+
+
+def public_args(args: Sequence[str]) -> list[str]:
+    """Command-line arguments with secret-looking values masked: every
+    ``env:NAME=VALUE`` of a ``--tx`` spec, and the value of an option whose name
+    looks secret (``--api-key X``, ``--my-token=X``)."""
+    out: list[str] = []
+    for arg in args:
+        previous = out[-1] if out else ""
+        if previous.startswith("--") and "=" not in previous and \
+                _SECRET_OPTION.search(previous[2:]) and not arg.startswith("-"):
+            out.append(REDACTED)
+            continue
+        name, eq, _ = arg.partition("=")
+        if arg.startswith("--") and eq and _SECRET_OPTION.search(name[2:]):
+            out.append(f"{name}={REDACTED}")
+            continue
+        out.append(_TX_ENV.sub(lambda m: m[1] + REDACTED, arg) if "env:" in arg else arg)
+    return out

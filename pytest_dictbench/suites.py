@@ -2,18 +2,33 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import hashlib
+import math
+import re
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from .errors import SuiteError
+from .files import read_regular
 from .jsonl import read_jsonl, read_text
 from .model import Case, Suite, SuiteFile
 from .schemas import validate
 
-__all__ = ["DEFAULT_MAX_TEXT_CHARS", "MANIFEST", "canary_status", "check_cases_digest",
-           "check_text_sizes", "data_files", "inside", "load_suite", "read_toml"]
+__all__ = [
+    "DEFAULT_MAX_TEXT_CHARS",
+    "MANIFEST",
+    "canary_status",
+    "check_cases_digest",
+    "check_text_sizes",
+    "data_files",
+    "inside",
+    "load_suite",
+    "read_toml",
+    "unpaired_surrogate",
+]
 
 #: File name of a suite manifest.
 MANIFEST = "suite.toml"
@@ -23,10 +38,23 @@ MANIFEST = "suite.toml"
 DEFAULT_MAX_TEXT_CHARS = 200_000
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def unpaired_surrogate(text: str) -> str | None:
+    """Why ``text`` is not valid Unicode text (it holds a lone UTF-16 surrogate, which
+    no file can be written with), else None."""
+    found = _SURROGATE.search(text)
+    if found is None:
+        return None
+    return (f"holds an unpaired surrogate (U+{ord(found[0]):04X} at character "
+            f"{found.start() + 1}), which is not valid Unicode text")
+
+
 def check_text_sizes(obj: Any, limit: int, error: type[SuiteError] | Any, *, path: Path,
                      line: int | None, what: str) -> None:
     """Raise ``error`` naming ``path:line`` when a string anywhere in ``obj`` is longer
-    than ``limit`` characters."""
+    than ``limit`` characters or holds an unpaired surrogate."""
     pending: list[tuple[str, Any]] = [("", obj)]
     while pending:
         where, value = pending.pop()
@@ -34,6 +62,8 @@ def check_text_sizes(obj: Any, limit: int, error: type[SuiteError] | Any, *, pat
             raise error(f"{what}{where or 'text'} has {len(value):,} characters, more than "
                         f"the limit of {limit:,} (--dictbench-max-text-chars)",
                         path=path, line=line)
+        if isinstance(value, str) and (problem := unpaired_surrogate(value)):
+            raise error(f"{what}{where or 'text'} {problem}", path=path, line=line)
         if isinstance(value, dict):
             pending.extend((f"{where}/{k}" if where else str(k), v) for k, v in value.items())
         elif isinstance(value, list):
@@ -44,15 +74,34 @@ def check_text_sizes(obj: Any, limit: int, error: type[SuiteError] | Any, *, pat
 REVIEW_FIELDS = frozenset({"status", "drafted"})
 
 
-def read_toml(path: Path, error: type[SuiteError] | Any = SuiteError) -> dict[str, Any]:
-    """Parse a TOML file; syntax errors name the file and line."""
+def read_toml(path: Path, error: type[SuiteError] | Any = SuiteError, *,
+              dates: bool = True) -> dict[str, Any]:
+    """Parse a TOML file; syntax errors name the file and line. A number that is not
+    finite (``inf``, ``nan``) is refused naming its key, and so are dates and times
+    unless ``dates`` (a product file's values are strings, numbers and booleans)."""
     text = read_text(path, error)
     try:
-        return tomllib.loads(text)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise error(f"malformed TOML: {exc}", path=path) from None
     except RecursionError:
         raise error("TOML nested too deeply to read", path=path) from None
+    _check_values(data, "", error, path, dates=dates)
+    return data
+
+
+def _check_values(value: Any, key: str, error: Any, path: Path, *, dates: bool) -> None:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise error(f"{key} is {value}: every number must be finite", path=path)
+    if not dates and isinstance(value, (dt.date, dt.time)):
+        raise error(f"{key} is a TOML {type(value).__name__} ({value.isoformat()}); write it "
+                    f"as a string (\"{value.isoformat()}\")", path=path)
+    if isinstance(value, dict):
+        for name, item in value.items():
+            _check_values(item, f"{key}.{name}" if key else str(name), error, path, dates=dates)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_values(item, f"{key}[{index}]", error, path, dates=dates)
 
 
 def inside(root: Path, relative: str, *, what: str, where: Path) -> Path:
@@ -97,7 +146,7 @@ def load_suite(path: Path, case_schema: Callable[[str], str | None] = lambda m: 
         method=manifest["method"], locale=manifest["locale"], canary=manifest["canary"],
         root=root, cases=tuple(c for c in cases if c.data.get("status") != "draft"),
         params=manifest.get("params", {}), files=files,
-        repetitions=manifest.get("repetitions", 1),
+        repetitions=int(manifest.get("repetitions", 1)),  # the schema allows 2.0
         manifest={k: v for k, v in manifest.items() if k not in known},
         drafts=tuple(c for c in cases if c.data.get("status") == "draft"),
     )
@@ -131,6 +180,14 @@ def _load_cases(path: Path, method_schema: str | None, max_text_chars: int
 _DIGESTS: dict[tuple[Path, int, int], str] = {}
 
 
+def _lf_digest(path: Path) -> str | None:
+    """SHA-256 of the file with CRLF line ends made LF (None when it has none)."""
+    data = read_regular(path, SuiteError)
+    if b"\r\n" not in data:
+        return None
+    return hashlib.sha256(data.replace(b"\r\n", b"\n")).hexdigest()
+
+
 def _sha256(path: Path) -> str:
     stat = path.stat()
     key = (path.resolve(), stat.st_size, stat.st_mtime_ns)
@@ -155,6 +212,15 @@ def check_cases_digest(suite: Suite) -> None:
         return
     path = suite.root / cases
     actual = _sha256(path)
+    if actual != expected and _lf_digest(path) == expected:
+        raise SuiteError(
+            "the file has CRLF line ends, and with LF line ends it matches the sha256 "
+            f"{MANIFEST} lists: the checkout converted its line ends (git "
+            "core.autocrlf=true), the data is unchanged. Fix the checkout, not the "
+            "digest: `git config core.autocrlf false`, then `git rm --cached -r -q . && "
+            "git reset --hard` (the repository's .gitattributes keeps suite data byte for "
+            "byte); do not run 'dictbench hash', which would bless the CRLF bytes",
+            path=path)
     if actual != expected:
         raise SuiteError(f"sha256 is {actual}, but {MANIFEST} lists {expected}: the suite was "
                          "changed after it was hashed (run 'dictbench hash' if the change "
@@ -176,8 +242,8 @@ def canary_status(suite: Suite) -> dict[str, bool]:
     status = {}
     for path in data_files(suite):
         rel = path.relative_to(suite.root).as_posix()
-        try:
-            status[rel] = canary in path.read_bytes()
-        except OSError:
+        try:  # a FIFO or a device in a file's place is never opened for reading
+            status[rel] = canary in read_regular(path, SuiteError)
+        except SuiteError:
             status[rel] = False
     return status

@@ -247,3 +247,15 @@ def test_json_mode_reads_a_transcript_record(tmp_path: Path, suite: Suite, body:
     assert output.error == (error.format(url=server.url) if error else None)
     if status == "complete":
         assert output.meta["capture_complete"] is False
+
+
+@pytest.mark.parametrize("value", ["the", " ", "       ", "1234567"])
+def test_a_blank_or_short_key_is_an_item_error_and_never_sent(
+        tmp_path: Path, suite: Suite, server: SttServer, monkeypatch: pytest.MonkeyPatch,
+        value: str) -> None:
+    monkeypatch.setenv("DICTBENCH_TEST_STT_KEY", value)
+    live = adapter(tmp_path, suite, openai(server))
+    with pytest.raises(DictbenchError, match=r"DICTBENCH_TEST_STT_KEY \(api_key_env\) holds "
+                                             r"a (blank|short) value.*it is not sent"):
+        live.get(suite.cases[0], 1)
+    assert server.requests == [] and cache_lines(live.product, suite) == []

@@ -215,6 +215,19 @@ def test_synth_suite_cases_names_a_case_without_text(tmp_path: Path) -> None:
         synth_suite_cases(cases, "en-US", tmp_path, canary=CANARY)
 
 
+def test_a_synthesis_that_fails_midway_changes_no_file(tmp_path: Path) -> None:
+    audio = tmp_path / "audio"
+    audio.mkdir()
+    (audio / "c-1.flac").write_bytes(b"the old c-1")
+    (audio / ".synth-stale").mkdir()  # left by a killed render: swept
+    cases = [Case("c-1", {"id": "c-1", "script": "First line."}),
+             Case("quiet-2", {"id": "quiet-2"})]
+    with pytest.raises(SynthError, match="quiet-2"):
+        synth_suite_cases(cases, "en-US", audio, canary=CANARY)
+    assert (audio / "c-1.flac").read_bytes() == b"the old c-1"
+    assert sorted(p.name for p in audio.iterdir()) == ["c-1.flac"]
+
+
 # --- voice assignment ----------------------------------------------------------------
 
 

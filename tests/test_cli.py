@@ -98,3 +98,18 @@ def test_hash_leaves_an_up_to_date_suite_untouched_byte_for_byte(
     assert main(["hash", str(root)]) == 0
     assert (root / "suite.toml").read_bytes() == before
     assert (root / "suite.toml").stat().st_mtime_ns == mtime
+
+
+@pytest.mark.parametrize(("option", "value"), [
+    ("--silence-ms", "-300"), ("--silence-ms", "inf"), ("--lufs", "nan"), ("--lufs", "inf"),
+    ("--seed", "-1"), ("--rate", "0"), ("--rate", "7"), ("--silence-ms", "many")])
+def test_synth_refuses_a_bad_option_before_touching_a_file(
+        pytester: pytest.Pytester, write_suite, capsys: pytest.CaptureFixture[str],
+        option: str, value: str) -> None:
+    root = write_suite()
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    with pytest.raises(SystemExit) as stopped:
+        main(["synth", str(root), option, value])
+    assert stopped.value.code == 2
+    assert f"argument {option}: {value!r} is" in capsys.readouterr().err
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before

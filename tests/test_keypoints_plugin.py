@@ -93,6 +93,7 @@ def test_loopback_judges_end_to_end(project: pytest.Pytester) -> None:
         # jr-01: the judges disagree on k2 -> pending, provisional, no score
         first = records["jr-01"]
         assert first["score"] is None and first["metrics"]["provisional"] == 1
+        assert first["provisional"] == 1  # the top-level count agrees (one unjudged: k2)
         assert first["rules"]["k2"]["source"] == "unjudged"
         pending = [json.loads(x) for x in
                    (project.path / "reports/adjudication-pending.jsonl").read_text().splitlines()]

@@ -4,6 +4,7 @@ worker killed by its engine makes one error item, named in every report."""
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
@@ -93,7 +94,8 @@ def test_a_worker_killed_by_its_engine_gives_one_error_item_and_the_run_ends(
     assert "crashed while running this item" in crashed[0]["message"]
     assert len(records) == 16  # every other item ran once, on the replacement worker too
     runs = worker_runs(live.path / "order.log")
-    assert [case for _, case in runs["crashy"]] == [f"c{i}" for i in (1, 2, 4, 5, 6, 7, 8)]
+    # c3's one report comes from the worker that crashed; it was not run again
+    assert [case for _, case in runs["crashy"]] == [f"c{i}" for i in range(1, 9)]
     entry = next(e for s in json.loads((reports / "dictbench.json").read_text())["suites"]
                  for e in s["products"] if e["product"] == "crashy")
     assert entry["errors"] == 1
@@ -141,7 +143,13 @@ def test_progress_lines_per_live_product(live: pytest.Pytester) -> None:
         "dictbench capture a: 1/8 items, 0.1 s audio, RTF *, about * left",
         "dictbench capture a: 8/8 items, 0.8 s audio, RTF *, done",
         "dictbench capture b: 8/8 items, 0.8 s audio, RTF *, done"])
-    assert result.outlines[-1].startswith("16 passed in ")  # -q's summary line intact
+    # -q's summary line intact (a venv may add a warning count, e.g. assertion rewriting)
+    assert re.match(r"16 passed(, \d+ warnings?)? in ", result.outlines[-1])
+    again = live.runpytest("--product=a", "--dictbench-progress=0.000001", "-p",
+                           "no:cacheprovider", "-q")  # every output is cached now
+    lines = [line for line in again.outlines if line.startswith("dictbench capture ")]
+    assert lines == ["dictbench capture a: 8/8 items (0 captured, 8 cached), 0.0 s audio, "
+                     "done"]
 
 
 def test_progress_at_intervals_under_xdist_and_off_when_asked(live: pytest.Pytester) -> None:

@@ -120,14 +120,15 @@ def test_concurrent_writers_never_mix_their_sets(tmp_path: Path) -> None:
             assert writer.exitcode == 0
         contents = {(folder / name).read_text() for name in REPORTS}
         assert len(contents) == 1
-        assert sorted(p.name for p in folder.iterdir()) == sorted(
-            [*REPORTS, ".dictbench-write.lock"])
+        assert sorted(p.name for p in folder.iterdir()) == sorted(REPORTS)
+        assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
 
 
 def test_a_failed_set_leaves_no_temporary_file(tmp_path: Path) -> None:
-    atomic_write_set(tmp_path, {"a.txt": "old a", "b.txt": "old b"})
+    folder = tmp_path / "reports"
+    atomic_write_set(folder, {"a.txt": "old a", "b.txt": "old b"})
     with pytest.raises(FileNotFoundError):  # the second file cannot be written
-        atomic_write_set(tmp_path, {"a.txt": "new a", "nowhere/b.txt": "new b"})
-    assert (tmp_path / "a.txt").read_text() == "old a"
-    assert sorted(p.name for p in tmp_path.iterdir()) == [
-        ".dictbench-write.lock", "a.txt", "b.txt"]
+        atomic_write_set(folder, {"a.txt": "new a", "nowhere/b.txt": "new b"})
+    assert (folder / "a.txt").read_text() == "old a"
+    assert sorted(p.name for p in folder.iterdir()) == ["a.txt", "b.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["reports"]

@@ -468,3 +468,19 @@ def test_a_counter_spelling_listed_as_a_number_variant_is_reported_once():
         0,
         "2ヶ所 written for 2か所 (accepted: 2か所)",
     )
+
+
+BUDGET = make_case("予算は1200万円です。", numbers=[
+    {"notations": ["1200万円", "1,200万円"], "variants": ["12,000,000円", "12000000円"],
+     "rule": "D3"}])
+
+
+def test_d3_kanji_numerals_for_a_listed_number_score_0():
+    assert check(BUDGET, "予算は千二百万円です。", "D3") == (
+        0, "千二百万円 written in kanji numerals for 1200万円 (accepted: 1200万円, 1,200万円)")
+
+
+def test_d3_evidence_names_only_the_variant_written():
+    score, evidence = check(BUDGET, "予算は12,000,000円です。", "D3")
+    assert score == 1
+    assert evidence.startswith("12,000,000円 written for 1200万円")

@@ -64,6 +64,11 @@ def test_an_echoed_key_is_scrubbed_from_caches_records_and_reports(
     assert KEY not in result.stdout.str()
     cached = written[str(pytester.path / "products" / "echo" / "mini.jsonl")]
     assert f"you said Bearer {REDACTED}" in cached
+    items = [json.loads(line) for line in
+             (pytester.path / "reports" / "items.jsonl").read_text().splitlines()]
+    scored = next(r for r in items if r["case_id"] == "c1")
+    assert scored["flags"] == {"redacted": True}  # scored on a changed text: said so
+    assert "secret redacted" in (pytester.path / "reports" / "dictbench.md").read_text()
 
 
 def test_every_writer_scrubs_registered_secrets(tmp_path: Path,
@@ -82,3 +87,25 @@ def test_every_writer_scrubs_registered_secrets(tmp_path: Path,
         text = path.read_text(encoding="utf-8")
         assert "registered-secret-42" not in text and "sk-ant-judge-key-77" not in text
         assert REDACTED in text
+
+
+def test_secrets_on_the_command_line_are_masked_in_run_info() -> None:
+    from pytest_dictbench.redact import public_args
+    args = ["--product=p1", "-d", "--tx", "popen//env:ANTHROPIC_API_KEY=sk-ant-PLANTED",
+            "--tx=popen//env:STT_KEY=PLANTED2//python=python3", "--my-token=ghp_PLANTED3",
+            "--api-key", "PLANTED4", "--keyword", "-k", "c1", "--tx", "popen"]
+    assert public_args(args) == [
+        "--product=p1", "-d", "--tx", f"popen//env:ANTHROPIC_API_KEY={REDACTED}",
+        f"--tx=popen//env:STT_KEY={REDACTED}//python=python3", f"--my-token={REDACTED}",
+        "--api-key", REDACTED, "--keyword", "-k", "c1", "--tx", "popen"]
+
+
+def test_run_info_holds_no_command_line_secret(pytester: pytest.Pytester,
+                                               write_suite, write_product) -> None:
+    pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
+    write_suite()
+    write_product()
+    pytester.runpytest("--product=p1", "-p", "xdist", "-d", "--tx",
+                       "popen//env:ANTHROPIC_API_KEY=sk-ant-api03-PLANTED")
+    info = (pytester.path / "reports" / "run-info.json").read_text()
+    assert "PLANTED" not in info and f"ANTHROPIC_API_KEY={REDACTED}" in info

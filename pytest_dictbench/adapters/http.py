@@ -35,7 +35,7 @@ from urllib.parse import urlsplit
 
 from ..errors import CaptureError, ProductError
 from ..model import Product, Suite
-from ..redact import REDACTED, scrub
+from ..redact import REDACTED, key_problem, scrub
 from .base import AdapterOptions
 from .live import CaptureRequest, LiveAdapter
 from .settings import Settings
@@ -223,6 +223,10 @@ def http_adapter(product: Product, suite: Suite, options: AdapterOptions) -> Liv
             key = os.environ.get(key_env)
             if not key:
                 raise CaptureError(f"environment variable {key_env} (api_key_env) is not set")
+            problem = key_problem(key)
+            if problem is not None:  # it could not be scrubbed from what comes back
+                raise CaptureError(f"environment variable {key_env} (api_key_env) holds "
+                                   f"{problem}; it is not sent")
         return HttpTranscriber(settings, key, describe)
 
     return LiveAdapter(product, suite, options, make)

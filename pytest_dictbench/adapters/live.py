@@ -36,7 +36,7 @@ from ..errors import CaptureError, DictbenchError
 from ..model import OUTPUT_STATUSES, Case, Output, Product, Suite
 from ..products import output_from_line, outputs_file
 from ..redact import register_settings_secrets, scrub
-from ..suites import MANIFEST, inside
+from ..suites import MANIFEST, inside, unpaired_surrogate
 from .base import AdapterOptions
 from .capture_cache import CaptureCache
 from .settings import public_settings
@@ -190,9 +190,14 @@ class LiveAdapter:
             except ValueError as exc:
                 error = str(exc)
         seconds = fields.pop("latency_s", seconds)  # measured by the transcriber itself
-        text = scrub(text) if isinstance(text, str) else text
+        scrubbed = scrub(text) if isinstance(text, str) else text
+        redacted = scrubbed != text  # the score is of a changed text: flagged on the item
+        text = scrubbed
         error = scrub(error) if error is not None else None
-        if status == "complete" and text is not None \
+        if status == "complete" and isinstance(text, str) and unpaired_surrogate(text):
+            error = f"transcript {unpaired_surrogate(text)}"
+            text = text.encode("utf-8", "replace").decode("utf-8")
+        elif status == "complete" and text is not None \
                 and len(text) > self.options.max_text_chars:
             error = (f"transcript has {len(text):,} characters, more than the limit of "
                      f"{self.options.max_text_chars:,} (--dictbench-max-text-chars)")
@@ -217,6 +222,7 @@ class LiveAdapter:
             "warmup": self._warmup_state,
             "environment": detect_environment(),
             **(fields if ok else {}),
+            **({"redacted": True} if redacted and ok else {}),
         }
         if self.options.offline_audit and ok:
             line["offline_audit"] = offline_audit(transcriber, request, text)

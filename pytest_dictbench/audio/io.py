@@ -8,6 +8,8 @@ imported only when a resampling is asked for.
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -163,8 +165,16 @@ def resample(samples: np.ndarray, rate: int, target_rate: int) -> np.ndarray:
 def sha256_file(path: Path | str) -> str:
     """Hex SHA-256 of a file's bytes, read in 1 MiB chunks."""
     digest = hashlib.sha256()
+    try:  # opened without blocking, and read only when it is a regular file
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise AudioError(f"cannot read file to hash it: {_reason(exc)}", path=path) from exc
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise AudioError("not a regular file (a FIFO, device, socket or folder is never "
+                         "read)", path=path)
     try:
-        with open(path, "rb") as handle:
+        with os.fdopen(fd, "rb") as handle:
             while chunk := handle.read(_HASH_CHUNK):
                 digest.update(chunk)
     except OSError as exc:
@@ -194,7 +204,8 @@ def _check_readable(path: Path | str) -> None:
     if not file.exists():
         raise AudioError("audio file does not exist", path=path)
     if not file.is_file():
-        raise AudioError("audio path is not a regular file", path=path)
+        raise AudioError("audio path is not a regular file (a FIFO, device, socket or "
+                         "folder is never read)", path=path)
     if file.stat().st_size == 0:
         raise AudioError("audio file is empty (0 bytes)", path=path)
 

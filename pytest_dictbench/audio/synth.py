@@ -9,7 +9,10 @@ inputs give byte-identical files on the same machine (see ``docs/audio.md``).
 
 from __future__ import annotations
 
+import os
 import random
+import shutil
+import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -151,22 +154,32 @@ def synth_suite_cases(
     directory.mkdir(parents=True, exist_ok=True)
     speak = text_of or _script_of
     results: list[dict[str, Any]] = []
-    for case in cases:
-        case_id = _case_id(case)
-        try:
-            entry = synth_case(
-                speak(case),
-                locale,
-                assignment[case_id],
-                directory / f"{case_id}.flac",
-                rate=rate,
-                target_lufs=target_lufs,
-                silence_ms=silence_ms,
-                canary=canary,
-            )
-        except AudioError as exc:
-            raise SynthError(f"case {case_id}: {exc}") from exc
-        results.append({"case_id": case_id, **entry})
+    # every case is rendered aside first: a case that fails leaves every file as it was
+    for stale in directory.glob(".synth-*"):  # left by a render that was killed
+        shutil.rmtree(stale, ignore_errors=True)
+    staging = Path(tempfile.mkdtemp(prefix=".synth-", dir=directory))
+    try:
+        for case in cases:
+            case_id = _case_id(case)
+            try:
+                entry = synth_case(
+                    speak(case),
+                    locale,
+                    assignment[case_id],
+                    staging / f"{case_id}.flac",
+                    rate=rate,
+                    target_lufs=target_lufs,
+                    silence_ms=silence_ms,
+                    canary=canary,
+                )
+            except AudioError as exc:
+                raise SynthError(f"case {case_id}: {exc}; no file was changed") from exc
+            results.append({"case_id": case_id, **entry,
+                            "path": str(directory / f"{case_id}.flac")})
+        for result in results:
+            os.replace(staging / f"{result['case_id']}.flac", result["path"])
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return results
 
 

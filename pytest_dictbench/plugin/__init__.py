@@ -257,6 +257,11 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", "xdist_group(name): capture group of a live "
                                 "product (scheduling needs pytest-xdist)")
     live = [p.name for p in products if p.adapter != "cache"]
+    if live and not session.worker and getattr(config.option, "dist", "no") == "each":
+        raise pytest.UsageError(
+            f"dictbench: --dist each runs every item on every worker, so live product(s) "
+            f"{', '.join(live)} would capture each item once per worker, at the same time; "
+            "use -n N (dictbench keeps each capture group on one worker)")
     interval = config.getoption("dictbench_progress")
     if live and interval and not session.worker:
         config.pluginmanager.register(CaptureProgress(

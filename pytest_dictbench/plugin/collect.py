@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator, Sequence
-from pathlib import Path
+import math
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
@@ -13,11 +12,11 @@ import pytest
 from ..errors import DictbenchError
 from ..model import SKIP_STATUSES, Case, ItemResult, Output, Product, ScoreContext, Suite
 from ..private import REDACTED, is_private, public_case_id
-from ..rig.package import is_package
-from ..suites import MANIFEST, check_cases_digest
+from ..suites import check_cases_digest
 from ..text.visible import visible
 from .judge import NO_JUDGEMENT
-from .session import RECORD_PROPERTY, SESSION_KEY, DictbenchSession, record_line
+from .nodeids import split_item_id
+from .session import CAPTURED_PROPERTY, RECORD_PROPERTY, SESSION_KEY, DictbenchSession, record_line
 
 if TYPE_CHECKING:
     from ..adapters.base import Adapter
@@ -33,7 +32,6 @@ RESERVED_MARKERS = frozenset({
 
 
 #: ``<product>-r<n>``, the bracket of a repeated item.
-_REPETITION = re.compile(r"(.+)-r([0-9]+)")
 
 #: Marker names already registered, per config (registering one twice is harmless but
 #: grows the ini list that pytest re-reads on every unknown marker).
@@ -68,26 +66,6 @@ def item_name(case: Case, product: Product, repetition: int, repetitions: int,
 def shown_id(suite: Suite, case: Case) -> str:
     """The case id as node ids, terminal lines and reports show it."""
     return public_case_id(suite, case.id) if is_private(suite) else case.id
-
-
-def split_item_id(nodeid: str, products: Sequence[str]) -> tuple[str, str, str, int] | None:
-    """``(suite path, case id, product, repetition)`` of a dictbench item's node id
-    (``<path>/suite.toml::<case>[<product>]`` or ``...[<product>-r<n>]``; a rig
-    package's ``...[<product>-<profile>-r<n>]`` too), else None."""
-    path, sep, name = nodeid.partition("::")
-    if not sep or not (path.endswith(MANIFEST) or is_package(Path(path))) \
-            or not name.endswith("]") or "[" not in name:
-        return None
-    case_id, _, bracket = name[:-1].partition("[")
-    if bracket in products:
-        return path, case_id, bracket, 1
-    match = _REPETITION.fullmatch(bracket)
-    if match is None:
-        return None
-    head = match[1]
-    if head not in products:  # a rig row outside the default profile: <product>-<profile>
-        head = max((p for p in products if head.startswith(f"{p}-")), key=len, default="")
-    return (path, case_id, head, int(match[2])) if head else None
 
 
 class SuiteCollector(pytest.File):
@@ -175,8 +153,19 @@ class CaseItem(pytest.Item):
         return self.config.stash[SESSION_KEY]
 
     def _record(self, status: str, **fields: Any) -> None:
-        record = self.session_state.make_record(self, status, **fields)
-        self.user_properties.append((RECORD_PROPERTY, record_line(record)))
+        """Attach the item's record; one that cannot be written (a number JSON does not
+        allow, text that is not valid Unicode) becomes an error record saying why, so
+        the item is never lost from items.jsonl."""
+        state = self.session_state
+        try:
+            line = record_line(state.make_record(self, status, **fields))
+            line.encode("utf-8")
+        except ValueError as exc:
+            message = f"the item's record cannot be written ({type(exc).__name__}: {exc})"
+            self.user_properties.append((RECORD_PROPERTY, record_line(
+                state.make_record(self, "error", message=message))))
+            pytest.fail(visible(f"record error: {self._shown(message)}"), pytrace=False)
+        self.user_properties.append((RECORD_PROPERTY, line))
 
     def setup(self) -> None:
         try:
@@ -231,9 +220,13 @@ class CaseItem(pytest.Item):
     def _get_output(self) -> Output | None:
         """The adapter's output; a capture problem records an error and fails the item."""
         try:
-            return self.adapter.get(self.case, self.repetition)
+            output = self.adapter.get(self.case, self.repetition)
         except DictbenchError as exc:
             problem = exc
+        else:
+            if output is not None and output.origin.endswith("(captured now)"):
+                self.user_properties.append((CAPTURED_PROPERTY, "1"))  # for progress
+            return output
         # failed outside the except block: one message, no chain
         self._record("error", message=str(problem))
         pytest.fail(visible(f"capture error: {self._shown(str(problem))}"), pytrace=False)
@@ -251,6 +244,12 @@ class CaseItem(pytest.Item):
             self._record("error", message=f"scoring failed: {type(exc).__name__}: {exc}",
                          output=self.output)
             raise
+        bad = _bad_score(result)
+        if bad is not None:
+            message = (f"method {self.suite.method!r} gave {bad} for this item; a score is "
+                       "a finite number from 0 to 100")
+            self._record("error", message=message, output=self.output)
+            pytest.fail(visible(f"scoring error: {self._shown(message)}"), pytrace=False)
         status = "passed" if result.passed else "failed"
         self._record(status, result=result, output=self.output, extra=judgement.record)
         if not result.passed and session.item_failures == "fail":
@@ -276,6 +275,18 @@ class CaseItem(pytest.Item):
     def reportinfo(self) -> tuple[Any, int | None, str]:
         cases_file = self.suite.root / self.suite.manifest.get("cases", "cases.jsonl")
         return cases_file, self.case.line - 1, f"{self.suite.id}::{self.name}"
+
+
+def _bad_score(result: ItemResult) -> str | None:
+    """What is wrong with a method's score (``score 150.0``), else None."""
+    score = result.score
+    if score is None:
+        return None
+    if isinstance(score, bool) or not isinstance(score, (int, float)):
+        return f"score {score!r} (not a number)"
+    if not math.isfinite(score) or not 0 <= score <= 100:
+        return f"score {score!r}"
+    return None
 
 
 def _failure_text(result: ItemResult) -> str:

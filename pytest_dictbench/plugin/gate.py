@@ -15,7 +15,7 @@ import pytest
 
 from ..errors import DictbenchError
 from ..gate import GateOptions, baseline_comparisons, gate_failures, gate_verdicts
-from ..jsonl import read_jsonl
+from ..jsonl import read_json, read_jsonl
 from ..schemas import validate
 from ..stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..suites import MANIFEST
@@ -29,6 +29,8 @@ class Gating:
     def __init__(self, config: pytest.Config) -> None:
         option = config.getoption
         self.baseline = load_baseline(option("dictbench_baseline"), config.invocation_params.dir)
+        self.baseline_versions = baseline_versions(option("dictbench_baseline"),
+                                                   config.invocation_params.dir)
         self.options: GateOptions | None = None
         if self.baseline is not None or option("dictbench_min_score") is not None or \
                 option("dictbench_max_drop") is not None:
@@ -38,18 +40,25 @@ class Gating:
         self.verdicts: list[dict[str, Any]] = []
         self.failures: list[str] = []
 
-    def apply(self, records: Sequence[Mapping[str, Any]], report: dict[str, Any]) -> None:
-        """Compare with the baseline and judge the gate; both go into ``report``."""
+    def apply(self, records: Sequence[Mapping[str, Any]], report: dict[str, Any],
+              products: Sequence[str] = ()) -> None:
+        """Compare with the baseline and judge the gate; both go into ``report``
+        (``products``: the products named for the run)."""
         comparisons: list[dict[str, Any]] = []
         if self.baseline is not None:
             stats = report.get("statistics", {})
             comparisons = baseline_comparisons(
                 records, self.baseline, resamples=stats.get("resamples", DEFAULT_RESAMPLES),
                 seed=stats.get("seed", DEFAULT_SEED))
-            report["baseline"] = {"comparisons": comparisons}
+            now = {s["id"]: s.get("version") for s in report.get("suites", [])}
+            report["baseline"] = {"comparisons": comparisons, "suite_versions": {
+                sid: {"baseline": version, "now": now[sid]}
+                for sid, version in sorted(self.baseline_versions.items()) if sid in now}}
         if self.options is None:
             return
-        self.verdicts = gate_verdicts(report, comparisons, self.options, baseline=self.baseline)
+        self.verdicts = gate_verdicts(report, comparisons, self.options, baseline=self.baseline,
+                                      records=records, products=products,
+                                      baseline_versions=self.baseline_versions)
         self.failures = gate_failures(self.verdicts)
         report["gate"] = {
             "passed": not self.failures, "failures": self.failures,
@@ -58,13 +67,26 @@ class Gating:
             "settings": self.options.describe(baseline=self.baseline is not None),
             "verdicts": self.verdicts}
 
+    def apply_empty(self, products: Sequence[str]) -> None:
+        """A gated run in which no item ran at all: each named product fails."""
+        if self.options is None:
+            return
+        self.verdicts = [{"suite": None, "product": name, "passed": False,
+                          "failures": ["no item of this product ran (the selection is empty), so "
+                                       "the gate has nothing to pass"]}
+                         for name in products]
+        self.failures = [f"{v['product']}: {v['failures'][0]}" for v in self.verdicts]
+
     def results(self, records: Sequence[Mapping[str, Any]]
                 ) -> list[tuple[str, str, str, str | None]]:
         """Per verdict ``(node id, path, title, failure text or None)``; the node id is
-        ``<suite path>/suite.toml::dictbench-gate[<product>]``."""
-        paths = {r["suite"]: f"{r['suite_path']}/{MANIFEST}" for r in records}
+        ``<suite path>/suite.toml::dictbench-gate[<product>]`` (``dictbench::...`` when
+        no item ran, so no suite is known)."""
+        paths: dict[str | None, str] = {
+            r["suite"]: f"{r['suite_path']}/{MANIFEST}" for r in records}
+        paths[None] = "dictbench"
         return [(f"{paths[v['suite']]}::dictbench-gate[{v['product']}]", paths[v["suite"]],
-                 f"dictbench gate {v['suite']}/{v['product']}",
+                 f"dictbench gate {v['suite'] or ''}/{v['product']}".replace(" /", " "),
                  "\n".join(v["failures"]) or None) for v in self.verdicts]
 
 
@@ -84,3 +106,15 @@ def load_baseline(value: str | None, cwd: Path) -> list[dict[str, Any]] | None:
                  prefix="not an item record of a dictbench run: ")
         records.append(record)
     return records
+
+
+def baseline_versions(value: str | None, cwd: Path) -> dict[str, str]:
+    """Suite id -> version of each suite in a baseline run's ``dictbench.json``."""
+    if value is None:
+        return {}
+    path = cwd / value
+    report = read_json((path if path.is_dir() else path.parent) / "dictbench.json",
+                       DictbenchError)
+    suites = report.get("suites", []) if isinstance(report, dict) else []
+    return {s["id"]: s["version"] for s in suites if isinstance(s, dict)
+            and isinstance(s.get("id"), str) and isinstance(s.get("version"), str)}

@@ -7,6 +7,7 @@ from typing import Literal
 import pytest
 
 from ..methods.base import ItemRecord
+from ..report.files import natural_key
 
 __all__ = ["junit_properties", "session_result"]
 
@@ -19,7 +20,8 @@ def junit_properties(record: ItemRecord) -> list[tuple[str, str]]:
         props.append(("dictbench.output_status", record["output_status"]))
     if record.get("score") is not None:
         props.append(("dictbench.score", f"{record['score']:.6g}"))
-    for rule, value in sorted(record.get("rules", {}).items()):
+    for rule, value in sorted(record.get("rules", {}).items(),
+                              key=lambda kv: natural_key(kv[0])):  # rubric order
         score = value.get("score")
         props.append((f"dictbench.rule.{rule}", "unjudged" if score is None else str(score)))
     return props

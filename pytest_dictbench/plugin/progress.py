@@ -6,6 +6,11 @@ a product is done, one line per product says how far it is::
 
     dictbench capture whisper-tiny: 12/24 items, 41.3 s audio, RTF 0.38, about 50 s left
 
+Only this run's captures count towards the audio, the RTF and the time left; items
+whose output came from the capture cache are counted apart (``24/24 items (0 captured,
+24 cached), 0.0 s audio, done``), and such an item prints no line of its own
+until the product is done.
+
 Lines go through the terminal reporter's ``write_line`` (on a line of their own, so
 pytest's progress dots and ``-q`` summary stay intact).
 """
@@ -20,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from .session import RECORD_PROPERTY
+from .session import CAPTURED_PROPERTY, RECORD_PROPERTY
 
 __all__ = ["CaptureProgress", "ProductProgress", "format_seconds"]
 
@@ -31,19 +36,24 @@ class ProductProgress:
 
     total: int = 0
     done: int = 0
+    #: items whose output came from the capture cache (not captured in this run)
+    cached: int = 0
     audio_s: float = 0.0
     processing_s: float = 0.0
     started: float | None = None
     last_line: float | None = None
 
     def line(self, product: str, now: float) -> str:
-        parts = [f"{self.done}/{self.total} items", f"{self.audio_s:.1f} s audio"]
+        done = f"{self.done}/{self.total} items"
+        if self.cached:
+            done += f" ({self.done - self.cached} captured, {self.cached} cached)"
+        parts = [done, f"{self.audio_s:.1f} s audio"]
         if self.audio_s > 0 and self.processing_s > 0:
             parts.append(f"RTF {self.processing_s / self.audio_s:.2f}")
         if self.done >= self.total:
             parts.append("done")
-        elif self.started is not None and self.done:
-            left = (now - self.started) / self.done * (self.total - self.done)
+        elif self.started is not None and self.done > self.cached:
+            left = (now - self.started) / (self.done - self.cached) * (self.total - self.done)
             parts.append(f"about {format_seconds(left)} left")
         return f"dictbench capture {product}: " + ", ".join(parts)
 
@@ -101,9 +111,15 @@ class CaptureProgress:
             return
         record = json.loads(blobs[-1])
         now = self.clock()
+        entry.done += 1
+        if not any(k == CAPTURED_PROPERTY for k, _ in report.user_properties):
+            entry.cached += 1  # a cached output's latency is not this run's work
+            if entry.done == entry.total:
+                entry.last_line = now
+                self._write(entry.line(product, now))
+            return
         if entry.started is None:
             entry.started = now - (record.get("latency_ms") or 0) / 1000.0
-        entry.done += 1
         if record.get("audio_duration_s") and record.get("latency_ms") is not None:
             entry.audio_s += record["audio_duration_s"]
             entry.processing_s += record["latency_ms"] / 1000.0

@@ -11,16 +11,15 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import Mapping
-from pathlib import Path, PurePosixPath
-from typing import Any, NamedTuple
+from pathlib import Path
+from typing import Any
 
 import pytest
 from xdist.scheduler import LoadScopeScheduling
 
-from ..errors import DictbenchError
-from ..model import Case, Product, Suite
 from .collect import capture_group, split_item_id
 from .session import RECORD_PROPERTY, SESSION_KEY, record_line
+from .unrun import item_record
 
 __all__ = ["CaptureGroupScheduling", "XdistHooks"]
 
@@ -78,15 +77,6 @@ class CaptureGroupScheduling(LoadScopeScheduling):
         return crashed
 
 
-class CrashedItem(NamedTuple):
-    """What an item record needs, for an item that the controller never collected."""
-
-    suite: Suite
-    case: Case
-    product: Product
-    repetition: int
-
-
 class XdistHooks:
     """Controller-side xdist hooks of an active dictbench run."""
 
@@ -128,10 +118,13 @@ class XdistHooks:
             return
         record, report.location = found
         report.when = "setup"  # type: ignore[assignment]
-        report.dictbench_teardown = pytest.TestReport(  # type: ignore[attr-defined]
+        teardown = pytest.TestReport(
             nodeid=crashitem, location=report.location, keywords={}, outcome="passed",
             longrepr=None, when="teardown", user_properties=[(RECORD_PROPERTY,
                                                               record_line(record))])
+        # the same worker as the crash report: JUnit XML keys its testcases by both
+        teardown.node = getattr(report, "node", None)  # type: ignore[attr-defined]
+        report.dictbench_teardown = teardown  # type: ignore[attr-defined]
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -147,30 +140,22 @@ class XdistHooks:
         if teardown is not None:
             self.config.hook.pytest_runtest_logreport(report=teardown)
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """The items of the run, as the workers collected them (the controller collects
+        none): those that never run get records at the end."""
+        session = self.config.stash.get(SESSION_KEY, None)
+        if session is not None and not session.collected:
+            session.collected = list(ids)
+
     def _crash_record(self, crashitem: str, report: pytest.TestReport
                       ) -> tuple[dict[str, Any], tuple[str, int, str]] | None:
         """The crashed item's error record and report location (as ``reportinfo``)."""
         session = self.config.stash.get(SESSION_KEY, None)
         if session is None:
             return None
-        products = {p.name: p for p in session.products}
-        parts = split_item_id(crashitem, tuple(products))
-        if parts is None:
-            return None
-        path, case_id, product, repetition = parts
-        try:
-            suite = session.load_suite(self.config.rootpath / path)
-        except DictbenchError:
-            return None
-        case = next((c for c in suite.cases if c.id == case_id), None)
-        if case is None:
-            return None
         worker = getattr(getattr(report, "node", None), "gateway", None)
         message = (f"worker {getattr(worker, 'id', '?')} crashed while running this item "
                    "(its process ended without a result, e.g. a segfault or os._exit in the "
                    "engine); it was not run again")
-        record = session.make_record(CrashedItem(suite, case, products[product], repetition),
-                                     "error", message=message)
-        cases_file = PurePosixPath(path).parent / suite.manifest.get("cases", "cases.jsonl")
-        name = crashitem.split("::", 1)[1]
-        return record, (str(cases_file), case.line - 1, f"{suite.id}::{name}")
+        return item_record(session, crashitem, "error", message)

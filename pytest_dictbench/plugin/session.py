@@ -21,15 +21,16 @@ from ..adapters.base import Adapter, AdapterOptions
 from ..aggregate import StatsOptions, record_sort_key, summarize
 from ..errors import DictbenchError, ProductError, SuiteError
 from ..files import atomic_write
-from ..jsonl import canonical_line, parse_lines
+from ..jsonl import parse_lines
 from ..judge.adjudications import PENDING_FILE
 from ..judge.records import output_hash
 from ..judge.settings import JudgeSettings, parse_judge_settings
 from ..methods.base import Method
 from ..model import ItemLike, ItemResult, Output, Product, Suite
 from ..private import is_private, redact_record
+from ..redact import public_args
 from ..registry import Registry
-from ..report.files import dumps, write_report_set
+from ..report.files import dumps, natural_line, write_report_set
 from ..report.html import render_html
 from ..report.markdown import render_markdown
 from ..report.sections import expected_texts
@@ -41,11 +42,16 @@ from .gate import Gating
 from .judge import Judging
 from .junit import junit_properties, session_result
 from .options import bootstrap_seed, ini_folder, judge_default, max_text_chars
+from .report_hooks import generate_report, update_report
+from .unrun import stop_reason, unrun_reports, xdist_stop
 
-__all__ = ["RECORD_PROPERTY", "SESSION_KEY", "DictbenchSession"]
+__all__ = ["CAPTURED_PROPERTY", "RECORD_PROPERTY", "SESSION_KEY", "DictbenchSession"]
 
 #: Name of the user property that carries an item record to the controller.
 RECORD_PROPERTY = "dictbench.record"
+
+#: User property marking an item whose output was captured in this run (not cached).
+CAPTURED_PROPERTY = "dictbench.captured"
 
 #: Where the run's state lives in ``config.stash``.
 SESSION_KEY = pytest.StashKey["DictbenchSession"]()
@@ -60,8 +66,9 @@ _NO_REPORT = (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.USAGE_ERROR,
 
 
 def record_line(record: Mapping[str, Any]) -> str:
-    """An item record as its line of ``items.jsonl`` (canonical JSON, one line)."""
-    return canonical_line(record)
+    """An item record as its line of ``items.jsonl`` (one line, keys in natural order,
+    so rules read in rubric order, A4 before A10)."""
+    return natural_line(record)
 
 
 def is_worker(config: pytest.Config) -> bool:
@@ -93,6 +100,8 @@ class DictbenchSession:
         self.judging = Judging.from_config(
             config, ini_folder(config, config.getini("dictbench_judge_dir")))
         self.records: dict[str, str] = {}
+        #: Node ids of the run's items (on the controller; from a worker under xdist).
+        self.collected: list[str] = []
         self.report: dict[str, Any] | None = None
         self.written: list[Path] = []
         self.gating = Gating(config)
@@ -204,7 +213,8 @@ class DictbenchSession:
         blobs = [v for k, v in report.user_properties if k == RECORD_PROPERTY]
         if not blobs:
             return
-        others = [(k, v) for k, v in report.user_properties if k != RECORD_PROPERTY]
+        others = [(k, v) for k, v in report.user_properties
+                  if k not in (RECORD_PROPERTY, CAPTURED_PROPERTY)]
         if report.when != "teardown":
             report.user_properties = others
             return
@@ -228,12 +238,28 @@ class DictbenchSession:
                          seed=self.seed),
         )
 
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if not self.worker and session.items:
+            self.collected = [item.nodeid for item in session.items]
+
     @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if is_worker(self.config):  # the controller collects nothing: tell it the drafts
             self.config.workeroutput["dictbench_drafts"] = self._draft_counts()  # type: ignore[attr-defined]
             return
-        if not self.records or exitstatus in _NO_REPORT:
+        if exitstatus == pytest.ExitCode.INTERRUPTED and xdist_stop(self.config):
+            # -x, --maxfail or crashed workers under xdist: a stop like a serial run's
+            session.exitstatus = exitstatus = pytest.ExitCode.TESTS_FAILED
+        if exitstatus in _NO_REPORT:
+            return
+        unrun = [nodeid for nodeid in self.collected if nodeid not in self.records]
+        for report in unrun_reports(self, unrun, stop_reason(session), RECORD_PROPERTY,
+                                    record_line) if unrun else ():
+            self.config.hook.pytest_runtest_logreport(report=report)
+        if not self.records:
+            if self.gating.options is not None:  # a gated run over zero items fails
+                self.gating.apply_empty([p.name for p in self.products])
+                self._report_results(session, [])
             return
         lines = list(self.records.values())
         parsed = sorted(zip(_shared_values(parse_lines(lines)), lines, strict=True),
@@ -275,10 +301,9 @@ class DictbenchSession:
     def _report_files(self, session: pytest.Session, records: Sequence[Mapping[str, Any]]
                       ) -> dict[str, str]:
         """The report files of the run by name (besides items.jsonl and run-info.json)."""
-        hook = self.config.hook
-        report = hook.pytest_dictbench_generate_report(config=self.config, records=records)
-        self.gating.apply(records, report)
-        hook.pytest_dictbench_update_report(config=self.config, report=report)
+        report = generate_report(self.config, records, self.problems)
+        self.gating.apply(records, report, [p.name for p in self.products])
+        report = update_report(self.config, report, self.problems)
         self.report = report
         files = {"dictbench.json": dumps(report) + "\n"}
         if any("pending" in r for r in records):
@@ -300,7 +325,7 @@ class DictbenchSession:
             for report in session_result(nodeid, path, title, failure):
                 self.config.hook.pytest_runtest_logreport(report=report)
         if (self.gating.failures or self.problems) and \
-                session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def _run_info(self) -> dict[str, Any]:
@@ -311,7 +336,7 @@ class DictbenchSession:
             "python": platform.python_version(),
             "pytest": pytest.__version__,
             "pytest_dictbench": __version__,
-            "args": list(self.config.invocation_params.args),
+            "args": public_args(self.config.invocation_params.args),
             "workers": getattr(self.config.option, "numprocesses", None),
             "judge": {"mode": self.judging.mode, "calls": self.judging.calls,
                       "cache_hits": self.judging.cache_hits},
@@ -327,6 +352,9 @@ class DictbenchSession:
             terminalreporter.write_line(f"dictbench: {drafts} draft case"
                                         f"{'' if drafts == 1 else 's'} not collected")
         if self.report is None:
+            for failure in self.gating.failures:
+                terminalreporter.write_line(f"dictbench gate FAILED: {failure}", red=True,
+                                            bold=True)
             for problem in self.problems:
                 terminalreporter.write_line(f"dictbench ERROR: {problem}", red=True, bold=True)
             return
@@ -334,7 +362,8 @@ class DictbenchSession:
         for line in summary_lines(self.report):
             terminalreporter.write_line(line)
         for comparison in self.report.get("baseline", {}).get("comparisons", []):
-            terminalreporter.write_line(baseline_line(comparison))
+            terminalreporter.write_line(baseline_line(comparison, self.gating.options.max_drop
+                                                      if self.gating.options else None))
         if self.item_failures == "report":
             below = sum(e["failed"] for s in self.report["suites"] for e in s["products"])
             terminalreporter.write_line(

@@ -13,6 +13,7 @@ case's own problems are counted, not quoted (they may quote its text).
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -136,16 +137,23 @@ def _check_digest(suite: Suite, rel: str, expected: str | None) -> None:
     path = suite.root / rel
     if expected is None:
         raise IntegrityFailure(f"{path}: no sha256 listed in suite.toml")
-    if not path.is_file():
-        raise IntegrityFailure(f"{path}: listed file is missing")
+    _check_regular(path, "listed file")
     actual = sha256_file(path)
     if actual != expected:
         raise IntegrityFailure(f"{path}: sha256 {actual} does not match the listed {expected}")
 
 
-def _check_canary(suite: Suite, path: Path) -> None:
+def _check_regular(path: Path, what: str) -> None:
+    """A missing file and something else in its place (a FIFO, a folder) told apart."""
+    if not os.path.lexists(path):
+        raise IntegrityFailure(f"{path}: {what} is missing")
     if not path.is_file():
-        raise IntegrityFailure(f"{path}: file is missing")
+        raise IntegrityFailure(f"{path}: {what} is not a regular file (a FIFO, device, "
+                               "socket or folder is never read)")
+
+
+def _check_canary(suite: Suite, path: Path) -> None:
+    _check_regular(path, "file")
     if suite.canary.encode("utf-8") not in path.read_bytes():
         raise IntegrityFailure(f"{path}: the canary string {suite.canary!r} is missing")
 

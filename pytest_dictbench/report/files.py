@@ -17,7 +17,8 @@ from typing import Any
 from ..errors import DictbenchError
 from ..files import atomic_write, atomic_write_set
 
-__all__ = ["dumps", "jsonable", "write_jsonl", "write_report_set"]
+__all__ = ["dumps", "jsonable", "natural_key", "natural_line", "write_jsonl",
+           "write_report_set"]
 
 #: Decimal places of every float in a report.
 FLOAT_PLACES = 6
@@ -48,6 +49,22 @@ def jsonable(value: Any) -> Any:
     return value
 
 
+def _natural_order(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        items = sorted(((str(k), v) for k, v in value.items()), key=lambda kv: natural_key(kv[0]))
+        return {k: _natural_order(v) for k, v in items}
+    if isinstance(value, (list, tuple)):
+        return [_natural_order(v) for v in value]
+    return value
+
+
+def natural_line(value: Any) -> str:
+    """One line of JSON with keys in natural order (rules read ``A1, A2, ..., A10``),
+    no spaces, UTF-8 kept, no NaN, floats as they are: an item record's line."""
+    return json.dumps(_natural_order(value), sort_keys=False, separators=(",", ":"),
+                      ensure_ascii=False, allow_nan=False)
+
+
 def dumps(value: Any, *, indent: int | None = 2) -> str:
     """Canonical JSON: keys in natural order, floats rounded, UTF-8 characters kept."""
     separators = (",", ": ") if indent else (",", ":")
@@ -70,6 +87,10 @@ def write_report_set(folder: Path, texts: Mapping[str, str], *,
     if folder.exists() and not folder.is_dir():
         raise DictbenchError("the report folder is not a folder (a file has that name); "
                              "no report was written", path=folder)
+    if folder.resolve() in (Path.cwd().resolve(), *Path.cwd().resolve().parents):
+        raise DictbenchError("the report folder holds the current folder (a report set is "
+                             "swapped in whole); choose a folder of its own, e.g. reports/",
+                             path=folder)
     try:
         atomic_write_set(folder, texts, remove=remove)
     except OSError as exc:

@@ -35,6 +35,7 @@ from .sections import (
     fmt_score,
     group_tables,
     metric_groups,
+    not_tested_cell,
     rule_count_tables,
     suite_records,
     summary_metrics,
@@ -97,6 +98,9 @@ def _badges(suite: Mapping[str, Any]) -> str:
         if entry.get("canary_leaks"):
             badges.append(f'<span class="badge bad">canary leaked by {esc(entry["product"])}: '
                           f'{esc(", ".join(entry["canary_leaks"]))}</span>')
+        if entry.get("redacted"):
+            badges.append(f'<span class="badge bad">secret redacted before scoring in '
+                          f'{esc(entry["product"])}: {esc(", ".join(entry["redacted"]))}</span>')
     gate = suite.get("ranking", {}).get("execution_gate", {})
     if gate and not gate.get("ready", True):
         blocking = ", ".join(gate.get("blocking_items", [])) or "not ready"
@@ -120,7 +124,7 @@ def _leaderboard(suite: Mapping[str, Any]) -> str:
         rows.append([rank, f"<b>{esc(row['product'])}</b>",
                      *([fmt(row.get(headline), headline)] if headline != "score" else []),
                      fmt_score(e), fmt_interval(e.get("score_ci")), str(e["passed"]),
-                     str(e["failed"]), str(e["errors"]), str(e["not_tested"]),
+                     str(e["failed"]), str(e["errors"]), not_tested_cell(e),
                      f'<span class="why">{esc(e.get("reason") or "")}</span>'])
     return table(head, rows, numeric=range(2, len(head) - 1), full=True)
 

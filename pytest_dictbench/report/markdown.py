@@ -26,6 +26,7 @@ from .sections import (
     fmt_score,
     group_tables,
     metric_groups,
+    not_tested_cell,
     rule_count_tables,
     shared_cell,
     suite_records,
@@ -122,7 +123,7 @@ def _leaderboard(suite: Mapping[str, Any]) -> list[str]:
                      f"**{md(row['product'])}**",
                      *([fmt(row.get(headline), headline)] if extra else []),
                      fmt_score(e), fmt_interval(e.get("score_ci")), str(e["passed"]),
-                     str(e["failed"]), str(e["errors"]), str(e["not_tested"]),
+                     str(e["failed"]), str(e["errors"]), not_tested_cell(e),
                      f"{fmt(lat.get('median'))} / {fmt(lat.get('p95'))}",
                      *([f"{rtfx:.1f}" if rtfx is not None else "-"] if speed else []),
                      md(e.get("reason") or "")])
@@ -260,6 +261,9 @@ def _notes(suite: Mapping[str, Any], records: Sequence[ItemRecord]) -> list[str]
         if e.get("canary_leaks"):
             notes.append(f"- **{md(e['product'])}** output contains the canary: "
                          f"{md(', '.join(e['canary_leaks']))}")
+        if e.get("redacted"):
+            notes.append(f"- **{md(e['product'])}** output had a secret redacted before "
+                         f"scoring (scored on the changed text): {md(', '.join(e['redacted']))}")
     for product, case, rep, message in error_items(records):
         where = case + (f" #{rep}" if rep > 1 else "")
         notes.append(f"- Error: {md(product)} {code(where)}: {md(_clip(message, 200))}")

@@ -373,3 +373,11 @@ def summary_metrics(suite: Mapping[str, Any]) -> list[str]:
                 names.add(name)
     headline = suite.get("headline") or "score"
     return sorted(names - _NOT_RESULTS, key=lambda n: (n != headline, n))
+
+
+def not_tested_cell(entry: Mapping[str, Any]) -> str:
+    """The ``not_tested`` count of a product, with the items whose output said
+    ``unsupported`` or ``blank`` named apart (statuses are never merged)."""
+    statuses = entry.get("output_statuses", {})
+    kinds = [f"{statuses[s]} {s}" for s in ("unsupported", "blank") if statuses.get(s)]
+    return f"{entry['not_tested']} ({', '.join(kinds)})" if kinds else str(entry["not_tested"])

@@ -66,6 +66,9 @@ def _notes(suite: Mapping[str, Any]) -> list[str]:
         if entry["canary_leaks"]:
             notes.append(f"{where}: output contains the canary "
                          f"({', '.join(entry['canary_leaks'])})")
+        if entry.get("redacted"):
+            notes.append(f"{where}: output had a secret redacted before scoring "
+                         f"({', '.join(entry['redacted'])})")
         if entry.get("reason"):
             notes.append(f"{where}: not ranked: {entry['reason']}")
     for c in suite.get("comparisons", []):
@@ -114,14 +117,23 @@ def shared_cases(c: Mapping[str, Any], a: str, b: str) -> str:
     return f"on {c['n']} shared case{'s' if c['n'] != 1 else ''}{counts}"
 
 
-def baseline_line(c: Mapping[str, Any]) -> str:
-    """One line comparing a product with itself in the baseline run."""
+def baseline_line(c: Mapping[str, Any], max_drop: float | None = None) -> str:
+    """One line comparing a product with itself in the baseline run; with the gate's
+    ``max_drop``, a larger drop the gate let through (not resolved) is said to be so."""
     interval = c["interval"]
-    return (f"baseline {c['suite']}/{c['product']}: {c['mean_difference']:+.2f} points "
+    line = (f"baseline {c['suite']}/{c['product']}: {c['mean_difference']:+.2f} points "
             f"[{interval['low']:+.2f}, {interval['high']:+.2f}] "
             f"({'resolved' if c['resolved'] else 'not resolved'}); cases failed only in "
             f"the baseline: {c['only_a_failed']}, only now: {c['only_b_failed']}; "
             f"McNemar p={fmt_p(c['mcnemar_p'])}; {shared_cases(c, 'baseline', 'now')}")
+    drop = -c["mean_difference"]
+    if max_drop is not None and drop > max_drop and not interval["high"] < 0:
+        line += (f"; the drop of {drop:.2f} points is above the allowed {max_drop:g} but "
+                 f"not statistically resolved (the interval reaches {interval['high']:+.2f}), "
+                 "so the gate let it through"
+                 + (": too few cases changed for the bootstrap to tell"
+                    if interval["high"] == 0 else ""))
+    return line
 
 
 def gate_lines(report: Mapping[str, Any]) -> list[str]:
@@ -137,5 +149,6 @@ def gate_lines(report: Mapping[str, Any]) -> list[str]:
             settings += f", min score {gate['min_score']:g}"
     lines = [f"CI gate: {'passed' if gate['passed'] else 'FAILED'} ({settings})"]
     lines += [f"FAILED: {failure}" for failure in gate["failures"]]
-    lines += [baseline_line(c) for c in report.get("baseline", {}).get("comparisons", [])]
+    lines += [baseline_line(c, gate.get("max_drop"))
+              for c in report.get("baseline", {}).get("comparisons", [])]
     return [visible(line) for line in lines]

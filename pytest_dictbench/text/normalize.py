@@ -3,8 +3,8 @@
 One documented pipeline (``normalize_for_wer``), built from small steps:
 
 1. Unicode NFKC (full-width letters and digits become ASCII, compatibility forms fold);
-2. curly apostrophes, and a backtick or acute accent typed for one, become ``'``
-   (``isn`t`` is ``isn't``, one word);
+2. curly apostrophes (U+2018, U+2019, U+02BC, U+FF07), and a backtick, an acute accent
+   or a prime (U+2032) typed for one, become ``'`` (``isn`t`` is ``isn't``, one word);
 3. lower case;
 4. every punctuation (Unicode category P*) and symbol (S*) character becomes a space,
    except an apostrophe between two letters (``don't`` stays one word);
@@ -25,7 +25,7 @@ import unicodedata
 __all__ = ["collapse_whitespace", "fold", "is_word_char", "normalize_for_wer", "strict_text"]
 
 _CURLY_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\uff07": "'",
-                                    "`": "'"})
+                                    "`": "'", "\u2032": "'"})
 #: Characters NFKC would decompose, mapped before it (the acute accent ´ as an apostrophe).
 _BEFORE_NFKC = str.maketrans({"\u00b4": "'"})
 _WHITESPACE = re.compile(r"\s+")

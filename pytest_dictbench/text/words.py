@@ -2,8 +2,11 @@
 
 * Languages written with spaces: the words are the space-separated tokens.
 * Japanese (``ja``): sudachipy morphemes, core dictionary, split mode B (the tokenizer
-  of :mod:`.japanese`), spaces and symbols dropped. A WER is only comparable with WERs
-  from the same tokenizer, mode and dictionary, so :func:`segmenter_name` says which.
+  of :mod:`.japanese`), spaces and symbols dropped. Spaces between two non-ASCII
+  characters are removed first (``明 日 の`` is ``明日の``): Japanese puts none between
+  words, so a space there is no word break; between Latin words they are kept. A WER
+  is only comparable with WERs from the same tokenizer, mode and dictionary, so
+  :func:`segmenter_name` says which.
 * Other languages written without spaces (``zh``, ``th``, ``lo``, ``km``, ``my``): no
   segmenter is defined here, so there is no WER (``None``); use CER.
 
@@ -15,11 +18,15 @@ Example::
 
 from __future__ import annotations
 
+import re
 from importlib import metadata
 
 from .japanese import tokenize
 
 __all__ = ["NO_SPACE_LANGUAGES", "segmenter_name", "words"]
+
+#: Whitespace between two non-ASCII characters (removed before Japanese segmentation).
+_CJK_SPACES = re.compile(r"(?<=[^\x00-\x7f])\s+(?=[^\x00-\x7f])")
 
 #: Languages written without spaces between words.
 NO_SPACE_LANGUAGES = frozenset({"ja", "zh", "th", "lo", "km", "my"})
@@ -29,7 +36,8 @@ def words(normalized: str, language: str) -> list[str] | None:
     """The words of already normalised text, or ``None`` when ``language`` has no
     segmenter (see the module docstring)."""
     if language == "ja":
-        return [t.surface for t in tokenize(normalized) if not t.is_space and not t.is_symbol]
+        joined = _CJK_SPACES.sub("", normalized)
+        return [t.surface for t in tokenize(joined) if not t.is_space and not t.is_symbol]
     if language in NO_SPACE_LANGUAGES:
         return None
     return normalized.split()

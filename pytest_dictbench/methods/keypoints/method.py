@@ -109,7 +109,8 @@ class Keypoints:
         unjudged = [r.rule for r in rules if r.score is None]
         metrics["provisional"] = 1
         return ItemResult(passed=True, score=None, rules=tuple(rules), metrics=metrics,
-                          message=f"provisional: no verdict on {', '.join(unjudged)}")
+                          message=f"provisional: no verdict on {', '.join(unjudged)}",
+                          provisional=len(unjudged))  # the record's count agrees
 
     @staticmethod
     def _final(kcase: KeypointsCase, params: KeypointsParams, verdicts: dict[str, str],

@@ -14,6 +14,7 @@ import unicodedata
 from collections import Counter
 
 from ...text.japanese import AnalysedText, bare, reading
+from ...text.numerals import numeral_value
 from .casedata import Forbid, Variants
 from .checkbase import PASS, Check, CheckInput, excess, listing
 
@@ -107,12 +108,36 @@ def grouping_variant(variant: str, notations: Variants) -> bool:
     return mine is not None and any(_grouped_value(n) == mine for n in notations)
 
 
+_KANJI_RUN = re.compile("[0-9〇零一二三四五六七八九十百千万億兆,.]+")
+
+
+def _kanji_numeral(text: str, notations: Variants) -> str | None:
+    """A run of kanji numerals in ``text`` worth the value of one of ``notations``, with
+    the same word after it (``千二百万円`` for ``1200万円``), else None."""
+    wanted = {}
+    for notation in notations:
+        folded = unicodedata.normalize("NFKC", notation)
+        head = _KANJI_RUN.match(folded)
+        if head is not None and (value := numeral_value(head.group())) is not None:
+            wanted[value] = folded[head.end():]
+    for found in _KANJI_RUN.finditer(unicodedata.normalize("NFKC", text)):
+        run = found.group()
+        if not any(c in "〇零一二三四五六七八九十百千" for c in run):
+            continue  # Arabic digits: a variant or a notation, not a kanji numeral
+        suffix = wanted.get(numeral_value(run) or "")
+        if suffix is not None and found.string[found.end():].startswith(suffix):
+            return run + suffix
+    return None
+
+
 def check_number_notation(inp: CheckInput, rule: str) -> Check:
     """D3 / D4: a number of that rule appears only in a variant form, breaking notation.
 
     A variant that only groups the digits of a large number differently from an accepted
     notation (see :func:`grouping_variant`) scores 1, as a light style slip; to accept it
     fully, list it among the number's ``notations``. Any other variant scores 0.
+
+    Kanji numerals worth the number's value (``千二百万円`` for ``1200万円``) score 0.
 
     D3 also flags a digit followed by ヶ月 / カ月 / 箇所 and the like (standard: か月, か所)
     with 1, unless an expected output writes it that way too or the case already lists that
@@ -123,6 +148,12 @@ def check_number_notation(inp: CheckInput, rule: str) -> Check:
         if number.rule != rule or _present(inp.output, number.notations):
             continue
         used = [v for v in number.variants if inp.output.contains(v)]
+        written = [v for v in used if v in inp.output.text]
+        used = written or used  # name the forms written, not those that only match them
+        kanji = None if used else _kanji_numeral(inp.output.text, number.notations)
+        if kanji is not None:
+            problems.append((0, f"{kanji} written in kanji numerals for "
+                                f"{number.notations[0]} (accepted: {listing(number.notations)})"))
         if used:
             light = all(grouping_variant(v, number.notations) for v in used)
             problems.append(
