@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .audit import agreement, agreement_table
+from .audit import COUNT_RULES, agreement, agreement_table, count_agreement
 
 __all__ = ["RULE_HEAD", "judges_table", "rule_rows"]
 
@@ -93,19 +93,19 @@ def judges_table(records: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
                 pairs.setdefault(rule, []).append((a[rule], b[rule]))
         table["agreement"] = {"between": [first, second],
                               **agreement_table(pairs).to_json()}
-    human: dict[str, list[tuple[int, int]]] = {}
-    for r in judged:
-        for rule, final in r.get("rules", {}).items():
-            if final.get("source") != "human":
-                continue
-            for name, scores in r.get("judges", {}).items():
-                if rule in scores:
-                    human.setdefault(name, []).append((scores[rule], final["score"]))
-    if human:
-        table["human_agreement"] = {n: agreement(p).to_json() for n, p in sorted(human.items())}
+    by_judge = _human_by_rule(judged)
+    human = {n: [p for rule, pairs in by_rule.items() if rule not in COUNT_RULES
+                 for p in pairs] for n, by_rule in by_judge.items()}
+    if any(human.values()):
+        table["human_agreement"] = {n: agreement(p).to_json()
+                                    for n, p in sorted(human.items()) if p}
         table["human_agreement_rules"] = {
             n: agreement_table(by_rule).to_json()["rules"]
-            for n, by_rule in sorted(_human_by_rule(judged).items())}
+            for n, by_rule in sorted(by_judge.items())}
+    counts = {n: {rule: count_agreement(p).to_json() for rule, p in sorted(by_rule.items())
+                  if rule in COUNT_RULES} for n, by_rule in sorted(by_judge.items())}
+    if any(counts.values()):
+        table["human_agreement_counts"] = {n: c for n, c in counts.items() if c}
     sent = adjudication_share(judged, names)
     if sent is not None:
         table["adjudication"] = sent
