@@ -272,6 +272,11 @@ class MessagesServer:
         self.refuse_batches: Reply | None = None
         #: ... or to this many of them only (None: every one).
         self.refusals_left: int | None = None
+        #: When set, the origin (``scheme://host:port``) an ended batch's ``results_url``
+        #: names instead of this server's own.
+        self.results_origin: str | None = None
+        #: Batch id -> the raw JSONL body of that batch's results download, if set.
+        self.results_body: dict[str, bytes] = {}
         #: Custom ids answered ``expired`` when their batch ends.
         self.expire: set[str] = set()
         self._lock = threading.Lock()
@@ -354,8 +359,8 @@ class MessagesServer:
             "ended_at": _iso(time.time()) if batch.status == "ended" else None,
             "cancel_initiated_at": _iso(batch.created) if batch.canceled else None,
             "archived_at": None,
-            "results_url": (f"{self.url}/v1/messages/batches/{batch.id}/results"
-                            if batch.status == "ended" else None),
+            "results_url": (f"{self.results_origin or self.url}/v1/messages/batches/"
+                            f"{batch.id}/results" if batch.status == "ended" else None),
         }
 
     def cancel_batch(self, batch_id: str) -> dict[str, Any]:
@@ -390,8 +395,9 @@ class MessagesServer:
             if method == "POST" and parts[5:] == ["cancel"]:
                 return Reply(body=self.cancel_batch(batch.id))
             if method == "GET" and parts[5:] == ["results"] and batch.status == "ended":
-                lines = "".join(json.dumps(r) + "\n" for r in batch.results)
-                return Reply(body=lines.encode(), headers={"content-type": "application/binary"})
+                lines = "".join(json.dumps(r) + "\n" for r in batch.results).encode()
+                lines = self.results_body.get(batch.id, lines)
+                return Reply(body=lines, headers={"content-type": "application/binary"})
         return error_reply(404, "not_found_error")
 
     def start(self) -> MessagesServer:

@@ -22,15 +22,17 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from ..errors import JudgeError
 from ..files import atomic_write
 from .backoff import GaveUp, with_backoff
-from .client import AnthropicJudgeClient, read_message
+from .batch_results import BatchResult, check_results_url, parse_results
+from .client import AnthropicJudgeClient
 from .estimate import worst_case_cost
 from .records import JudgeConfig, JudgeOutcome, JudgeRequest, RetryPolicy, Verdict
 from .request import task_of
-from .transport import RawAnswer, shorten
+from .transport import shorten
 
 #: Why a request was not sent: the budget would have been exceeded.
 BUDGET_DETAIL = "not sent: budget_usd would be exceeded"
@@ -43,8 +45,10 @@ __all__ = [
     "BatchPass",
     "BatchResult",
     "BatchStatus",
+    "check_results_url",
     "fetch_results",
     "fetch_status",
+    "parse_results",
     "submit",
 ]
 
@@ -133,17 +137,6 @@ class BatchStatus:
         return sum(self.counts.values())
 
 
-@dataclass(frozen=True)
-class BatchResult:
-    """One request's result: ``succeeded`` (with the answer) or why it has none
-    (``errored``, ``canceled``, ``expired``)."""
-
-    custom_id: str
-    kind: str
-    answer: RawAnswer | None = None
-    detail: str = ""
-
-
 Sleep = Callable[[float], Awaitable[Any]]
 
 
@@ -183,31 +176,24 @@ async def fetch_status(client: AnthropicJudgeClient, batch_id: str,
         for name in ("processing", "succeeded", "errored", "canceled", "expired")})
 
 
-def _detail(result: Any) -> str:
-    error = getattr(result, "error", None)
-    inner = getattr(error, "error", None)
-    if inner is not None:
-        return f"{getattr(inner, 'type', '')}: {getattr(inner, 'message', '')}".strip(": ")
-    return str(getattr(result, "type", "no result"))
-
-
 async def fetch_results(client: AnthropicJudgeClient, batch_id: str,
                         tool_name: Callable[[str], str], retry: RetryPolicy | None = None,
                         sleep: Sleep = asyncio.sleep) -> list[BatchResult]:
-    """Every result of an ended batch (``tool_name(custom_id)`` names the answer tool)."""
-    found: list[BatchResult] = []
-    entries = await _guarded(client, f"results of {batch_id}",
-                             lambda: client.sdk.messages.batches.results(batch_id), retry,
-                             sleep)
-    async for entry in entries:
-        result = entry.result
-        kind = str(getattr(result, "type", ""))
-        if kind == "succeeded":
-            answer = read_message(result.message, tool_name(entry.custom_id))
-            found.append(BatchResult(entry.custom_id, kind, answer))
-        else:
-            found.append(BatchResult(entry.custom_id, kind, None, _detail(result)))
-    return found
+    """Every result of an ended batch (``tool_name(custom_id)`` names the answer tool).
+
+    The results are downloaded from ``/v1/messages/batches/{id}/results`` on the
+    configured base URL, never from wherever the batch's ``results_url`` points: that
+    URL must name the same host (:func:`check_results_url`) or nothing is fetched.
+    """
+    batch = await _guarded(client, f"status of {batch_id}",
+                           lambda: client.sdk.messages.batches.retrieve(batch_id), retry, sleep)
+    base = str(client.sdk.base_url)
+    check_results_url(getattr(batch, "results_url", None), base, batch_id)
+    path = f"/v1/messages/batches/{quote(batch_id, safe='')}/results"
+    text = await _guarded(client, f"results of {batch_id}", lambda: client.sdk.get(
+        path, cast_to=str, options={"headers": {"Accept": "application/binary"}}),
+        retry, sleep)
+    return parse_results(str(text), batch_id, tool_name)
 
 
 #: (judge name, content hash): one verdict to obtain.

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from anthropic import AsyncAnthropic
 
 from ..errors import JudgeError
+from ..jsonl import loads_strict
 from ..redact import register_secret
 from .estimate import Budget, worst_case_cost
 from .records import JudgeConfig, JudgeRequest, SpendMeter, TokenUsage, Verdict
@@ -61,13 +62,30 @@ class JudgeClient(Protocol):
 ClientFactory = Callable[[JudgeConfig], JudgeClient]
 
 
+_USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens",
+                 "cache_read_input_tokens")
+
+
 def _usage_of(message: Any) -> TokenUsage:
     usage = getattr(message, "usage", None)
     if usage is None:
         return TokenUsage()
-    return TokenUsage(*(int(getattr(usage, name, 0) or 0) for name in (
-        "input_tokens", "output_tokens", "cache_creation_input_tokens",
-        "cache_read_input_tokens")))
+    return TokenUsage(*(int(getattr(usage, name, 0) or 0) for name in _USAGE_FIELDS))
+
+
+def _lax_usage(text: str) -> TokenUsage | None:
+    """The usage of a body the strict reader refused, when a lax read finds one: its
+    tokens were billed all the same."""
+    try:
+        usage = json.loads(text).get("usage")
+    except (ValueError, AttributeError):
+        return None
+    if not isinstance(usage, dict):
+        return None
+    try:
+        return TokenUsage(*(int(usage.get(name) or 0) for name in _USAGE_FIELDS))
+    except (TypeError, ValueError):
+        return None
 
 
 def read_message(message: Any, tool_name: str) -> RawAnswer:
@@ -115,11 +133,13 @@ class AnthropicJudgeClient:
         extra = None
         if self._config.temperature is not None:
             extra = {"temperature": self._config.temperature}
-        try:
-            message = await self.sdk.messages.create(**params, extra_body=extra)
-        except json.JSONDecodeError as exc:  # a 200 whose body is not JSON
-            return RawAnswer(None, None, f"response body is not JSON ({exc.msg})")
-        return read_message(message, prompt.tool_name)
+        raw = await self.sdk.messages.with_raw_response.create(**params, extra_body=extra)
+        try:  # the one strict reader: a duplicate key or NaN makes the answer invalid
+            loads_strict(raw.http_response.text)
+        except ValueError as exc:
+            return RawAnswer(None, _lax_usage(raw.http_response.text),
+                             f"response body is not valid JSON ({exc})")
+        return read_message(await raw.parse(), prompt.tool_name)
 
     async def count_tokens(self, prompt: Prompt) -> int:
         """Input tokens of ``prompt`` by the API's own count (a network call, not billed)."""

@@ -23,6 +23,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+from ..jsonl import loads_strict
 from .records import JudgeConfig, TokenUsage
 from .task import Prompt
 from .transport import RawAnswer, TransportError, check_key_url
@@ -59,17 +60,25 @@ def _usage(data: Any) -> TokenUsage:
 def read_completion(data: Any) -> RawAnswer:
     """The structured answer of a chat completion, or why there is none."""
     usage = _usage(data)
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if isinstance(choices, list) and len(choices) > 1:  # we never ask for n > 1
+        return RawAnswer(None, usage, f"response has {len(choices)} choices, not one")
     try:
-        message = data["choices"][0]["message"]
+        choice = data["choices"][0]
+        message = choice["message"]
     except (KeyError, IndexError, TypeError):
         return RawAnswer(None, usage, "response has no choices[0].message")
+    finish = choice.get("finish_reason")
+    if finish != "stop":
+        return RawAnswer(None, usage, f"the answer ended with finish_reason {finish!r}, "
+                                      "not 'stop' (truncated or incomplete)")
     if message.get("refusal"):
         return RawAnswer(None, usage, f"the model refused: {message['refusal']}")
     content = message.get("content")
     if not isinstance(content, str):
         return RawAnswer(None, usage, "message content is not text")
     try:
-        return RawAnswer(json.loads(content), usage)
+        return RawAnswer(loads_strict(content), usage)
     except ValueError as exc:
         return RawAnswer(None, usage, f"message content is not JSON ({exc})")
 
@@ -119,7 +128,7 @@ class OpenAIJudgeClient:
         payload = json.dumps(chat_body(prompt, self._config)).encode("utf-8")
         _status, _headers, raw = await asyncio.to_thread(self._post, payload)
         try:
-            data = json.loads(raw)
+            data = loads_strict(raw.decode("utf-8"))
         except ValueError as exc:
             return RawAnswer(None, None, f"response body is not JSON ({exc})")
         return read_completion(data)
