@@ -35,6 +35,7 @@ judge's ``api_key_env`` variable, else ``ANTHROPIC_API_KEY`` / ``OPENAI_API_KEY`
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +44,7 @@ from typing import Any
 from ..errors import JudgeError
 from ..schemas import Validator
 from .records import FAMILIES, JudgeConfig, RetryPolicy
+from .transport import safe_url, url_problem
 
 __all__ = ["JUDGE_SETTINGS_SCHEMA", "JudgeSettings", "parse_judge_settings"]
 
@@ -116,6 +118,22 @@ def _secret_field(table: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _value_problem(table: Mapping[str, Any]) -> str | None:
+    """A number that is not finite (NaN, inf: every comparison with NaN is false, so a
+    NaN budget would be no limit) or a base URL holding credentials, by its key."""
+    places = [("[judge]", table)] + [(f"[judge].judges[{n}]", j)
+                                     for n, j in enumerate(table.get("judges", ()))]
+    for where, values in places:
+        for key, value in values.items():
+            if isinstance(value, float) and not math.isfinite(value):
+                return f"{where}.{key}: {value!r} is not a finite number"
+            if key == "base_url" and isinstance(value, str):
+                problem = url_problem(value)
+                if problem:
+                    return f"{where}.base_url {safe_url(value)!r} {problem}"
+    return None
+
+
 def parse_judge_settings(table: Mapping[str, Any], *, path: Path | str | None = None
                          ) -> JudgeSettings:
     """Validate a ``[judge]`` table; errors are :class:`JudgeError` naming ``path``."""
@@ -131,6 +149,9 @@ def parse_judge_settings(table: Mapping[str, Any], *, path: Path | str | None = 
         where = ".".join(str(p) for p in errors[0].absolute_path)
         raise JudgeError(f"[judge]{'.' + where if where else ''}: {errors[0].message}",
                          path=path)
+    problem = _value_problem(table)
+    if problem:
+        raise JudgeError(problem, path=path)
     judges = tuple(JudgeConfig(**entry) for entry in table["judges"])
     for judge in judges:
         if judge.family == "openai" and judge.base_url is None:

@@ -12,7 +12,7 @@ from typing import Any
 from ..errors import JudgeError
 from .records import TokenUsage
 
-__all__ = ["RawAnswer", "TransportError", "check_key_url", "shorten"]
+__all__ = ["RawAnswer", "TransportError", "check_key_url", "safe_url", "shorten", "url_problem"]
 
 
 def shorten(text: str, keep: int = 120) -> str:
@@ -38,10 +38,34 @@ class RawAnswer:
 _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
+def url_problem(url: str) -> str | None:
+    """Why ``url`` may not be a judge endpoint: credentials in it (user-info, a query, a
+    fragment) would be copied into error texts and reports. ``None`` when it is fine."""
+    parts = urllib.parse.urlsplit(url)
+    if "@" in parts.netloc:
+        return "has user-info (user:password@); put the key in its api_key_env variable"
+    if parts.query or url.rstrip().endswith("?"):
+        return "has a query (?...); a key in the URL would be written into reports"
+    if parts.fragment or "#" in url:
+        return "has a fragment (#...)"
+    return None
+
+
+def safe_url(url: str) -> str:
+    """``url`` without user-info, query and fragment, for messages."""
+    parts = urllib.parse.urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
 def check_key_url(judge: str, url: str | None) -> None:
-    """Refuse to send a key over plain http to anything but a loopback address."""
+    """Refuse to send a key over plain http to anything but a loopback address, or to a
+    URL holding credentials (:func:`url_problem`)."""
     if url is None:
         return
+    problem = url_problem(url)
+    if problem:
+        raise JudgeError(f"judge {judge!r}: base URL {safe_url(url)!r} {problem}")
     parts = urllib.parse.urlsplit(url)
     if parts.scheme != "https" and not (parts.scheme == "http" and parts.hostname in _LOOPBACK):
         raise JudgeError(f"judge {judge!r}: the key is only sent over https (or to a "
