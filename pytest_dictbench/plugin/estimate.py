@@ -40,7 +40,7 @@ class JudgeEstimate:
         from ..judge.cache import VerdictCache
         from ..judge.estimate import Estimate
         from ..judge.request import cache_key, task_of
-        from .judge import VERDICTS_FILE
+        from .judge import VERDICTS_FILE, has_judged_rules
 
         folder = self.state.judging.folder
         cache = VerdictCache(folder / VERDICTS_FILE)
@@ -54,7 +54,7 @@ class JudgeEstimate:
         for first in groups.values():
             settings = self.state.judge_settings.get(first.suite.id)
             method = self.state.method(first.suite)
-            if settings is None or not hasattr(method, "rule_meanings"):
+            if settings is None or not has_judged_rules(method):
                 continue
             if settings.budget_usd is not None:
                 self.budgets[first.suite.id] = settings.budget_usd

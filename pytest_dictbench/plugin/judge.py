@@ -34,11 +34,18 @@ from ..judge.settings import JudgeSettings
 from ..methods.base import Method
 from ..model import ItemLike, Output, RuleScore, ScoreContext
 
-__all__ = ["JUDGE_MODES", "NO_JUDGEMENT", "JudgeItem", "Judgement", "Judging"]
+__all__ = ["JUDGE_MODES", "NO_JUDGEMENT", "JudgeItem", "Judgement", "Judging", "has_judged_rules"]
 
 #: Values of ``--judge``.
 JUDGE_MODES = ("off", "replay", "live", "batch")
 
+
+
+def has_judged_rules(method: Any) -> bool:
+    """Whether ``method`` builds judge requests: rubric-style ``rule_meanings`` or a
+    judge protocol of its own (keypoints). The estimate, the project-wide judge table and
+    the judging pass all ask this one question."""
+    return hasattr(method, "rule_meanings") or hasattr(method, "judge_protocol")
 
 class JudgeItem(ItemLike, Protocol):
     """A benchmark item as the judges see it (``collect.CaseItem`` is one)."""
@@ -135,8 +142,7 @@ class Judging:
                  settings: JudgeSettings | None, items: Sequence[Any]) -> Judgement:
         """The judgement of ``item`` (judging its whole group, among ``items``, on first
         use)."""
-        if self.mode == "off" or not (hasattr(method, "rule_meanings")
-                                      or hasattr(method, "judge_protocol")):
+        if self.mode == "off" or not has_judged_rules(method):
             return NO_JUDGEMENT
         if settings is None:
             return self._human_only(item, output)
