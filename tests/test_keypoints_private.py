@@ -4,6 +4,7 @@ is in any of them (J1, J2)."""
 from __future__ import annotations
 
 import json
+from importlib.metadata import version
 
 import pytest
 from judge_server import MessagesServer, Recorded, Reply, message_body
@@ -54,6 +55,10 @@ def test_private_journal_suite_builds_every_report_with_nothing_private(
     agree = product["judging"]["agreement"]
     assert agree["counts"]["insertions"] == {"n": 3, "exact": 3, "share": 1.0,
                                              "mean_abs_diff": 0.0}
+    analyser = product["tables"]["analyser"]
+    assert analyser["dictionary"] == "sudachidict_core" and analyser["split_mode"] == "B"
+    assert analyser["dictionary_version"] == version("sudachidict_core")
+    assert analyser["analyser_version"] == version("sudachipy")
     rows = product["tables"]["items"]
     assert len(rows) == 3 and all(r["case_id"].startswith("p-") for r in rows)
     assert all("names_reference" not in r and r["names_reference_count"] >= 0 for r in rows)

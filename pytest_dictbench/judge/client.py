@@ -19,7 +19,7 @@ from ..errors import JudgeError
 from ..jsonl import loads_strict
 from ..redact import register_secret
 from .estimate import Budget, worst_case_cost
-from .records import JudgeConfig, JudgeRequest, SpendMeter, TokenUsage, Verdict
+from .records import JudgeConfig, JudgeRequest, SpendMeter, TokenUsage, Verdict, usage_from
 from .request import cache_key, task_of
 from .task import Prompt, anthropic_params
 from .transport import RawAnswer, TransportError, check_key_url, shorten
@@ -67,10 +67,12 @@ _USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens",
 
 
 def _usage_of(message: Any) -> TokenUsage:
+    """The answer's usage; missing or invalid (negative, not an integer) is unknown."""
     usage = getattr(message, "usage", None)
     if usage is None:
-        return TokenUsage()
-    return TokenUsage(*(int(getattr(usage, name, 0) or 0) for name in _USAGE_FIELDS))
+        return TokenUsage(unknown=True)
+    return usage_from({name: getattr(usage, name, None) for name in _USAGE_FIELDS},
+                      _USAGE_FIELDS)
 
 
 def _lax_usage(text: str) -> TokenUsage | None:
@@ -82,10 +84,7 @@ def _lax_usage(text: str) -> TokenUsage | None:
         return None
     if not isinstance(usage, dict):
         return None
-    try:
-        return TokenUsage(*(int(usage.get(name) or 0) for name in _USAGE_FIELDS))
-    except (TypeError, ValueError):
-        return None
+    return usage_from(usage, _USAGE_FIELDS)
 
 
 def read_message(message: Any, tool_name: str) -> RawAnswer:
@@ -251,8 +250,9 @@ async def ask_judge(
             if budget is not None:  # an error answer is not billed
                 budget.settle(held, 0.0)
             raise
-        if budget is not None:
-            budget.settle(held, config.cost_usd(answer.usage))
+        if budget is not None:  # an unknown cost keeps its worst case as spent
+            cost = config.cost_usd(answer.usage)
+            budget.settle(held, held if cost is None else cost)
         meter.add_usage(config, answer.usage)
         usage = usage + answer.usage
         problem = answer.problem

@@ -24,7 +24,7 @@ import urllib.request
 from typing import Any
 
 from ..jsonl import loads_strict
-from .records import JudgeConfig, TokenUsage
+from .records import JudgeConfig, TokenUsage, usage_from
 from .task import Prompt
 from .transport import RawAnswer, TransportError, check_key_url
 
@@ -50,11 +50,16 @@ def chat_body(prompt: Prompt, config: JudgeConfig) -> dict[str, Any]:
 def _usage(data: Any) -> TokenUsage:
     usage = data.get("usage") if isinstance(data, dict) else None
     if not isinstance(usage, dict):
-        return TokenUsage()
-    prompt = int(usage.get("prompt_tokens") or 0)
-    details = usage.get("prompt_tokens_details") or {}
-    cached = int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0
-    return TokenUsage(prompt - cached, int(usage.get("completion_tokens") or 0), 0, cached)
+        return TokenUsage(unknown=True)
+    details = usage.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else 0
+    counts = usage_from({"prompt": usage.get("prompt_tokens"),
+                         "completion": usage.get("completion_tokens"),
+                         "cached": cached or 0}, ("prompt", "completion", "", "cached"))
+    if counts.unknown or counts.cache_read_tokens > counts.input_tokens:
+        return TokenUsage(unknown=True)
+    return TokenUsage(counts.input_tokens - counts.cache_read_tokens, counts.output_tokens,
+                      0, counts.cache_read_tokens)
 
 
 def read_completion(data: Any) -> RawAnswer:

@@ -8,6 +8,7 @@ model) and, after ``--judge-audit``, ``judge_audit`` (judge -> rule -> [cached, 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from decimal import Decimal
 from typing import Any
 
 from .audit import COUNT_RULES, agreement, agreement_table, count_agreement
@@ -19,15 +20,28 @@ RULE_HEAD = ("Product", "Rule", "Scored by all judges", "Sent to a human", "Shar
              "Agreement with humans")
 
 
-def _spend(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
-    total: dict[str, dict[str, float]] = {}
+def _spend(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Spend per model summed over records, in exact decimals; a cost some record could
+    not know makes the model's ``cost_usd`` ``None``, with the reasons in
+    ``cost_unknown``."""
+    total: dict[str, dict[str, Any]] = {}
     for record in records:
         for model, spend in record.get("judge_spend", {}).items():
             entry = total.setdefault(model, {"input_tokens": 0, "output_tokens": 0,
                                              "cache_write_tokens": 0, "cache_read_tokens": 0,
-                                             "cost_usd": 0.0, "verdicts": 0})
-            for key in entry:
+                                             "cost_usd": Decimal(0), "verdicts": 0})
+            for key in ("input_tokens", "output_tokens", "cache_write_tokens",
+                        "cache_read_tokens", "verdicts"):
                 entry[key] += spend.get(key, 0)
+            if spend.get("cost_usd") is None or entry["cost_usd"] is None:
+                entry["cost_usd"] = None
+                why = entry.setdefault("cost_unknown", [])
+                why.extend(w for w in spend.get("cost_unknown", ()) if w not in why)
+            else:
+                entry["cost_usd"] += Decimal(str(spend["cost_usd"]))
+    for entry in total.values():
+        if entry["cost_usd"] is not None:
+            entry["cost_usd"] = float(entry["cost_usd"])
     return dict(sorted(total.items()))
 
 
@@ -83,7 +97,11 @@ def judges_table(records: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
         "pending": sum(len(r.get("pending", ())) for r in judged),
         "spend": _spend(judged),
     }
-    table["cost_usd"] = sum(s["cost_usd"] for s in table["spend"].values())
+    costs = [s["cost_usd"] for s in table["spend"].values()]
+    table["cost_usd"] = None if None in costs else float(sum(Decimal(str(c)) for c in costs))
+    missing = sorted({w for s in table["spend"].values() for w in s.get("cost_unknown", ())})
+    if missing:
+        table["cost_missing"] = missing
     if len(names) >= 2:
         first, second = names[0], names[1]
         pairs: dict[str, list[tuple[int, int]]] = {}

@@ -157,6 +157,12 @@ def parse_judge_settings(table: Mapping[str, Any], *, path: Path | str | None = 
         if judge.family == "openai" and judge.base_url is None:
             raise JudgeError(f"[judge] judge {judge.name!r}: family 'openai' needs a base_url",
                              path=path)
+    if table.get("budget_usd") is not None:
+        for judge in judges:
+            if not judge.priced:
+                raise JudgeError(f"[judge].budget_usd is set but {judge.missing_price}: its "
+                                 "spend cannot be bounded; give both prices or drop the "
+                                 "budget", path=path)
     names = [j.name for j in judges]
     if len(set(names)) != len(names):
         raise JudgeError(f"[judge] judge names must be unique, got {names}", path=path)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -311,7 +312,15 @@ def _judgement(run: Any, combined: Any, request: JudgeRequest,
             entry["output_tokens"] += usage.output_tokens
             entry["cache_write_tokens"] += usage.cache_write_tokens
             entry["cache_read_tokens"] += usage.cache_read_tokens
-            entry["cost_usd"] += config.cost_usd(usage, batch=outcome.verdict.batch)
+            cost = config.cost_usd(usage, batch=outcome.verdict.batch)
+            if cost is None or entry["cost_usd"] is None:  # unknown, never $0
+                entry["cost_usd"] = None
+                why = config.missing_price or f"judge {config.name!r}: an answer " \
+                    "without valid usage"
+                if why not in entry.setdefault("cost_unknown", []):
+                    entry["cost_unknown"].append(why)
+            else:
+                entry["cost_usd"] = float(Decimal(str(entry["cost_usd"])) + Decimal(str(cost)))
             entry["verdicts"] += 1
     pending = []
     for p in combined.pending:

@@ -8,6 +8,9 @@ Figures are means over items (macro averages) and fractions 0..1:
   has an extracted item;
 - ``critical_missing``, ``critical_contradicted``, ``insertions``: counts summed.
 
+``analyser`` names the morphological analyser, its dictionary (with versions) and the
+split mode that produced the names figures.
+
 ``items`` lists every item with its figures, its critical misses and contradictions, and
 the extracted names, numbers and coined words of both sides, so a reader can check them.
 A private suite's rows (records already carry the keyed case id) list only how many
@@ -23,6 +26,7 @@ from typing import Any
 
 from ...model import Case, Suite
 from ...private import is_private, public_case_id
+from ...text.japanese import analyser_info
 from ..base import ItemRecord
 from .casedata import KeypointsCase
 from .names import extract_names
@@ -96,5 +100,5 @@ def aggregate_records(records: Sequence[ItemRecord], suite: Suite) -> dict[str, 
         summary[name] = int(sum(m.get(name, 0) for m in judged))
     cases = _cases_by_shown_id(suite)
     private = is_private(suite)
-    return {"summary": summary,
+    return {"summary": summary, "analyser": analyser_info(),
             "items": [_item_row(r, cases[str(r["case_id"])], private) for r in records]}
