@@ -35,7 +35,7 @@ def test_a_duration_beyond_a_day_is_refused() -> None:
 
 
 def test_severity_weights_summing_to_zero_are_refused() -> None:
-    with pytest.raises(SuiteError, match="params.severity_weights must not all be 0"):
+    with pytest.raises(SuiteError, match=r"params\.severity_weights must not all be 0"):
         KeypointsParams.from_mapping({"severity_weights": {"critical": 0, "minor": 0}})
 
 

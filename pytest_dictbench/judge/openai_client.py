@@ -18,7 +18,9 @@ rest as input, the way the Messages API reports them.
 from __future__ import annotations
 
 import asyncio
+import http.client
 import json
+import time
 import urllib.error
 import urllib.request
 from typing import Any
@@ -88,6 +90,11 @@ def read_completion(data: Any) -> RawAnswer:
         return RawAnswer(None, usage, f"message content is not JSON ({exc})")
 
 
+_STREAM_HINT = ("judge {judge!r} at {url}: the endpoint seems to require or send "
+                "streaming, which this client does not support (it sends stream=false and "
+                "reads one JSON body)")
+
+
 class _NoRedirects(urllib.request.HTTPRedirectHandler):
     """A redirect is an error: the Authorization header must not follow it elsewhere."""
 
@@ -117,21 +124,47 @@ class OpenAIJudgeClient:
     def _post(self, body: bytes) -> tuple[int, dict[str, str], bytes]:
         request = urllib.request.Request(self.url, data=body, method="POST", headers={
             "content-type": "application/json", "authorization": f"Bearer {self._secret}"})
+        deadline = time.monotonic() + self.timeout
         try:
             with self._opener.open(request, timeout=self.timeout) as response:
-                return response.status, dict(response.headers.items()), response.read()
+                return response.status, dict(response.headers.items()), \
+                    self._read_by(response, deadline)
         except urllib.error.HTTPError as exc:
             headers = {k.lower(): v for k, v in exc.headers.items()} if exc.headers else {}
             detail = exc.read()[:300].decode("utf-8", "replace")
+            if "stream" in detail.lower():
+                detail += f" ({_STREAM_HINT.format(judge=self._config.name, url=self.url)})"
             raise TransportError(f"HTTP {exc.code} from {self.url}: {detail}",
                                  status_code=exc.code, headers=headers) from None
-        except (urllib.error.URLError, OSError) as exc:  # refused, reset, timed out
-            reason = getattr(exc, "reason", exc)
-            raise TransportError(f"connection to {self.url} failed: {reason}") from None
+        except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+            reason = getattr(exc, "reason", exc)  # refused, reset, timed out, cut short
+            raise TransportError(f"judge {self._config.name!r}: connection to {self.url} "
+                                 f"failed: {type(reason).__name__}: {reason}") from None
+
+    def _read_by(self, response: Any, deadline: float) -> bytes:
+        """The body, read in pieces until ``deadline``: ``timeout`` bounds the whole call,
+        not each socket read, so an answer that trickles in is cut off."""
+        parts = []
+        while True:
+            if time.monotonic() > deadline:
+                raise TransportError(f"judge {self._config.name!r}: no complete answer "
+                                     f"from {self.url} within the {self.timeout} s timeout")
+            piece = response.read1(65536)
+            if not piece:
+                return b"".join(parts)
+            parts.append(piece)
 
     async def send(self, prompt: Prompt) -> RawAnswer:
         payload = json.dumps(chat_body(prompt, self._config)).encode("utf-8")
-        _status, _headers, raw = await asyncio.to_thread(self._post, payload)
+        try:  # a hard deadline per call; the worker stops at its next read
+            _status, _headers, raw = await asyncio.wait_for(
+                asyncio.to_thread(self._post, payload), self.timeout + 1.0)
+        except TimeoutError:
+            raise TransportError(f"judge {self._config.name!r}: no complete answer from "
+                                 f"{self.url} within the {self.timeout} s timeout") from None
+        if raw.lstrip().startswith(b"data:"):  # server-sent events: a stream we cannot read
+            return RawAnswer(None, None, "the endpoint sent a stream; " + _STREAM_HINT.format(
+                judge=self._config.name, url=self.url))
         try:
             data = loads_strict(raw.decode("utf-8"))
         except ValueError as exc:
