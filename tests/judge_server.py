@@ -272,6 +272,10 @@ class MessagesServer:
         self.refuse_batches: Reply | None = None
         #: ... or to this many of them only (None: every one).
         self.refusals_left: int | None = None
+        #: When set, called with each batch creation's body as it arrives.
+        self.on_create: Callable[[Any], None] | None = None
+        #: When set, a batch creation with more requests is answered 413 (too large).
+        self.max_batch_requests: int | None = None
         #: When set, the origin (``scheme://host:port``) an ended batch's ``results_url``
         #: names instead of this server's own.
         self.results_origin: str | None = None
@@ -386,6 +390,11 @@ class MessagesServer:
                     if self.refusals_left is not None:
                         self.refusals_left -= 1
                     return self.refuse_batches
+                if self.on_create is not None:
+                    self.on_create(recorded.body)
+                if self.max_batch_requests is not None and \
+                        len(recorded.body["requests"]) > self.max_batch_requests:
+                    return error_reply(413, "request_too_large")
                 return Reply(body=self.create_batch(recorded.body))
             batch = self.batches.get(parts[4]) if len(parts) > 4 else None
             if batch is None:

@@ -19,14 +19,13 @@ import asyncio
 import json
 import random
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
 from ..errors import JudgeError
-from ..files import atomic_write
 from .backoff import GaveUp, with_backoff
+from .batch_book import BOOK_FILE, BatchBook, BatchEntry
 from .batch_results import BatchResult, check_results_url, parse_results
 from .client import AnthropicJudgeClient
 from .estimate import worst_case_cost
@@ -40,81 +39,21 @@ BUDGET_DETAIL = "not sent: budget_usd would be exceeded"
 __all__ = [
     "BOOK_FILE",
     "BUDGET_DETAIL",
+    "MAX_BATCH_BYTES",
+    "MAX_BATCH_REQUESTS",
     "BatchBook",
     "BatchEntry",
     "BatchPass",
     "BatchResult",
     "BatchStatus",
+    "BatchTooLarge",
     "check_results_url",
     "fetch_results",
     "fetch_status",
     "parse_results",
+    "split_batches",
     "submit",
 ]
-
-BOOK_FILE = "batches.json"
-BOOK_VERSION = 1
-
-
-@dataclass
-class BatchEntry:
-    """One submitted batch of one judge."""
-
-    id: str
-    judge: str
-    model: str
-    hashes: list[str]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "judge": self.judge, "model": self.model,
-                "hashes": sorted(self.hashes)}
-
-
-@dataclass
-class BatchBook:
-    """The open batches, persisted at ``path`` (``None``: in memory only)."""
-
-    path: Path | None
-    entries: list[BatchEntry] = field(default_factory=list)
-    _index: dict[tuple[str, str], BatchEntry] | None = field(default=None, repr=False)
-
-    @classmethod
-    def load(cls, path: Path | None) -> BatchBook:
-        if path is None or not path.is_file():
-            return cls(path)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            entries = [BatchEntry(str(e["id"]), str(e["judge"]), str(e["model"]),
-                                  [str(h) for h in e["hashes"]]) for e in data["batches"]]
-        except (ValueError, KeyError, TypeError) as exc:
-            raise JudgeError(f"unreadable batch book ({type(exc).__name__}: {exc}); it "
-                             "lists batches whose results are not collected yet: fix or "
-                             "remove it", path=path) from None
-        return cls(path, entries)
-
-    def save(self) -> None:
-        if self.path is None:
-            return
-        data = {"version": BOOK_VERSION,
-                "batches": [e.to_json() for e in sorted(self.entries, key=lambda e: e.id)]}
-        atomic_write(self.path, json.dumps(data, indent=1, sort_keys=True) + "\n")
-
-    def holding(self, judge: str, chash: str) -> BatchEntry | None:
-        """The open batch of ``judge`` that holds ``chash``."""
-        if self._index is None:
-            self._index = {(e.judge, h): e for e in self.entries for h in e.hashes}
-        return self._index.get((judge, chash))
-
-    def add(self, entry: BatchEntry) -> None:
-        self.entries.append(entry)
-        self._index = None
-        self.save()
-
-    def remove(self, entry: BatchEntry) -> None:
-        self.entries = [e for e in self.entries if e.id != entry.id]
-        self._index = None
-        self.save()
-
 
 @dataclass(frozen=True)
 class BatchStatus:
@@ -139,6 +78,30 @@ class BatchStatus:
 
 Sleep = Callable[[float], Awaitable[Any]]
 
+#: The Message Batches API's limits per batch: requests, and bytes of the create body.
+MAX_BATCH_REQUESTS = 100_000
+MAX_BATCH_BYTES = 256_000_000
+
+
+class BatchTooLarge(JudgeError):
+    """The API refused a batch creation as too large (HTTP 413)."""
+
+
+def split_batches(pairs: Sequence[tuple[Any, Mapping[str, Any]]], max_requests: int,
+                  max_bytes: int) -> list[list[tuple[Any, Mapping[str, Any]]]]:
+    """``(job, params)`` pairs in consecutive groups within both limits (the size of a
+    request counted as its JSON params)."""
+    groups: list[list[tuple[Any, Mapping[str, Any]]]] = []
+    size = 0
+    for pair in pairs:
+        weight = len(json.dumps(pair[1], ensure_ascii=False).encode("utf-8")) + 64
+        if not groups or len(groups[-1]) >= max_requests or size + weight > max_bytes:
+            groups.append([])
+            size = 0
+        groups[-1].append(pair)
+        size += weight
+    return groups
+
 
 async def _guarded(client: AnthropicJudgeClient, what: str,
                    make: Callable[[], Awaitable[Any]], retry: RetryPolicy | None,
@@ -151,8 +114,12 @@ async def _guarded(client: AnthropicJudgeClient, what: str,
                                   sleep)
     except GaveUp as exc:
         tries = f" after {exc.attempts} attempts" if exc.attempts > 1 else ""
-        raise JudgeError(f"batch {what} failed{tries}: {type(exc.error).__name__}: "
-                         f"{shorten(client.redact(str(exc.error)))}") from None
+        status = getattr(exc.error, "status_code", None)
+        error = (BatchTooLarge if status == 413 else JudgeError)(
+            f"batch {what} failed{tries}: {type(exc.error).__name__}: "
+            f"{shorten(client.redact(str(exc.error)))}")
+        error.answered = status is not None  # type: ignore[attr-defined]
+        raise error from None
 
 
 async def submit(client: AnthropicJudgeClient,
@@ -216,6 +183,10 @@ class BatchPass:
         #: Results of collected batches with no job in this pass (selection changed).
         self.dropped = 0
 
+    #: Per-batch limits used when submitting (the API's; see :data:`MAX_BATCH_REQUESTS`).
+    max_requests = MAX_BATCH_REQUESTS
+    max_bytes = MAX_BATCH_BYTES
+
     async def run(self, mode: str, jobs: Mapping[Job, tuple[JudgeRequest, JudgeConfig]]
                   ) -> tuple[dict[Job, JudgeOutcome], list[Job]]:
         """Outcomes decided here, and the jobs left for live judging."""
@@ -266,13 +237,32 @@ class BatchPass:
             by_judge.setdefault(config.name, []).append((job, client.params(prompt)))
         for name, pairs in by_judge.items():
             config = jobs[pairs[0][0]][1]
+            for group in split_batches(pairs, self.max_requests, self.max_bytes):
+                await self._create(name, config, group, open_entries)
+        return live
+
+    async def _create(self, name: str, config: JudgeConfig,
+                      pairs: list[tuple[Job, Mapping[str, Any]]],
+                      open_entries: dict[str, BatchEntry]) -> None:
+        """Submit ``pairs`` as one batch; a 413 splits them in halves and submits each.
+        The submission is in the book before it is sent (see :attr:`BatchBook.submitting`)."""
+        record = self.book.begin(name, config.model, [job[1] for job, _ in pairs])
+        try:
             batch_id = await submit(self.state.client(config),
                                     [(job[1], params) for job, params in pairs],
                                     self.state.retry, self.state.sleep)
-            entry = BatchEntry(batch_id, name, config.model, [job[1] for job, _ in pairs])
-            self.book.add(entry)
-            open_entries[batch_id] = entry
-        return live
+        except JudgeError as exc:
+            if getattr(exc, "answered", False):  # refused with a status: nothing created
+                self.book.settle(record, None)
+            if not isinstance(exc, BatchTooLarge) or len(pairs) < 2:
+                raise  # a connection lost mid-create keeps its record (warned next run)
+            half = len(pairs) // 2
+            await self._create(name, config, pairs[:half], open_entries)
+            await self._create(name, config, pairs[half:], open_entries)
+            return
+        entry = BatchEntry(batch_id, name, config.model, [job[1] for job, _ in pairs])
+        self.book.settle(record, entry)
+        open_entries[batch_id] = entry
 
     async def _wait(self, open_entries: dict[str, BatchEntry],
                     jobs: Mapping[Job, tuple[JudgeRequest, JudgeConfig]],
