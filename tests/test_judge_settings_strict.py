@@ -53,3 +53,10 @@ def test_a_budget_that_is_not_finite_is_refused(value: float) -> None:
 def test_a_price_that_is_not_finite_is_refused(key: str) -> None:
     with pytest.raises(JudgeError, match=rf"\[judge\]\.judges\[0\]\.{key}"):
         parse_judge_settings({"judges": [{**JUDGE, key: math.inf}]})
+
+
+def test_two_judges_on_one_endpoint_and_model_are_warned_about() -> None:
+    same = {"model": "m", "base_url": "https://api.example.com", "price_in_per_mtok": 1.0,
+            "price_out_per_mtok": 1.0}
+    with pytest.warns(UserWarning, match=r"judges 'a' and 'b' .* not independent"):
+        parse_judge_settings({"judges": [{"name": "a", **same}, {"name": "b", **same}]})

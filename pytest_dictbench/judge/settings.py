@@ -36,6 +36,7 @@ judge's ``api_key_env`` variable, else ``ANTHROPIC_API_KEY`` / ``OPENAI_API_KEY`
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -134,6 +135,20 @@ def _value_problem(table: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _warn_twins(judges: tuple[JudgeConfig, ...], base_url: str | None,
+                path: Path | str | None) -> None:
+    """Double judging with one model on one endpoint is not two independent judges."""
+    seen: dict[tuple[str, str, str], str] = {}
+    for judge in judges:
+        where = (judge.family, judge.base_url or base_url or "", judge.model)
+        if where in seen:
+            warnings.warn(f"{path or '[judge]'}: judges {seen[where]!r} and {judge.name!r} "
+                          f"call the same model {judge.model!r} on the same endpoint: their "
+                          "verdicts are not independent, so double judging checks little",
+                          UserWarning, stacklevel=3)
+        seen.setdefault(where, judge.name)
+
+
 def parse_judge_settings(table: Mapping[str, Any], *, path: Path | str | None = None
                          ) -> JudgeSettings:
     """Validate a ``[judge]`` table; errors are :class:`JudgeError` naming ``path``."""
@@ -163,6 +178,7 @@ def parse_judge_settings(table: Mapping[str, Any], *, path: Path | str | None = 
                 raise JudgeError(f"[judge].budget_usd is set but {judge.missing_price}: its "
                                  "spend cannot be bounded; give both prices or drop the "
                                  "budget", path=path)
+    _warn_twins(judges, table.get("base_url"), path)
     names = [j.name for j in judges]
     if len(set(names)) != len(names):
         raise JudgeError(f"[judge] judge names must be unique, got {names}", path=path)

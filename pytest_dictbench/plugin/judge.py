@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from ..adapters.base import Adapter
 from ..errors import DictbenchError
@@ -329,7 +330,9 @@ def _judgement(run: Any, combined: Any, request: JudgeRequest,
                           request.output_hash) and target not in listed:
             listed.add(target)
             pending.append(p.to_json())
-    models = {c.name: f"{c.family}:{c.model}" for c in run.judges}
+    models = {c.name: f"{c.family}:{c.model}" + (f"@{urlsplit(c.base_url).hostname}"
+                                                 if c.base_url else "")
+              for c in run.judges}
     record = {"judges": scores, "pending": pending, "judge_spend": spend,
               "judge_models": models}
     if audit:
