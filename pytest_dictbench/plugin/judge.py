@@ -20,6 +20,7 @@ match an item give its rules their final (``human``) scores.
 from __future__ import annotations
 
 import asyncio
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -30,7 +31,7 @@ from urllib.parse import urlsplit
 from ..adapters.base import Adapter
 from ..errors import DictbenchError
 from ..files import file_lock
-from ..judge.adjudications import DECISIONS_FILE
+from ..judge.adjudications import DECISIONS_FILE, unknown_rule_warnings
 from ..judge.records import JudgeRequest
 from ..judge.settings import JudgeSettings
 from ..methods.base import Method
@@ -255,6 +256,9 @@ class Judging:
         self.cache_hits += run.cache_hits
         decisions_path = self.folder / DECISIONS_FILE
         decisions = load_decisions(decisions_path) if decisions_path.is_file() else []
+        rules = {(r.suite, r.case_id): r.rule_ids for r in requests}
+        for message in unknown_rule_warnings(decisions, rules):
+            warnings.warn(message, UserWarning, stacklevel=1)
         combined = combine(run, decisions)
         results = {}
         listed: set[tuple[str, ...]] = set()  # a pending rule is listed once per output
