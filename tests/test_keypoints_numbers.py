@@ -87,3 +87,18 @@ def test_one_value_whatever_the_digits(n: int, negative: bool, counter: str, for
     digits = {"arabic": str(n), "full": str(n).translate(FULL), "kanji": kanji(n)}[form]
     text = f"記録は{'マイナス' if negative else ''}{digits}{counter}だった。"
     assert numbers(text) == [f"{'-' if negative else ''}{n}{COUNTERS[counter]}"]
+
+
+@pytest.mark.parametrize("hypothesis", ["みさきと会った", "ミサキと会った"])
+def test_names_written_differently_but_read_the_same_match(hypothesis: str) -> None:
+    from pytest_dictbench.methods.keypoints.names import compare_names
+
+    scores = compare_names("美咲と会った", hypothesis)
+    assert (scores.tp, scores.fp, scores.fn) == (1, 0, 0)
+
+
+def test_names_read_differently_do_not_match() -> None:
+    from pytest_dictbench.methods.keypoints.names import compare_names
+
+    scores = compare_names("田中さんと会った", "中田さんと会った")  # タナカ vs ナカタ
+    assert (scores.tp, scores.fp, scores.fn) == (0, 1, 1)

@@ -78,8 +78,7 @@ def _item_row(record: ItemRecord, case: Case, private: bool) -> dict[str, Any]:
     ref = extract_names(kcase.reference)
     hyp = extract_names(record.get("text") or "")
     return {**row, "names_reference": sorted(ref.items), "names_hypothesis": sorted(hyp.items),
-            "names_missed": sorted(ref.items - hyp.items),
-            "names_extra": sorted(hyp.items - ref.items)}
+            "names_missed": ref.not_in(hyp), "names_extra": hyp.not_in(ref)}
 
 
 def aggregate_records(records: Sequence[ItemRecord], suite: Suite) -> dict[str, Any]:

@@ -24,7 +24,10 @@ NFKC folding, sudachipy core dictionary, split mode B):
 - **coined words**: tokens the dictionary does not know (out of vocabulary) and tokens
   holding Latin letters, case-folded.
 
-Each extracted item is a string; an item found several times counts once.
+Each extracted item is a string; an item found several times counts once. Names are
+compared by their reading (:attr:`Extracted.keys`): the judges' guide calls a name
+"written differently but read the same" present, so ``美咲`` / ``みさき`` / ``ミサキ``
+match, while ``田中`` / ``中田`` do not (homophones such as ``中田`` / ``仲田`` do match).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ...text.japanese import Word, fold, words
+from ...text.japanese import Word, fold, reading, words
 from ...text.numerals import NUMERAL_CHARS, numeral_value
 
 __all__ = ["Extracted", "NameScores", "compare_names", "extract_names"]
@@ -67,6 +70,22 @@ class Extracted:
     def items(self) -> frozenset[str]:
         return self.names | self.numbers | self.coined
 
+    @property
+    def keys(self) -> frozenset[str]:
+        """What is compared: a name by its reading (``美咲``, ``みさき``, ``ミサキ`` are all
+        ``ミサキ``; ``田中`` ``タナカ`` still differs from ``中田`` ``ナカタ``), every other item
+        as written."""
+        return frozenset(map(self.key, self.items))
+
+    def key(self, item: str) -> str:
+        if item in self.names and not _LATIN.search(item):
+            return "name:" + (reading(item) or item)
+        return item
+
+    def not_in(self, other: Extracted) -> list[str]:
+        """Items of this side (as written) whose key the other side lacks, sorted."""
+        return sorted(i for i in self.items if self.key(i) not in other.keys)
+
     def to_json(self) -> dict[str, list[str]]:
         return {"names": sorted(self.names), "numbers": sorted(self.numbers),
                 "coined": sorted(self.coined)}
@@ -81,15 +100,15 @@ class NameScores:
 
     @property
     def tp(self) -> int:
-        return len(self.reference.items & self.hypothesis.items)
+        return len(self.reference.keys & self.hypothesis.keys)
 
     @property
     def fn(self) -> int:
-        return len(self.reference.items - self.hypothesis.items)
+        return len(self.reference.keys - self.hypothesis.keys)
 
     @property
     def fp(self) -> int:
-        return len(self.hypothesis.items - self.reference.items)
+        return len(self.hypothesis.keys - self.reference.keys)
 
     @property
     def applies(self) -> bool:
