@@ -93,3 +93,22 @@ def test_an_unpriced_judge_leaves_the_product_cost_unknown(project: pytest.Pytes
     md = (project.path / "reports/dictbench.md").read_text(encoding="utf-8")
     assert "$0.0000" not in md
     json.loads((project.path / "reports/dictbench.json").read_text())
+
+
+def test_one_hour_cache_writes_have_their_own_price() -> None:
+    judge = JudgeConfig("a", "m", price_in_per_mtok=1.0, price_out_per_mtok=5.0,
+                        price_cache_write_per_mtok=1.25, price_cache_read_per_mtok=0.1)
+    usage = SimpleNamespace(input_tokens=0, output_tokens=0, cache_creation_input_tokens=3000,
+                            cache_read_input_tokens=0, cache_creation=SimpleNamespace(
+                                ephemeral_5m_input_tokens=2000,
+                                ephemeral_1h_input_tokens=1000))
+    block = SimpleNamespace(type="tool_use", name="t", input={})
+    answer = read_message(SimpleNamespace(content=[block], usage=usage), "t")
+    assert answer.usage.cache_write_tokens == 3000 and answer.usage.cache_write_1h_tokens == 1000
+    # 2,000 x 1.25 + 1,000 x 2.0 (the default 1-hour price: twice the input price) per Mtok
+    assert judge.cost_usd(answer.usage) == 0.0045
+    own = JudgeConfig("a", "m", price_in_per_mtok=1.0, price_out_per_mtok=5.0,
+                      price_cache_write_1h_per_mtok=3.0)
+    assert own.cost_usd(answer.usage) == 0.0055  # 2,000 x 1.25 + 1,000 x 3.0
+    assert parse_judge_settings({"judges": [{"name": "a", "model": "m",
+                                             "price_cache_write_1h_per_mtok": 3.0}]})

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any, Protocol
 
 from anthropic import AsyncAnthropic
@@ -71,8 +72,14 @@ def _usage_of(message: Any) -> TokenUsage:
     usage = getattr(message, "usage", None)
     if usage is None:
         return TokenUsage(unknown=True)
-    return usage_from({name: getattr(usage, name, None) for name in _USAGE_FIELDS},
-                      _USAGE_FIELDS)
+    counts = usage_from({name: getattr(usage, name, None) for name in _USAGE_FIELDS},
+                        _USAGE_FIELDS)
+    one_hour = getattr(getattr(usage, "cache_creation", None), "ephemeral_1h_input_tokens", 0)
+    if counts.unknown or not one_hour:
+        return counts
+    if not isinstance(one_hour, int) or not 0 <= one_hour <= counts.cache_write_tokens:
+        return TokenUsage(unknown=True)
+    return replace(counts, cache_write_1h_tokens=one_hour)
 
 
 def _lax_usage(text: str) -> TokenUsage | None:

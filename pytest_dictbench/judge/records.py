@@ -96,6 +96,9 @@ class JudgeConfig:
     price_cache_write_per_mtok: float | None = None
     #: US dollars per million tokens read from the prompt cache (default 0.1x input).
     price_cache_read_per_mtok: float | None = None
+    #: US dollars per million tokens written to the one-hour prompt cache (default 2x
+    #: input, the API's list ratio).
+    price_cache_write_1h_per_mtok: float | None = None
     batch_discount: float = 0.5
 
     def settings(self) -> dict[str, Any]:
@@ -146,9 +149,12 @@ class JudgeConfig:
         if not self.priced or usage.unknown:
             return None
         price_in, price_out, write, read = self.decimal_prices()
+        write_1h = (_dec(self.price_cache_write_1h_per_mtok)
+                    if self.price_cache_write_1h_per_mtok is not None else price_in * 2)
+        five_minute = usage.cache_write_tokens - usage.cache_write_1h_tokens
         cost = (usage.input_tokens * price_in + usage.output_tokens * price_out
-                + usage.cache_write_tokens * write + usage.cache_read_tokens * read
-                ) / Decimal(1_000_000)
+                + five_minute * write + usage.cache_write_1h_tokens * write_1h
+                + usage.cache_read_tokens * read) / Decimal(1_000_000)
         return cost * _dec(self.batch_discount) if batch else cost
 
     def cost_usd(self, usage: TokenUsage, *, batch: bool = False) -> float | None:
@@ -230,6 +236,8 @@ class TokenUsage:
     cache_write_tokens: int = 0
     cache_read_tokens: int = 0
     unknown: bool = False
+    #: Of ``cache_write_tokens``, those written to the one-hour cache (their own price).
+    cache_write_1h_tokens: int = 0
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(
@@ -238,6 +246,7 @@ class TokenUsage:
             self.cache_write_tokens + other.cache_write_tokens,
             self.cache_read_tokens + other.cache_read_tokens,
             self.unknown or other.unknown,
+            self.cache_write_1h_tokens + other.cache_write_1h_tokens,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -248,6 +257,8 @@ class TokenUsage:
             data["cache_write_tokens"] = self.cache_write_tokens
         if self.cache_read_tokens:
             data["cache_read_tokens"] = self.cache_read_tokens
+        if self.cache_write_1h_tokens:
+            data["cache_write_1h_tokens"] = self.cache_write_1h_tokens
         if self.unknown:
             data["unknown"] = True
         return data
@@ -257,7 +268,8 @@ class TokenUsage:
         data = data or {}
         return cls(*(int(data.get(name) or 0) for name in (
             "input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens")),
-            unknown=data.get("unknown") is True)
+            unknown=data.get("unknown") is True,
+            cache_write_1h_tokens=int(data.get("cache_write_1h_tokens") or 0))
 
 
 def usage_from(values: Mapping[str, Any] | None, names: Sequence[str]) -> TokenUsage:

@@ -64,6 +64,7 @@ _JUDGE = {
         "price_out_per_mtok": _PRICE,
         "price_cache_write_per_mtok": _PRICE,
         "price_cache_read_per_mtok": _PRICE,
+        "price_cache_write_1h_per_mtok": _PRICE,
         "batch_discount": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
         "family": {"enum": list(FAMILIES)},
         "base_url": {"type": "string", "pattern": "^https?://"},
