@@ -66,3 +66,31 @@ def test_one_complete_choice_is_judged() -> None:
     with MessagesServer(_choices) as server:
         calls, detail = _openai_run(server)
     assert (calls, detail) == (1, "judged")
+
+
+def _error_then_fine(first: Reply, times: int = 2):
+    replies = [first] * times
+
+    def respond(request: Recorded) -> Reply:
+        if replies:
+            return replies.pop()
+        rules = requested_rules(request.body)
+        return Reply(body=message_body({"verdicts": {r: {"score": 2, "reason": "ok"}
+                                                     for r in rules}}))
+    return respond
+
+
+def test_an_error_body_with_status_200_is_an_api_error_and_retried() -> None:
+    overloaded = Reply(body={"type": "error", "error": {"type": "overloaded_error",
+                                                        "message": "model overloaded"}})
+    with MessagesServer(_error_then_fine(overloaded)) as server:
+        run = run_judges([make_request()], server.url, judges=[JUDGE_A])
+    # two overloads backed off like API errors (3 attempts), not two "invalid answers"
+    assert run.count("judged") == 1 and len(server.requests) == 3
+
+
+def test_an_openai_error_body_keeps_its_message() -> None:
+    body = json.dumps({"error": {"message": "model overloaded", "type": "server_error"}})
+    with MessagesServer(lambda r: Reply(body=body.encode())) as server:
+        calls, detail = _openai_run(server)
+    assert "model overloaded" in detail and calls == 3  # a server error: backed off

@@ -23,7 +23,7 @@ from .estimate import Budget, worst_case_cost
 from .records import JudgeConfig, JudgeRequest, SpendMeter, TokenUsage, Verdict, usage_from
 from .request import cache_key, task_of
 from .task import Prompt, anthropic_params
-from .transport import RawAnswer, TransportError, check_key_url, shorten
+from .transport import RawAnswer, TransportError, check_key_url, error_body, shorten
 
 __all__ = [
     "AnthropicClientFactory",
@@ -141,10 +141,13 @@ class AnthropicJudgeClient:
             extra = {"temperature": self._config.temperature}
         raw = await self.sdk.messages.with_raw_response.create(**params, extra_body=extra)
         try:  # the one strict reader: a duplicate key or NaN makes the answer invalid
-            loads_strict(raw.http_response.text)
+            data = loads_strict(raw.http_response.text)
         except ValueError as exc:
             return RawAnswer(None, _lax_usage(raw.http_response.text),
                              f"response body is not valid JSON ({exc})")
+        failure = error_body(data, self._config.name)
+        if failure is not None:
+            raise failure
         return read_message(await raw.parse(), prompt.tool_name)
 
     async def count_tokens(self, prompt: Prompt) -> int:

@@ -28,7 +28,7 @@ from typing import Any
 from ..jsonl import loads_strict
 from .records import JudgeConfig, TokenUsage, usage_from
 from .task import Prompt
-from .transport import RawAnswer, TransportError, check_key_url
+from .transport import RawAnswer, TransportError, check_key_url, error_body
 
 __all__ = ["OpenAIJudgeClient", "chat_body", "read_completion"]
 
@@ -169,6 +169,9 @@ class OpenAIJudgeClient:
             data = loads_strict(raw.decode("utf-8"))
         except ValueError as exc:
             return RawAnswer(None, None, f"response body is not JSON ({exc})")
+        failure = error_body(data, self._config.name)
+        if failure is not None:
+            raise failure
         return read_completion(data)
 
     def redact(self, text: str) -> str:

@@ -12,7 +12,8 @@ from typing import Any
 from ..errors import JudgeError
 from .records import TokenUsage
 
-__all__ = ["RawAnswer", "TransportError", "check_key_url", "safe_url", "shorten", "url_problem"]
+__all__ = ["RawAnswer", "TransportError", "check_key_url", "error_body", "safe_url", "shorten",
+           "url_problem"]
 
 
 def shorten(text: str, keep: int = 120) -> str:
@@ -70,6 +71,23 @@ def check_key_url(judge: str, url: str | None) -> None:
     if parts.scheme != "https" and not (parts.scheme == "http" and parts.hostname in _LOOPBACK):
         raise JudgeError(f"judge {judge!r}: the key is only sent over https (or to a "
                          f"loopback address), not to {url!r}")
+
+
+def error_body(data: Any, judge: str) -> TransportError | None:
+    """An API error sent with HTTP 200 (``{"type": "error", "error": {...}}`` or
+    ``{"error": {...}}``) as the :class:`TransportError` its kind would have had: an
+    overload or server error is retried with the normal backoff, the rest is not."""
+    if not isinstance(data, Mapping) or "error" not in data or data.get("choices") \
+            or data.get("content"):
+        return None
+    error = data["error"]
+    kind = str(error.get("type", "")) if isinstance(error, Mapping) else ""
+    message = str(error.get("message", error)) if isinstance(error, Mapping) else str(error)
+    text = f"{kind} {message}".lower()
+    status = 529 if "overload" in text else 500 if ("server" in text or kind == "api_error") \
+        else 400
+    return TransportError(f"judge {judge!r}: the API answered HTTP 200 with an error: "
+                          f"{shorten(f'{kind}: {message}'.strip(': '))}", status_code=status)
 
 
 class TransportError(Exception):
