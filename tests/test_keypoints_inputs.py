@@ -77,3 +77,17 @@ def test_an_empty_transcript_counts_zero_in_the_weighted_figures_too() -> None:
     result = _score("  ", {}, params)
     assert result.metrics["weighted_fbeta"] == 0.0
     assert result.metrics["weighted_recall"] == 0.0
+
+
+def test_an_unjudged_product_says_provisional_and_has_no_counts(pytester) -> None:
+    """J37: nothing judged gives null counts and a provisional reason."""
+    from judge_server import MessagesServer
+    from test_keypoints_plugin import KEY, entry, project, run  # noqa: F401
+
+    proj = project.__wrapped__(pytester)
+    with MessagesServer() as server:
+        run(proj, server, "--judge=off")
+    product = entry(proj)
+    summary = product["tables"]["summary"]
+    assert summary["present"] is None and summary["insertions"] is None
+    assert product["reason"].startswith("provisional score: 16 unjudged judgement(s) on 3")

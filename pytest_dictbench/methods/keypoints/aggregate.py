@@ -6,7 +6,8 @@ Figures are means over items (macro averages) and fractions 0..1:
   items with every verdict known (provisional items are left out and counted);
 - ``names_f1`` / ``names_precision`` / ``names_recall``: over the items where either side
   has an extracted item;
-- ``critical_missing``, ``critical_contradicted``, ``insertions``: counts summed.
+- ``critical_missing``, ``critical_contradicted``, ``insertions``: counts summed over the
+  items with verdicts (``None`` when no item has them).
 
 ``analyser`` names the morphological analyser, its dictionary (with versions) and the
 split mode that produced the names figures.
@@ -95,8 +96,8 @@ def aggregate_records(records: Sequence[ItemRecord], suite: Suite) -> dict[str, 
     applies = [m for m in metrics if m.get("names_applies")]
     for name in _NAMES:
         summary[name] = _mean([float(m[name]) for m in applies])
-    for name in _COUNTS:
-        summary[name] = int(sum(m.get(name, 0) for m in judged))
+    for name in _COUNTS:  # nothing judged: no counts (not zero of each)
+        summary[name] = int(sum(m.get(name, 0) for m in judged)) if judged else None
     cases = _cases_by_shown_id(suite)
     private = is_private(suite)
     return {"summary": summary, "analyser": analyser_info(),
