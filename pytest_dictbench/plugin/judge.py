@@ -254,6 +254,7 @@ class Judging:
                 cache.close()
         self.calls += run.calls
         self.cache_hits += run.cache_hits
+        self._say(first, run, self.budget(first.suite.id, settings))
         decisions_path = self.folder / DECISIONS_FILE
         decisions = load_decisions(decisions_path) if decisions_path.is_file() else []
         rules = {(r.suite, r.case_id): r.rule_ids for r in requests}
@@ -266,6 +267,20 @@ class Judging:
             results[(item.case.id, item.repetition)] = _judgement(
                 run, combined, request, audit.get(request.key, {}), listed)
         return results
+
+    def _say(self, first: JudgeItem, run: Any, budget: Any) -> None:
+        """Terminal lines after a group: the budget spent and what it stopped, and batch
+        results that matched no request."""
+        if self.progress is None:
+            return
+        if budget.limited:
+            self.progress(f"[judge] {first.suite.id}: budget_usd {budget.limit}: spent "
+                          f"${budget.spent:.4f} so far ({budget.reserved:.4f} reserved), "
+                          f"{budget.refused} request(s) not sent")
+        if run.batch_dropped:
+            self.progress(f"[judge] {first.suite.id}/{first.product.name}: "
+                          f"{run.batch_dropped} batch result(s) matched no request of this "
+                          "run and were dropped")
 
     def _audit(self, requests: Sequence[JudgeRequest], settings: JudgeSettings,
                cache: Any, factory: Any) -> dict[str, dict[str, Any]]:

@@ -1,0 +1,19 @@
+"""The terminal says how much of the budget was spent and how many requests it stopped
+(J12, terminal part)."""
+
+from __future__ import annotations
+
+import pytest
+from judge_server import MessagesServer
+from test_keypoints_plugin import project, responder, run  # noqa: F401
+
+
+def test_the_budget_line(project: pytest.Pytester) -> None:  # noqa: F811
+    manifest = project.path / "cases/jj/suite.toml"
+    text = manifest.read_text(encoding="utf-8")
+    manifest.write_text(text.replace("[judge]\n", "[judge]\nbudget_usd = 0.03\n", 1),
+                        encoding="utf-8")
+    with MessagesServer(responder) as server:
+        result = run(project, server, "--judge=live")
+    result.stdout.fnmatch_lines(["*[[]judge[]] ja-journal: budget_usd 0.03: spent $0.0*, "
+                                 "* request(s) not sent*"])
