@@ -356,6 +356,15 @@ def _judgement(run: Any, combined: Any, request: JudgeRequest,
               "judge_models": models}
     if audit:
         record["judge_audit"] = dict(audit)
+    if errors and getattr(request.task, "protocol", None) is not None:
+        # A method with its own protocol (keypoints) shows a failed request as rules
+        # still unjudged: the item is provisional, never a score, and says why.
+        final = dict(combined.final.get(request.key, {}))
+        why = "judge error: " + "; ".join(errors)
+        for rule in request.rule_ids:
+            if final.get(rule) is None or final[rule].score is None:
+                final[rule] = RuleScore(rule, None, why, "unjudged")
+        return Judgement(judged=final, record=record)
     if errors:
         return Judgement(record=record, error="; ".join(errors))
     if unscored:

@@ -114,9 +114,12 @@ class Keypoints:
         """No score yet; ``provisional`` on the result counts the verdicts still
         missing (key points and the insertions), as items.jsonl reports it."""
         unjudged = [r.rule for r in rules if r.score is None]
+        failures = sorted({r.evidence for r in rules
+                           if r.score is None and r.evidence.startswith("judge error")})
         metrics["provisional"] = 1
+        message = f"provisional: no verdict on {', '.join(unjudged)}"
         return ItemResult(passed=True, score=None, rules=tuple(rules), metrics=metrics,
-                          message=f"provisional: no verdict on {', '.join(unjudged)}",
+                          message="; ".join([message, *failures]),
                           provisional=len(unjudged))
 
     @staticmethod
