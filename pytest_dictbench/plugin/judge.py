@@ -36,6 +36,7 @@ from ..judge.records import JudgeRequest
 from ..judge.settings import JudgeSettings
 from ..methods.base import Method
 from ..model import ItemLike, Output, RuleScore, ScoreContext
+from ..private import is_private, public_case_id
 
 __all__ = ["JUDGE_MODES", "NO_JUDGEMENT", "JudgeItem", "Judgement", "Judging", "has_judged_rules"]
 
@@ -93,6 +94,27 @@ def _terminal_line(config: Any) -> Any:
             reporter.write_line(line)
 
     return write
+
+
+def _warn_short_answers(requests: Sequence[JudgeRequest], settings: JudgeSettings,
+                        suite: Any) -> None:
+    """Warn about a case whose expected answer (the estimate's ``20 + 30 x rules``
+    tokens) exceeds a judge's ``max_tokens``: it would be cut off, asked again and fail,
+    billed on every run."""
+    from ..judge.estimate import OUTPUT_BASE, OUTPUT_PER_RULE
+
+    warned: set[tuple[str, str]] = set()
+    for request in requests:
+        need = OUTPUT_BASE + OUTPUT_PER_RULE * len(request.rule_ids)
+        for judge in settings.judges:
+            if need > judge.max_tokens and (request.case_id, judge.name) not in warned:
+                warned.add((request.case_id, judge.name))
+                shown = public_case_id(suite, request.case_id) if is_private(suite) \
+                    else request.case_id
+                warnings.warn(f"suite {request.suite!r}: case {shown!r} needs about "
+                              f"{need} output tokens ({len(request.rule_ids)} rules) but "
+                              f"judge {judge.name!r} has max_tokens {judge.max_tokens}: its "
+                              "answer would be cut off", UserWarning, stacklevel=2)
 
 
 def _group(item: JudgeItem) -> tuple[str, str]:
@@ -234,6 +256,7 @@ class Judging:
         if not pairs:
             return {}
         requests = [request for _, request in pairs]
+        _warn_short_answers(requests, settings, first.suite)
         factory = JudgeClientFactory(base_url=settings.base_url, timeout=settings.timeout)
         # One process at a time judges against the cache, reloaded under the lock: xdist
         # workers reuse each other's verdicts instead of paying for them twice (the
