@@ -272,6 +272,8 @@ class MessagesServer:
         self.refuse_batches: Reply | None = None
         #: ... or to this many of them only (None: every one).
         self.refusals_left: int | None = None
+        #: Seconds from a batch's creation to its ``expires_at``.
+        self.batch_expiry = 86400.0
         #: When set, called with each batch creation's body as it arrives.
         self.on_create: Callable[[Any], None] | None = None
         #: When set, a batch creation with more requests is answered 413 (too large).
@@ -359,7 +361,7 @@ class MessagesServer:
         return {
             "id": batch.id, "type": "message_batch", "processing_status": batch.status,
             "request_counts": counts, "created_at": _iso(batch.created),
-            "expires_at": _iso(batch.created + 86400),
+            "expires_at": _iso(batch.created + self.batch_expiry),
             "ended_at": _iso(time.time()) if batch.status == "ended" else None,
             "cancel_initiated_at": _iso(batch.created) if batch.canceled else None,
             "archived_at": None,

@@ -74,3 +74,16 @@ def test_an_interrupted_submission_is_warned_about(tmp_path: Path) -> None:
             batch_run(server, tmp_path)
     final = json.loads((tmp_path / "batches.json").read_text())
     assert final["submitting"] == []
+
+
+def test_a_batch_past_its_expiry_is_given_up(tmp_path: Path) -> None:
+    """J23: a batch the server still calls in progress after its ``expires_at`` is
+    treated as expired: its requests follow ``batch_failures`` (live by default)."""
+    with MessagesServer() as server:
+        server.batch_delay = 3600.0  # never ends by itself
+        server.batch_expiry = -1.0   # and is already past its expiry
+        batch_run(server, tmp_path)
+        run = batch_run(server, tmp_path)
+        live = [r.path for r in server.requests].count("/v1/messages")
+    assert run.count("pending") == 0 and live == 6  # each request judged live once
+    assert json.loads((tmp_path / "batches.json").read_text())["batches"] == []

@@ -20,6 +20,7 @@ import json
 import random
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -62,10 +63,18 @@ class BatchStatus:
     id: str
     processing: str
     counts: Mapping[str, int]
+    #: When the API gives up on the batch (``None``: not said).
+    expires_at: datetime | None = None
 
     @property
     def ended(self) -> bool:
         return self.processing == "ended"
+
+    @property
+    def past_expiry(self) -> bool:
+        """Still open although its ``expires_at`` has passed: it will never end well."""
+        return (not self.ended and self.expires_at is not None
+                and self.expires_at <= datetime.now(UTC))
 
     @property
     def done(self) -> int:
@@ -138,9 +147,13 @@ async def fetch_status(client: AnthropicJudgeClient, batch_id: str,
     batch = await _guarded(client, f"status of {batch_id}",
                            lambda: client.sdk.messages.batches.retrieve(batch_id), retry, sleep)
     counts = batch.request_counts
+    expires = getattr(batch, "expires_at", None)
+    if isinstance(expires, datetime) and expires.tzinfo is None:
+        expires = expires.replace(tzinfo=UTC)
     return BatchStatus(batch.id, batch.processing_status, {
         name: int(getattr(counts, name, 0) or 0)
-        for name in ("processing", "succeeded", "errored", "canceled", "expired")})
+        for name in ("processing", "succeeded", "errored", "canceled", "expired")},
+        expires if isinstance(expires, datetime) else None)
 
 
 async def fetch_results(client: AnthropicJudgeClient, batch_id: str,
@@ -278,6 +291,15 @@ class BatchPass:
                                                         self.state.retry, self.state.sleep)
                 if statuses[batch_id].ended:
                     await self._collect(entry, config, jobs, outcomes, retry)
+                    del open_entries[batch_id]
+                elif statuses[batch_id].past_expiry:  # never ends well: give it up
+                    when = statuses[batch_id].expires_at
+                    for chash in entry.hashes:
+                        if (entry.judge, chash) in jobs:
+                            retry[(entry.judge, chash)] = (
+                                f"expired in batch {batch_id} (still in progress past its "
+                                f"expires_at {when:%Y-%m-%dT%H:%M:%SZ})")
+                    self.book.remove(entry)
                     del open_entries[batch_id]
             left = deadline - clock()
             if not open_entries or left <= 0:
