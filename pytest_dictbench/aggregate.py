@@ -102,7 +102,8 @@ def _product_entry(records: Sequence[ItemRecord], suite: Suite, product: Product
         entry["pipeline"] = refine
     if getattr(method, "reports_cost", False):
         entry["cost"] = cost_summary(records, suite, product,
-                                     judging["cost_usd"] if judging else 0.0)
+                                     judging["cost_usd"] if judging else 0.0,
+                                     judging.get("cost_missing", ()) if judging else ())
     return entry
 
 

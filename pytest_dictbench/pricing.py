@@ -6,35 +6,47 @@ Descriptive only: no score or rank reads these figures. Pure: no I/O.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 from .methods.base import ItemRecord
-from .model import Product, Suite
+from .model import ERROR_STATUSES, Product, Suite
+from .private import is_private, public_case_id
 
 __all__ = ["cost_summary"]
 
 
-def _audio_seconds(record: ItemRecord, suite: Suite) -> float | None:
+def _audio_seconds(record: ItemRecord, durations: Mapping[str, Any]) -> float | None:
     """Audio length of an item: measured at capture, else the case's ``duration_s``."""
     if record.get("audio_duration_s"):
         return float(record["audio_duration_s"])
-    try:
-        duration = suite.case(record["case_id"]).get("duration_s")
-    except KeyError:
-        return None
+    duration = durations.get(str(record["case_id"]))
     return float(duration) if duration is not None else None
 
 
+def _durations(suite: Suite) -> dict[str, Any]:
+    """Declared ``duration_s`` by the id records carry (the keyed id in a private suite)."""
+    shown = (lambda c: public_case_id(suite, c)) if is_private(suite) else (lambda c: c)
+    return {shown(c.id): c.get("duration_s") for c in suite.cases}
+
+
 def cost_summary(records: Sequence[ItemRecord], suite: Suite, product: Product | None,
-                 judge_cost_usd: float) -> dict[str, Any]:
+                 judge_cost_usd: float | None,
+                 judge_missing: Sequence[str] = ()) -> dict[str, Any]:
     """ASR cost, judge cost, total and cost per audio hour of one product on one suite.
 
-    Every item sent to the product (scored or errored) is billed; untested ones are not.
+    Every item the product transcribed is billed (scored, or errored by a judge); an item
+    whose request the provider rejected (output status ``error``, ``failed``,
+    ``invalid``) is not, and is counted in ``rejected_requests``; untested ones are not.
     ``asr_cost_usd`` is ``None`` and ``missing`` says why when the product has no price
-    or an item has no known audio length.
+    or an item has no known audio length. ``judge_cost_usd`` is ``None`` when a judge's
+    cost is unknown (``judge_missing`` says why); the total is then unknown too. Sums are
+    exact decimals.
     """
-    billed = [r for r in records if r["status"] != "not_tested"]
-    durations = [_audio_seconds(r, suite) for r in billed]
+    sent = [r for r in records if r["status"] != "not_tested"]
+    billed = [r for r in sent if r.get("output_status") not in ERROR_STATUSES]
+    declared = _durations(suite)
+    durations = [_audio_seconds(r, declared) for r in billed]
     known = [d for d in durations if d is not None]
     audio_s = sum(known)
     pricing: Mapping[str, Any] = product.pricing if product else {}
@@ -43,8 +55,13 @@ def cost_summary(records: Sequence[ItemRecord], suite: Suite, product: Product |
         missing.append("no [pricing] usd_per_audio_minute")
     if len(known) < len(durations):
         missing.append(f"{len(durations) - len(known)} items without an audio duration")
-    asr = None if missing else float(pricing["usd_per_audio_minute"]) * audio_s / 60.0
-    total = None if asr is None else asr + judge_cost_usd
+    asr = None if missing else float(
+        Decimal(str(pricing["usd_per_audio_minute"])) * Decimal(str(audio_s)) / 60)
+    missing += [f"judge cost unknown: {why}" for why in judge_missing]
+    if judge_cost_usd is None and not judge_missing:
+        missing.append("judge cost unknown")
+    total = None if asr is None or judge_cost_usd is None else float(
+        Decimal(str(asr)) + Decimal(str(judge_cost_usd)))
     hours = audio_s / 3600.0
     return {
         "audio_seconds": audio_s,
@@ -55,4 +72,5 @@ def cost_summary(records: Sequence[ItemRecord], suite: Suite, product: Product |
         "price_snapshot_date": pricing.get("snapshot_date"),
         "price_source_url": pricing.get("source_url"),
         "missing": missing,
+        "rejected_requests": len(sent) - len(billed),
     }

@@ -272,6 +272,17 @@ class MessagesServer:
         self.refuse_batches: Reply | None = None
         #: ... or to this many of them only (None: every one).
         self.refusals_left: int | None = None
+        #: Seconds from a batch's creation to its ``expires_at``.
+        self.batch_expiry = 86400.0
+        #: When set, called with each batch creation's body as it arrives.
+        self.on_create: Callable[[Any], None] | None = None
+        #: When set, a batch creation with more requests is answered 413 (too large).
+        self.max_batch_requests: int | None = None
+        #: When set, the origin (``scheme://host:port``) an ended batch's ``results_url``
+        #: names instead of this server's own.
+        self.results_origin: str | None = None
+        #: Batch id -> the raw JSONL body of that batch's results download, if set.
+        self.results_body: dict[str, bytes] = {}
         #: Custom ids answered ``expired`` when their batch ends.
         self.expire: set[str] = set()
         self._lock = threading.Lock()
@@ -350,12 +361,12 @@ class MessagesServer:
         return {
             "id": batch.id, "type": "message_batch", "processing_status": batch.status,
             "request_counts": counts, "created_at": _iso(batch.created),
-            "expires_at": _iso(batch.created + 86400),
+            "expires_at": _iso(batch.created + self.batch_expiry),
             "ended_at": _iso(time.time()) if batch.status == "ended" else None,
             "cancel_initiated_at": _iso(batch.created) if batch.canceled else None,
             "archived_at": None,
-            "results_url": (f"{self.url}/v1/messages/batches/{batch.id}/results"
-                            if batch.status == "ended" else None),
+            "results_url": (f"{self.results_origin or self.url}/v1/messages/batches/"
+                            f"{batch.id}/results" if batch.status == "ended" else None),
         }
 
     def cancel_batch(self, batch_id: str) -> dict[str, Any]:
@@ -381,6 +392,11 @@ class MessagesServer:
                     if self.refusals_left is not None:
                         self.refusals_left -= 1
                     return self.refuse_batches
+                if self.on_create is not None:
+                    self.on_create(recorded.body)
+                if self.max_batch_requests is not None and \
+                        len(recorded.body["requests"]) > self.max_batch_requests:
+                    return error_reply(413, "request_too_large")
                 return Reply(body=self.create_batch(recorded.body))
             batch = self.batches.get(parts[4]) if len(parts) > 4 else None
             if batch is None:
@@ -390,8 +406,9 @@ class MessagesServer:
             if method == "POST" and parts[5:] == ["cancel"]:
                 return Reply(body=self.cancel_batch(batch.id))
             if method == "GET" and parts[5:] == ["results"] and batch.status == "ended":
-                lines = "".join(json.dumps(r) + "\n" for r in batch.results)
-                return Reply(body=lines.encode(), headers={"content-type": "application/binary"})
+                lines = "".join(json.dumps(r) + "\n" for r in batch.results).encode()
+                lines = self.results_body.get(batch.id, lines)
+                return Reply(body=lines, headers={"content-type": "application/binary"})
         return error_reply(404, "not_found_error")
 
     def start(self) -> MessagesServer:

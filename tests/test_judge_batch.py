@@ -170,7 +170,8 @@ def test_failed_submission_is_a_redacted_judge_error(server: MessagesServer, tmp
     with pytest.raises(JudgeError, match="batch submission failed: BadRequestError") as info:
         batch_run(server, tmp_path)
     assert API_KEY not in str(info.value) and "[redacted]" in str(info.value)
-    assert not (tmp_path / "batches.json").exists()
+    book = json.loads((tmp_path / "batches.json").read_text())
+    assert book["batches"] == [] and book["submitting"] == []  # refused: nothing booked
 
 
 def test_an_overloaded_batch_api_is_retried_with_backoff(server: MessagesServer,
@@ -189,7 +190,8 @@ def test_a_batch_api_that_stays_overloaded_is_an_error_after_the_attempts(
                        "OverloadedError"):
         batch_run(server, tmp_path)
     assert paths(server).count("/v1/messages/batches") == 3
-    assert not (tmp_path / "batches.json").exists()
+    book = json.loads((tmp_path / "batches.json").read_text())
+    assert book["batches"] == [] and book["submitting"] == []  # answered 529: none made
 
 
 def test_key_never_sent_over_plain_http_elsewhere() -> None:

@@ -70,7 +70,8 @@ def test_costs_by_hand() -> None:
     usage = TokenUsage(1000, 200, 2000, 10000)
     assert judge.cost_usd(usage) == pytest.approx(0.003 + 0.003 + 0.0075 + 0.003)
     assert judge.cost_usd(usage, batch=True) == pytest.approx(0.0165 / 2)
-    own = JudgeConfig("j", "m", price_in_per_mtok=3.0, price_cache_write_per_mtok=6.0,
+    own = JudgeConfig("j", "m", price_in_per_mtok=3.0, price_out_per_mtok=15.0,
+                      price_cache_write_per_mtok=6.0,
                       price_cache_read_per_mtok=1.0, batch_discount=0.4)
     assert own.cost_usd(TokenUsage(0, 0, 1_000_000, 1_000_000)) == pytest.approx(7.0)
     assert own.cost_usd(TokenUsage(1_000_000), batch=True) == pytest.approx(1.2)
@@ -176,7 +177,8 @@ def test_a_shared_budget_holds_across_processes(tmp_path: Path) -> None:
     assert [w.exitcode for w in workers] == [0, 0, 0]
     assert sum(out.get(timeout=5) for _ in workers) == 12
     totals = json.loads((tmp_path / "budget.json").read_text())
-    assert totals == {"suite": {"reserved": 0.0, "spent": 3.0}}
+    # exact decimals, kept as text in the ledger
+    assert {k: float(v) for k, v in totals["suite"].items()} == {"reserved": 0.0, "spent": 3.0}
     # another key (suite) has its own account
     other = SharedBudget(3.0, ledger=tmp_path / "budget.json", key="other")
     assert other.reserve(3.0) and not other.reserve(0.01)

@@ -112,9 +112,11 @@ def test_invalid_structured_answer_retried_once(server: MessagesServer) -> None:
 
 
 def test_settings_for_openai_judges() -> None:
-    table = {"judges": [{"name": "a", "model": "m"},
+    prices = {"price_in_per_mtok": 1.0, "price_out_per_mtok": 2.0}
+    table = {"judges": [{"name": "a", "model": "m", **prices},
                         {"name": "o", "model": "g", "family": "openai",
-                         "base_url": "http://127.0.0.1:9/v1", "api_key_env": "O_KEY"}],
+                         "base_url": "http://127.0.0.1:9/v1", "api_key_env": "O_KEY",
+                         **prices}],
              "budget_usd": 2.5, "batch_failures": "report"}
     settings = parse_judge_settings(table)
     assert [j.family for j in settings.judges] == ["anthropic", "openai"]

@@ -272,7 +272,7 @@ def test_mixed_families_in_one_run(project: pytest.Pytester) -> None:
             ["/v1/chat/completions"] * 3 + ["/v1/messages"] * 3
     judging = report(project)["suites"][0]["products"][0]["judging"]
     assert judging["judge_models"] == {"judge-a": "anthropic:model-a",
-                                       "judge-b": "openai:model-b"}
+                                       "judge-b": "openai:model-b@127.0.0.1"}  # J29: its own host
     assert judging["agreement"]["between"] == ["judge-a", "judge-b"]
     assert judging["pending"] == 1
     no_key_anywhere(project, result)

@@ -23,7 +23,8 @@ def _product(pricing: dict) -> Product:
 
 def test_asr_judge_total_and_per_audio_hour() -> None:
     records = [{"case_id": "a", "status": "passed"},
-               {"case_id": "b", "status": "error", "audio_duration_s": 30.0},  # billed too
+               {"case_id": "b", "status": "error", "audio_duration_s": 30.0,  # judge error:
+                "output_status": "complete"},                                   # billed
                {"case_id": "c", "status": "not_tested"}]                          # not billed
     cost = cost_summary(records, SUITE, _product({"usd_per_audio_minute": 0.006,
                                                   "snapshot_date": "2026-11-30"}), 0.012)
@@ -50,3 +51,33 @@ def test_bad_pricing_table_is_refused_with_the_file(tmp_path: Path) -> None:
                                      'snapshot_date = "2026-11-30"\n')
     with pytest.raises(ProductError, match=r"p\.toml.*pricing"):
         load_product("p", tmp_path)
+
+
+def test_a_rejected_request_is_not_billed_but_listed() -> None:
+    """J13: list price times the audio that was transcribed."""
+    records = [{"case_id": "a", "status": "passed", "output_status": "complete"},
+               {"case_id": "b", "status": "error", "output_status": "error"}]
+    cost = cost_summary(records, SUITE, _product({"usd_per_audio_minute": 0.006}), 0.0)
+    # 1.5 minutes x $0.006 = $0.009; the rejected 30 s are not billed
+    assert cost["audio_seconds"] == 90.0 and cost["asr_cost_usd"] == 0.009
+    assert cost["rejected_requests"] == 1
+
+
+def test_an_unknown_judge_cost_makes_the_total_unknown() -> None:
+    records = [{"case_id": "a", "status": "passed"}]
+    cost = cost_summary(records, SUITE, _product({"usd_per_audio_minute": 0.006}), None,
+                        ["judge 'j' has no price"])
+    assert cost["asr_cost_usd"] == 0.009 and cost["judge_cost_usd"] is None
+    assert cost["total_cost_usd"] is None and cost["usd_per_audio_hour"] is None
+    assert cost["missing"] == ["judge cost unknown: judge 'j' has no price"]
+
+
+def test_a_private_suite_finds_its_durations_by_the_keyed_id() -> None:
+    from dataclasses import replace
+
+    from pytest_dictbench.private import public_case_id
+
+    private = replace(SUITE, manifest={"private": True})
+    records = [{"case_id": public_case_id(private, "a"), "status": "passed"}]
+    cost = cost_summary(records, private, _product({"usd_per_audio_minute": 0.006}), 0.0)
+    assert cost["audio_seconds"] == 90.0 and cost["missing"] == []

@@ -23,7 +23,8 @@ from ..jsonl import read_jsonl
 from ..schemas import Validator
 from .double import Decision, PendingDecision
 
-__all__ = ["DECISIONS_FILE", "DECISION_SCHEMA", "PENDING_FILE", "load_decisions", "write_pending"]
+__all__ = ["DECISIONS_FILE", "DECISION_SCHEMA", "EXAMPLE_LINE", "PENDING_FILE", "load_decisions",
+           "unknown_rule_warnings", "write_pending"]
 
 #: The human decisions file, in the judge folder.
 DECISIONS_FILE = "adjudications.jsonl"
@@ -54,13 +55,31 @@ DECISION_SCHEMA: dict[str, Any] = {
 
 _VALIDATOR = Validator(DECISION_SCHEMA)
 
+#: One valid decision line, shown in the message of an invalid one.
+EXAMPLE_LINE = ('{"rule": "k3", "score": 0, "reason": "amount differs", "decided_by": "kk", '
+                '"suite": …, "case": …, "product": …, "output_hash": …}')
+
+
+def unknown_rule_warnings(decisions: Sequence[Decision],
+                          rules_by_case: dict[tuple[str, str], Sequence[str]]) -> list[str]:
+    """A warning per decision on a known case that names a rule the case does not have
+    (it would be ignored without a word), with the decision's file:line."""
+    found = []
+    for d in decisions:
+        rules = rules_by_case.get((d.suite, d.case))
+        if rules is not None and d.rule not in rules:
+            found.append(f"{d.origin}: decision for rule {d.rule!r} of case {d.case!r}, "
+                         f"which has no such rule (its rules: {', '.join(rules)}); ignored")
+    return found
+
 
 def _check(obj: dict[str, Any], path: Path, line: int) -> None:
     errors = sorted(_VALIDATOR.iter_errors(obj), key=lambda e: list(e.absolute_path))
     if errors:
         first = errors[0]
         field = "/".join(str(p) for p in first.absolute_path) or "line"
-        raise JudgeError(f"invalid decision: {field}: {first.message}", path=path, line=line)
+        raise JudgeError(f"invalid decision: {field}: {first.message} (a valid line, e.g. "
+                         f"{EXAMPLE_LINE})", path=path, line=line)
 
 
 def load_decisions(path: Path | str) -> list[Decision]:

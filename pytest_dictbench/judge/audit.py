@@ -1,5 +1,10 @@
 """How far the judges can be trusted: agreement figures on 0/1/2 rule scores.
 
+Kappa is computed over verdict codes only. A rule in :data:`COUNT_RULES` (the
+keypoints method's ``insertions``) carries a count, not a category: its pairs are
+compared apart, as the share of exact matches and the mean absolute difference
+(:func:`count_agreement`), and never pooled into kappa.
+
 * :func:`judge_agreement` - Cohen's kappa between two judges, per rule and pooled over
   all (request, rule) pairs both judged;
 * :func:`human_agreement` - each judge (and the judges' consensus, where they agreed)
@@ -13,7 +18,7 @@ Pure: no I/O. A kappa over no pairs is ``None``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..stats import cohen_kappa
@@ -24,15 +29,20 @@ if TYPE_CHECKING:
     from .runner import JudgeRun
 
 __all__ = [
+    "COUNT_RULES",
     "Agreement",
     "AgreementTable",
+    "CountAgreement",
     "agreement",
+    "count_agreement",
     "human_agreement",
     "judge_agreement",
     "self_consistency",
 ]
 
 SCORE_LABELS = (0, 1, 2)
+#: Rules whose score is a count (keypoints: the number of insertions), not a verdict.
+COUNT_RULES = frozenset({"insertions"})
 
 
 @dataclass(frozen=True)
@@ -58,17 +68,45 @@ class Agreement:
 
 
 @dataclass(frozen=True)
+class CountAgreement:
+    """Two raters' counts over ``n`` pairs: exact matches and mean absolute difference."""
+
+    n: int
+    exact: int
+    total_abs_diff: int
+
+    @property
+    def share(self) -> float | None:
+        return self.exact / self.n if self.n else None
+
+    @property
+    def mean_abs_diff(self) -> float | None:
+        return self.total_abs_diff / self.n if self.n else None
+
+    def to_json(self) -> dict[str, Any]:
+        share, mad = self.share, self.mean_abs_diff
+        return {"n": self.n, "exact": self.exact,
+                "share": None if share is None else round(share, 6),
+                "mean_abs_diff": None if mad is None else round(mad, 6)}
+
+
+@dataclass(frozen=True)
 class AgreementTable:
-    """Pooled agreement plus one figure per rule (rules in sorted order)."""
+    """Pooled agreement plus one figure per rule (rules in sorted order); count rules
+    (:data:`COUNT_RULES`) apart in ``counts``."""
 
     overall: Agreement
     by_rule: Mapping[str, Agreement]
+    counts: Mapping[str, CountAgreement] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "overall": self.overall.to_json(),
             "rules": {rule: a.to_json() for rule, a in sorted(self.by_rule.items())},
         }
+        if self.counts:
+            out["counts"] = {rule: c.to_json() for rule, c in sorted(self.counts.items())}
+        return out
 
 
 def agreement(pairs: Iterable[tuple[int, int]]) -> Agreement:
@@ -82,10 +120,20 @@ def agreement(pairs: Iterable[tuple[int, int]]) -> Agreement:
     return Agreement(len(pairs), agreed, cohen_kappa(first, second, labels=SCORE_LABELS))
 
 
+def count_agreement(pairs: Iterable[tuple[int, int]]) -> CountAgreement:
+    """Exact matches and summed absolute difference of paired counts."""
+    pairs = list(pairs)
+    return CountAgreement(len(pairs), sum(a == b for a, b in pairs),
+                          sum(abs(a - b) for a, b in pairs))
+
+
 def agreement_table(pairs_by_rule: Mapping[str, list[tuple[int, int]]]) -> AgreementTable:
-    pooled = [pair for pairs in pairs_by_rule.values() for pair in pairs]
+    """Kappa per verdict rule and pooled over them; count rules compared apart."""
+    verdicts = {r: p for r, p in pairs_by_rule.items() if r not in COUNT_RULES}
+    pooled = [pair for pairs in verdicts.values() for pair in pairs]
     return AgreementTable(
-        agreement(pooled), {rule: agreement(p) for rule, p in pairs_by_rule.items()}
+        agreement(pooled), {rule: agreement(p) for rule, p in verdicts.items()},
+        {rule: count_agreement(p) for rule, p in pairs_by_rule.items() if rule in COUNT_RULES},
     )
 
 
@@ -112,6 +160,7 @@ def judge_agreement(
 def human_agreement(run: JudgeRun, decisions: Sequence[Decision]) -> dict[str, Agreement]:
     """Each judge's score against the human's, on decisions matching the run's outputs.
 
+    Count rules (:data:`COUNT_RULES`) are left out: a count is not a verdict code.
     Also ``"consensus"``: the judges' common score where they all agreed (decisions on
     such rules come from audits, since agreeing rules need no adjudication). Each
     decision counts once even if several repetitions produced the same output.
@@ -124,7 +173,7 @@ def human_agreement(run: JudgeRun, decisions: Sequence[Decision]) -> dict[str, A
     pairs["consensus"] = []
     for decision in decisions:
         key = index.get(decision.target[:4])
-        if key is None:
+        if key is None or decision.rule in COUNT_RULES:
             continue
         scores = []
         for config in run.judges:

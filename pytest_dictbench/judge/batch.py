@@ -19,18 +19,20 @@ import asyncio
 import json
 import random
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import quote
 
 from ..errors import JudgeError
-from ..files import atomic_write
 from .backoff import GaveUp, with_backoff
-from .client import AnthropicJudgeClient, read_message
+from .batch_book import BOOK_FILE, BatchBook, BatchEntry
+from .batch_results import BatchResult, check_results_url, parse_results
+from .client import AnthropicJudgeClient
 from .estimate import worst_case_cost
 from .records import JudgeConfig, JudgeOutcome, JudgeRequest, RetryPolicy, Verdict
 from .request import task_of
-from .transport import RawAnswer, shorten
+from .transport import shorten
 
 #: Why a request was not sent: the budget would have been exceeded.
 BUDGET_DETAIL = "not sent: budget_usd would be exceeded"
@@ -38,79 +40,21 @@ BUDGET_DETAIL = "not sent: budget_usd would be exceeded"
 __all__ = [
     "BOOK_FILE",
     "BUDGET_DETAIL",
+    "MAX_BATCH_BYTES",
+    "MAX_BATCH_REQUESTS",
     "BatchBook",
     "BatchEntry",
     "BatchPass",
     "BatchResult",
     "BatchStatus",
+    "BatchTooLarge",
+    "check_results_url",
     "fetch_results",
     "fetch_status",
+    "parse_results",
+    "split_batches",
     "submit",
 ]
-
-BOOK_FILE = "batches.json"
-BOOK_VERSION = 1
-
-
-@dataclass
-class BatchEntry:
-    """One submitted batch of one judge."""
-
-    id: str
-    judge: str
-    model: str
-    hashes: list[str]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "judge": self.judge, "model": self.model,
-                "hashes": sorted(self.hashes)}
-
-
-@dataclass
-class BatchBook:
-    """The open batches, persisted at ``path`` (``None``: in memory only)."""
-
-    path: Path | None
-    entries: list[BatchEntry] = field(default_factory=list)
-    _index: dict[tuple[str, str], BatchEntry] | None = field(default=None, repr=False)
-
-    @classmethod
-    def load(cls, path: Path | None) -> BatchBook:
-        if path is None or not path.is_file():
-            return cls(path)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            entries = [BatchEntry(str(e["id"]), str(e["judge"]), str(e["model"]),
-                                  [str(h) for h in e["hashes"]]) for e in data["batches"]]
-        except (ValueError, KeyError, TypeError) as exc:
-            raise JudgeError(f"unreadable batch book ({type(exc).__name__}: {exc}); it "
-                             "lists batches whose results are not collected yet: fix or "
-                             "remove it", path=path) from None
-        return cls(path, entries)
-
-    def save(self) -> None:
-        if self.path is None:
-            return
-        data = {"version": BOOK_VERSION,
-                "batches": [e.to_json() for e in sorted(self.entries, key=lambda e: e.id)]}
-        atomic_write(self.path, json.dumps(data, indent=1, sort_keys=True) + "\n")
-
-    def holding(self, judge: str, chash: str) -> BatchEntry | None:
-        """The open batch of ``judge`` that holds ``chash``."""
-        if self._index is None:
-            self._index = {(e.judge, h): e for e in self.entries for h in e.hashes}
-        return self._index.get((judge, chash))
-
-    def add(self, entry: BatchEntry) -> None:
-        self.entries.append(entry)
-        self._index = None
-        self.save()
-
-    def remove(self, entry: BatchEntry) -> None:
-        self.entries = [e for e in self.entries if e.id != entry.id]
-        self._index = None
-        self.save()
-
 
 @dataclass(frozen=True)
 class BatchStatus:
@@ -119,10 +63,18 @@ class BatchStatus:
     id: str
     processing: str
     counts: Mapping[str, int]
+    #: When the API gives up on the batch (``None``: not said).
+    expires_at: datetime | None = None
 
     @property
     def ended(self) -> bool:
         return self.processing == "ended"
+
+    @property
+    def past_expiry(self) -> bool:
+        """Still open although its ``expires_at`` has passed: it will never end well."""
+        return (not self.ended and self.expires_at is not None
+                and self.expires_at <= datetime.now(UTC))
 
     @property
     def done(self) -> int:
@@ -133,18 +85,31 @@ class BatchStatus:
         return sum(self.counts.values())
 
 
-@dataclass(frozen=True)
-class BatchResult:
-    """One request's result: ``succeeded`` (with the answer) or why it has none
-    (``errored``, ``canceled``, ``expired``)."""
-
-    custom_id: str
-    kind: str
-    answer: RawAnswer | None = None
-    detail: str = ""
-
-
 Sleep = Callable[[float], Awaitable[Any]]
+
+#: The Message Batches API's limits per batch: requests, and bytes of the create body.
+MAX_BATCH_REQUESTS = 100_000
+MAX_BATCH_BYTES = 256_000_000
+
+
+class BatchTooLarge(JudgeError):
+    """The API refused a batch creation as too large (HTTP 413)."""
+
+
+def split_batches(pairs: Sequence[tuple[Any, Mapping[str, Any]]], max_requests: int,
+                  max_bytes: int) -> list[list[tuple[Any, Mapping[str, Any]]]]:
+    """``(job, params)`` pairs in consecutive groups within both limits (the size of a
+    request counted as its JSON params)."""
+    groups: list[list[tuple[Any, Mapping[str, Any]]]] = []
+    size = 0
+    for pair in pairs:
+        weight = len(json.dumps(pair[1], ensure_ascii=False).encode("utf-8")) + 64
+        if not groups or len(groups[-1]) >= max_requests or size + weight > max_bytes:
+            groups.append([])
+            size = 0
+        groups[-1].append(pair)
+        size += weight
+    return groups
 
 
 async def _guarded(client: AnthropicJudgeClient, what: str,
@@ -158,8 +123,12 @@ async def _guarded(client: AnthropicJudgeClient, what: str,
                                   sleep)
     except GaveUp as exc:
         tries = f" after {exc.attempts} attempts" if exc.attempts > 1 else ""
-        raise JudgeError(f"batch {what} failed{tries}: {type(exc.error).__name__}: "
-                         f"{shorten(client.redact(str(exc.error)))}") from None
+        status = getattr(exc.error, "status_code", None)
+        error = (BatchTooLarge if status == 413 else JudgeError)(
+            f"batch {what} failed{tries}: {type(exc.error).__name__}: "
+            f"{shorten(client.redact(str(exc.error)))}")
+        error.answered = status is not None  # type: ignore[attr-defined]
+        raise error from None
 
 
 async def submit(client: AnthropicJudgeClient,
@@ -178,36 +147,33 @@ async def fetch_status(client: AnthropicJudgeClient, batch_id: str,
     batch = await _guarded(client, f"status of {batch_id}",
                            lambda: client.sdk.messages.batches.retrieve(batch_id), retry, sleep)
     counts = batch.request_counts
+    expires = getattr(batch, "expires_at", None)
+    if isinstance(expires, datetime) and expires.tzinfo is None:
+        expires = expires.replace(tzinfo=UTC)
     return BatchStatus(batch.id, batch.processing_status, {
         name: int(getattr(counts, name, 0) or 0)
-        for name in ("processing", "succeeded", "errored", "canceled", "expired")})
-
-
-def _detail(result: Any) -> str:
-    error = getattr(result, "error", None)
-    inner = getattr(error, "error", None)
-    if inner is not None:
-        return f"{getattr(inner, 'type', '')}: {getattr(inner, 'message', '')}".strip(": ")
-    return str(getattr(result, "type", "no result"))
+        for name in ("processing", "succeeded", "errored", "canceled", "expired")},
+        expires if isinstance(expires, datetime) else None)
 
 
 async def fetch_results(client: AnthropicJudgeClient, batch_id: str,
                         tool_name: Callable[[str], str], retry: RetryPolicy | None = None,
                         sleep: Sleep = asyncio.sleep) -> list[BatchResult]:
-    """Every result of an ended batch (``tool_name(custom_id)`` names the answer tool)."""
-    found: list[BatchResult] = []
-    entries = await _guarded(client, f"results of {batch_id}",
-                             lambda: client.sdk.messages.batches.results(batch_id), retry,
-                             sleep)
-    async for entry in entries:
-        result = entry.result
-        kind = str(getattr(result, "type", ""))
-        if kind == "succeeded":
-            answer = read_message(result.message, tool_name(entry.custom_id))
-            found.append(BatchResult(entry.custom_id, kind, answer))
-        else:
-            found.append(BatchResult(entry.custom_id, kind, None, _detail(result)))
-    return found
+    """Every result of an ended batch (``tool_name(custom_id)`` names the answer tool).
+
+    The results are downloaded from ``/v1/messages/batches/{id}/results`` on the
+    configured base URL, never from wherever the batch's ``results_url`` points: that
+    URL must name the same host (:func:`check_results_url`) or nothing is fetched.
+    """
+    batch = await _guarded(client, f"status of {batch_id}",
+                           lambda: client.sdk.messages.batches.retrieve(batch_id), retry, sleep)
+    base = str(client.sdk.base_url)
+    check_results_url(getattr(batch, "results_url", None), base, batch_id)
+    path = f"/v1/messages/batches/{quote(batch_id, safe='')}/results"
+    text = await _guarded(client, f"results of {batch_id}", lambda: client.sdk.get(
+        path, cast_to=str, options={"headers": {"Accept": "application/binary"}}),
+        retry, sleep)
+    return parse_results(str(text), batch_id, tool_name)
 
 
 #: (judge name, content hash): one verdict to obtain.
@@ -229,6 +195,10 @@ class BatchPass:
         self.failures = failures
         #: Results of collected batches with no job in this pass (selection changed).
         self.dropped = 0
+
+    #: Per-batch limits used when submitting (the API's; see :data:`MAX_BATCH_REQUESTS`).
+    max_requests = MAX_BATCH_REQUESTS
+    max_bytes = MAX_BATCH_BYTES
 
     async def run(self, mode: str, jobs: Mapping[Job, tuple[JudgeRequest, JudgeConfig]]
                   ) -> tuple[dict[Job, JudgeOutcome], list[Job]]:
@@ -280,13 +250,32 @@ class BatchPass:
             by_judge.setdefault(config.name, []).append((job, client.params(prompt)))
         for name, pairs in by_judge.items():
             config = jobs[pairs[0][0]][1]
+            for group in split_batches(pairs, self.max_requests, self.max_bytes):
+                await self._create(name, config, group, open_entries)
+        return live
+
+    async def _create(self, name: str, config: JudgeConfig,
+                      pairs: list[tuple[Job, Mapping[str, Any]]],
+                      open_entries: dict[str, BatchEntry]) -> None:
+        """Submit ``pairs`` as one batch; a 413 splits them in halves and submits each.
+        The submission is in the book before it is sent (see :attr:`BatchBook.submitting`)."""
+        record = self.book.begin(name, config.model, [job[1] for job, _ in pairs])
+        try:
             batch_id = await submit(self.state.client(config),
                                     [(job[1], params) for job, params in pairs],
                                     self.state.retry, self.state.sleep)
-            entry = BatchEntry(batch_id, name, config.model, [job[1] for job, _ in pairs])
-            self.book.add(entry)
-            open_entries[batch_id] = entry
-        return live
+        except JudgeError as exc:
+            if getattr(exc, "answered", False):  # refused with a status: nothing created
+                self.book.settle(record, None)
+            if not isinstance(exc, BatchTooLarge) or len(pairs) < 2:
+                raise  # a connection lost mid-create keeps its record (warned next run)
+            half = len(pairs) // 2
+            await self._create(name, config, pairs[:half], open_entries)
+            await self._create(name, config, pairs[half:], open_entries)
+            return
+        entry = BatchEntry(batch_id, name, config.model, [job[1] for job, _ in pairs])
+        self.book.settle(record, entry)
+        open_entries[batch_id] = entry
 
     async def _wait(self, open_entries: dict[str, BatchEntry],
                     jobs: Mapping[Job, tuple[JudgeRequest, JudgeConfig]],
@@ -302,6 +291,15 @@ class BatchPass:
                                                         self.state.retry, self.state.sleep)
                 if statuses[batch_id].ended:
                     await self._collect(entry, config, jobs, outcomes, retry)
+                    del open_entries[batch_id]
+                elif statuses[batch_id].past_expiry:  # never ends well: give it up
+                    when = statuses[batch_id].expires_at
+                    for chash in entry.hashes:
+                        if (entry.judge, chash) in jobs:
+                            retry[(entry.judge, chash)] = (
+                                f"expired in batch {batch_id} (still in progress past its "
+                                f"expires_at {when:%Y-%m-%dT%H:%M:%SZ})")
+                    self.book.remove(entry)
                     del open_entries[batch_id]
             left = deadline - clock()
             if not open_entries or left <= 0:

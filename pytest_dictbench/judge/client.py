@@ -11,17 +11,19 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any, Protocol
 
 from anthropic import AsyncAnthropic
 
 from ..errors import JudgeError
+from ..jsonl import loads_strict
 from ..redact import register_secret
 from .estimate import Budget, worst_case_cost
-from .records import JudgeConfig, JudgeRequest, SpendMeter, TokenUsage, Verdict
+from .records import JudgeConfig, JudgeRequest, SpendMeter, TokenUsage, Verdict, usage_from
 from .request import cache_key, task_of
 from .task import Prompt, anthropic_params
-from .transport import RawAnswer, TransportError, check_key_url, shorten
+from .transport import RawAnswer, TransportError, check_key_url, error_body, shorten
 
 __all__ = [
     "AnthropicClientFactory",
@@ -61,13 +63,35 @@ class JudgeClient(Protocol):
 ClientFactory = Callable[[JudgeConfig], JudgeClient]
 
 
+_USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens",
+                 "cache_read_input_tokens")
+
+
 def _usage_of(message: Any) -> TokenUsage:
+    """The answer's usage; missing or invalid (negative, not an integer) is unknown."""
     usage = getattr(message, "usage", None)
     if usage is None:
-        return TokenUsage()
-    return TokenUsage(*(int(getattr(usage, name, 0) or 0) for name in (
-        "input_tokens", "output_tokens", "cache_creation_input_tokens",
-        "cache_read_input_tokens")))
+        return TokenUsage(unknown=True)
+    counts = usage_from({name: getattr(usage, name, None) for name in _USAGE_FIELDS},
+                        _USAGE_FIELDS)
+    one_hour = getattr(getattr(usage, "cache_creation", None), "ephemeral_1h_input_tokens", 0)
+    if counts.unknown or not one_hour:
+        return counts
+    if not isinstance(one_hour, int) or not 0 <= one_hour <= counts.cache_write_tokens:
+        return TokenUsage(unknown=True)
+    return replace(counts, cache_write_1h_tokens=one_hour)
+
+
+def _lax_usage(text: str) -> TokenUsage | None:
+    """The usage of a body the strict reader refused, when a lax read finds one: its
+    tokens were billed all the same."""
+    try:
+        usage = json.loads(text).get("usage")
+    except (ValueError, AttributeError):
+        return None
+    if not isinstance(usage, dict):
+        return None
+    return usage_from(usage, _USAGE_FIELDS)
 
 
 def read_message(message: Any, tool_name: str) -> RawAnswer:
@@ -115,11 +139,16 @@ class AnthropicJudgeClient:
         extra = None
         if self._config.temperature is not None:
             extra = {"temperature": self._config.temperature}
-        try:
-            message = await self.sdk.messages.create(**params, extra_body=extra)
-        except json.JSONDecodeError as exc:  # a 200 whose body is not JSON
-            return RawAnswer(None, None, f"response body is not JSON ({exc.msg})")
-        return read_message(message, prompt.tool_name)
+        raw = await self.sdk.messages.with_raw_response.create(**params, extra_body=extra)
+        try:  # the one strict reader: a duplicate key or NaN makes the answer invalid
+            data = loads_strict(raw.http_response.text)
+        except ValueError as exc:
+            return RawAnswer(None, _lax_usage(raw.http_response.text),
+                             f"response body is not valid JSON ({exc})")
+        failure = error_body(data, self._config.name)
+        if failure is not None:
+            raise failure
+        return read_message(await raw.parse(), prompt.tool_name)
 
     async def count_tokens(self, prompt: Prompt) -> int:
         """Input tokens of ``prompt`` by the API's own count (a network call, not billed)."""
@@ -231,8 +260,9 @@ async def ask_judge(
             if budget is not None:  # an error answer is not billed
                 budget.settle(held, 0.0)
             raise
-        if budget is not None:
-            budget.settle(held, config.cost_usd(answer.usage))
+        if budget is not None:  # an unknown cost keeps its worst case as spent
+            cost = config.cost_usd(answer.usage)
+            budget.settle(held, held if cost is None else cost)
         meter.add_usage(config, answer.usage)
         usage = usage + answer.usage
         problem = answer.problem

@@ -21,7 +21,13 @@ is a cache hit (the API caches prefixes of at least 1,024 tokens only).
 reserved - estimated input at the dearer of the input and cache-write prices, plus
 ``max_tokens`` of output - and replaced by the real cost when the answer comes. A
 request whose reservation would take the run over ``budget_usd`` is not sent; it is
-left unjudged (never scored).
+left unjudged (never scored). The ledger is kept in exact decimals (each amount taken
+as written, ``Decimal(str(x))``), so requests that fit the limit exactly all go through:
+three $0.10 requests under ``budget_usd = 0.30`` are all sent. A request whose answer
+reports no valid usage keeps its reservation as spent (its real cost is unknown).
+
+A judge without prices has no estimate (``cost_live_usd`` is ``None``, shown as
+"unknown (no price)"), and a budget is refused for it at load.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -81,12 +88,15 @@ def estimate_output(prompt: Prompt, rules: int) -> int:
 
 def worst_case_cost(config: JudgeConfig, prompt: Prompt, *, batch: bool = False) -> float:
     """The reservation of one request: estimated input at the dearer input price (with
-    a 20% margin for the estimate's error) plus ``max_tokens`` of output."""
+    a 20% margin for the estimate's error) plus ``max_tokens`` of output. An unpriced
+    judge reserves nothing (a budget is refused for it at load)."""
+    if not config.priced:
+        return 0.0
     prefix, rest = estimate_prompt(prompt)
-    price_in = max(config.price_in_per_mtok, config.cache_write_price)
-    cost = (math.ceil((prefix + rest) * 1.2) * price_in
-            + prompt.max_tokens * config.price_out_per_mtok) / 1_000_000
-    return cost * config.batch_discount if batch else cost
+    price_in, price_out, write, _ = config.decimal_prices()
+    cost = (math.ceil((prefix + rest) * 1.2) * max(price_in, write)
+            + prompt.max_tokens * price_out) / Decimal(1_000_000)
+    return float(cost * _d(config.batch_discount) if batch else cost)
 
 
 @dataclass
@@ -100,8 +110,9 @@ class Estimate:
     prefix_tokens: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
-    cost_live_usd: float = 0.0
-    cost_batch_usd: float = 0.0
+    #: ``None`` when the judge has no price.
+    cost_live_usd: float | None = 0.0
+    cost_batch_usd: float | None = 0.0
 
     def add(self, config: JudgeConfig, prompt: Prompt, rules: int,
             counted: int | None = None) -> None:
@@ -116,15 +127,29 @@ class Estimate:
         self.prefix_tokens += prefix
         self.input_tokens += prefix + rest
         self.output_tokens += output
-        live = TokenUsage(rest, output, prefix if first else 0, 0 if first else prefix)
-        self.cost_live_usd += config.cost_usd(live)
-        self.cost_batch_usd += config.cost_usd(TokenUsage(prefix + rest, output), batch=True)
+        live = config.cost_decimal(TokenUsage(rest, output, prefix if first else 0,
+                                              0 if first else prefix))
+        batch = config.cost_decimal(TokenUsage(prefix + rest, output), batch=True)
+        if live is None or batch is None or self.cost_live_usd is None \
+                or self.cost_batch_usd is None:
+            self.cost_live_usd = self.cost_batch_usd = None
+            return
+        self.cost_live_usd = float(Decimal(str(self.cost_live_usd)) + live)
+        self.cost_batch_usd = float(Decimal(str(self.cost_batch_usd)) + batch)
 
     def to_json(self) -> dict[str, Any]:
         return {"judge": self.judge, "model": self.model, "requests": self.requests,
                 "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-                "cost_live_usd": round(self.cost_live_usd, 6),
-                "cost_batch_usd": round(self.cost_batch_usd, 6)}
+                "cost_live_usd": _round(self.cost_live_usd),
+                "cost_batch_usd": _round(self.cost_batch_usd)}
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
+
+
+def _d(value: float | Decimal) -> Decimal:
+    return value if isinstance(value, Decimal) else Decimal(str(value))
 
 
 @dataclass
@@ -144,16 +169,17 @@ class Budget:
 
     def reserve(self, amount: float) -> bool:
         """Hold ``amount`` for one request; False (and counted) when it does not fit."""
-        if self.limit is not None and self.spent + self.reserved + amount > self.limit:
+        if self.limit is not None and \
+                _d(self.spent) + _d(self.reserved) + _d(amount) > _d(self.limit):
             self.refused += 1
             return False
-        self.reserved += amount
+        self.reserved = float(_d(self.reserved) + _d(amount))
         return True
 
     def settle(self, reserved: float, actual: float) -> None:
         """Replace a reservation by what the request really cost."""
-        self.reserved -= reserved
-        self.spent += actual
+        self.reserved = float(_d(self.reserved) - _d(reserved))
+        self.spent = float(_d(self.spent) + _d(actual))
 
 
 @dataclass
@@ -168,24 +194,24 @@ class SharedBudget(Budget):
 
     def reserve(self, amount: float) -> bool:
         with self._totals() as totals:
-            entry = totals.setdefault(self.key, {"spent": 0.0, "reserved": 0.0})
-            if self.limit is not None and entry["spent"] + entry["reserved"] + amount \
-                    > self.limit:
+            entry = totals.setdefault(self.key, {"spent": "0", "reserved": "0"})
+            if self.limit is not None and _d(entry["spent"]) + _d(entry["reserved"]) \
+                    + _d(amount) > _d(self.limit):
                 self.refused += 1
                 return False
-            entry["reserved"] += amount
-        self.reserved += amount
+            entry["reserved"] = str(_d(entry["reserved"]) + _d(amount))
+        self.reserved = float(_d(self.reserved) + _d(amount))
         return True
 
     def settle(self, reserved: float, actual: float) -> None:
         with self._totals() as totals:
-            entry = totals.setdefault(self.key, {"spent": 0.0, "reserved": 0.0})
-            entry["reserved"] -= reserved
-            entry["spent"] += actual
+            entry = totals.setdefault(self.key, {"spent": "0", "reserved": "0"})
+            entry["reserved"] = str(_d(entry["reserved"]) - _d(reserved))
+            entry["spent"] = str(_d(entry["spent"]) + _d(actual))
         super().settle(reserved, actual)
 
     @contextlib.contextmanager
-    def _totals(self) -> Iterator[dict[str, dict[str, float]]]:
+    def _totals(self) -> Iterator[dict[str, dict[str, str]]]:
         """The ledger's totals, written back when the block ends, all under the lock."""
         import fcntl
 

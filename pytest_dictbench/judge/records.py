@@ -9,6 +9,7 @@ import hashlib
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Literal
 
 from ..jsonl import canonical_line
@@ -52,6 +53,11 @@ def output_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _dec(value: float | int) -> Decimal:
+    """A price as written: ``0.1`` is exactly one tenth, not the float next to it."""
+    return Decimal(str(value))
+
+
 #: Model families a judge may belong to (how its endpoint is spoken to).
 FAMILIES = ("anthropic", "openai")
 
@@ -69,16 +75,20 @@ class JudgeConfig:
     name that judge's own endpoint and key variable. Cache prices default to the usual
     list ratios of the input price: writes 1.25x, reads 0.1x. ``batch_discount`` is the
     share of the live price charged for a Message Batches request.
+
+    A judge without both list prices has an *unknown* cost (:meth:`cost_usd` is
+    ``None``), never $0. Costs are computed in exact decimal arithmetic from the prices
+    as written (``Decimal(str(price))``), then given as the nearest float.
     """
 
     name: str
     model: str
     temperature: float | None = None
     max_tokens: int = 1024
-    #: US dollars per million input tokens.
-    price_in_per_mtok: float = 0.0
-    #: US dollars per million output tokens.
-    price_out_per_mtok: float = 0.0
+    #: US dollars per million input tokens (``None``: unknown).
+    price_in_per_mtok: float | None = None
+    #: US dollars per million output tokens (``None``: unknown).
+    price_out_per_mtok: float | None = None
     family: str = "anthropic"
     base_url: str | None = None
     api_key_env: str | None = None
@@ -86,6 +96,9 @@ class JudgeConfig:
     price_cache_write_per_mtok: float | None = None
     #: US dollars per million tokens read from the prompt cache (default 0.1x input).
     price_cache_read_per_mtok: float | None = None
+    #: US dollars per million tokens written to the one-hour prompt cache (default 2x
+    #: input, the API's list ratio).
+    price_cache_write_1h_per_mtok: float | None = None
     batch_discount: float = 0.5
 
     def settings(self) -> dict[str, Any]:
@@ -103,27 +116,53 @@ class JudgeConfig:
         return settings
 
     @property
+    def priced(self) -> bool:
+        """Both list prices are known."""
+        return self.price_in_per_mtok is not None and self.price_out_per_mtok is not None
+
+    @property
+    def missing_price(self) -> str:
+        """Why this judge's cost is unknown (``""`` when priced)."""
+        return "" if self.priced else (f"judge {self.name!r} has no price "
+                                       "(price_in_per_mtok / price_out_per_mtok)")
+
+    def decimal_prices(self) -> tuple[Decimal, Decimal, Decimal, Decimal]:
+        """Input, output, cache-write and cache-read prices per Mtok, as exact decimals
+        (an unknown price as 0: check :attr:`priced` first)."""
+        price_in = _dec(self.price_in_per_mtok or 0)
+        write = (_dec(self.price_cache_write_per_mtok)
+                 if self.price_cache_write_per_mtok is not None else price_in * Decimal("1.25"))
+        read = (_dec(self.price_cache_read_per_mtok)
+                if self.price_cache_read_per_mtok is not None else price_in * Decimal("0.1"))
+        return price_in, _dec(self.price_out_per_mtok or 0), write, read
+
+    @property
     def cache_write_price(self) -> float:
-        if self.price_cache_write_per_mtok is not None:
-            return self.price_cache_write_per_mtok
-        return self.price_in_per_mtok * 1.25
+        return float(self.decimal_prices()[2])
 
     @property
     def cache_read_price(self) -> float:
-        if self.price_cache_read_per_mtok is not None:
-            return self.price_cache_read_per_mtok
-        return self.price_in_per_mtok * 0.1
+        return float(self.decimal_prices()[3])
 
-    def cost_usd(self, usage: TokenUsage, *, batch: bool = False) -> float:
+    def cost_decimal(self, usage: TokenUsage, *, batch: bool = False) -> Decimal | None:
+        """Exact list price of ``usage`` (``None`` when a price or the usage is unknown)."""
+        if not self.priced or usage.unknown:
+            return None
+        price_in, price_out, write, read = self.decimal_prices()
+        write_1h = (_dec(self.price_cache_write_1h_per_mtok)
+                    if self.price_cache_write_1h_per_mtok is not None else price_in * 2)
+        five_minute = usage.cache_write_tokens - usage.cache_write_1h_tokens
+        cost = (usage.input_tokens * price_in + usage.output_tokens * price_out
+                + five_minute * write + usage.cache_write_1h_tokens * write_1h
+                + usage.cache_read_tokens * read) / Decimal(1_000_000)
+        return cost * _dec(self.batch_discount) if batch else cost
+
+    def cost_usd(self, usage: TokenUsage, *, batch: bool = False) -> float | None:
         """List price of ``usage`` for this judge's model (cache tokens at their own
-        prices; the whole call at ``batch_discount`` when it went through a batch)."""
-        cost = (
-            usage.input_tokens * self.price_in_per_mtok
-            + usage.output_tokens * self.price_out_per_mtok
-            + usage.cache_write_tokens * self.cache_write_price
-            + usage.cache_read_tokens * self.cache_read_price
-        ) / 1_000_000
-        return cost * self.batch_discount if batch else cost
+        prices; the whole call at ``batch_discount`` when it went through a batch);
+        ``None`` when unknown (no price, or usage missing or invalid)."""
+        cost = self.cost_decimal(usage, batch=batch)
+        return None if cost is None else float(cost)
 
 
 @dataclass(frozen=True)
@@ -187,13 +226,18 @@ class TokenUsage:
     """Tokens billed for one or more API calls.
 
     ``input_tokens`` are the uncached input tokens; prompt-cache writes and reads are
-    counted apart because they have their own prices.
+    counted apart because they have their own prices. ``unknown`` is set when an answer
+    reported no usage, or an invalid one (negative, not an integer): its cost is then
+    unknown, never $0 and never subtracted.
     """
 
     input_tokens: int = 0
     output_tokens: int = 0
     cache_write_tokens: int = 0
     cache_read_tokens: int = 0
+    unknown: bool = False
+    #: Of ``cache_write_tokens``, those written to the one-hour cache (their own price).
+    cache_write_1h_tokens: int = 0
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(
@@ -201,22 +245,48 @@ class TokenUsage:
             self.output_tokens + other.output_tokens,
             self.cache_write_tokens + other.cache_write_tokens,
             self.cache_read_tokens + other.cache_read_tokens,
+            self.unknown or other.unknown,
+            self.cache_write_1h_tokens + other.cache_write_1h_tokens,
         )
 
-    def to_json(self) -> dict[str, int]:
+    def to_json(self) -> dict[str, Any]:
         """Token counts; the cache counts only when non-zero (older lines lack them)."""
-        data = {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
+        data: dict[str, Any] = {"input_tokens": self.input_tokens,
+                                "output_tokens": self.output_tokens}
         if self.cache_write_tokens:
             data["cache_write_tokens"] = self.cache_write_tokens
         if self.cache_read_tokens:
             data["cache_read_tokens"] = self.cache_read_tokens
+        if self.cache_write_1h_tokens:
+            data["cache_write_1h_tokens"] = self.cache_write_1h_tokens
+        if self.unknown:
+            data["unknown"] = True
         return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> TokenUsage:
         data = data or {}
         return cls(*(int(data.get(name) or 0) for name in (
-            "input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens")))
+            "input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens")),
+            unknown=data.get("unknown") is True,
+            cache_write_1h_tokens=int(data.get("cache_write_1h_tokens") or 0))
+
+
+def usage_from(values: Mapping[str, Any] | None, names: Sequence[str]) -> TokenUsage:
+    """A :class:`TokenUsage` from an answer's usage fields ``names`` (input, output,
+    cache write, cache read; a name may be ``""`` for a count the API does not give).
+    No usage, or a field that is negative or not an integer, gives an *unknown* usage."""
+    if values is None:
+        return TokenUsage(unknown=True)
+    counts = []
+    for name in names:
+        value = values.get(name) if name else 0
+        if value is None and name not in names[:2]:
+            value = 0
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            return TokenUsage(unknown=True)
+        counts.append(value)
+    return TokenUsage(*counts)
 
 
 @dataclass(frozen=True)
@@ -313,13 +383,21 @@ class ModelSpend:
     cost_usd: float = 0.0
     cache_write_tokens: int = 0
     cache_read_tokens: int = 0
+    #: Why some of this spend has no known cost (then ``cost_usd`` counts the rest).
+    unknown: list[str] = field(default_factory=list)
 
     def add(self, config: JudgeConfig, usage: TokenUsage, *, batch: bool = False) -> None:
         self.input_tokens += usage.input_tokens
         self.output_tokens += usage.output_tokens
         self.cache_write_tokens += usage.cache_write_tokens
         self.cache_read_tokens += usage.cache_read_tokens
-        self.cost_usd += config.cost_usd(usage, batch=batch)
+        cost = config.cost_decimal(usage, batch=batch)
+        if cost is None:
+            why = config.missing_price or f"judge {config.name!r}: an answer without valid usage"
+            if why not in self.unknown:
+                self.unknown.append(why)
+            return
+        self.cost_usd = float(Decimal(str(self.cost_usd)) + cost)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -329,7 +407,8 @@ class ModelSpend:
             "output_tokens": self.output_tokens,
             "cache_write_tokens": self.cache_write_tokens,
             "cache_read_tokens": self.cache_read_tokens,
-            "cost_usd": round(self.cost_usd, 6),
+            "cost_usd": None if self.unknown else round(self.cost_usd, 6),
+            **({"cost_unknown": list(self.unknown)} if self.unknown else {}),
         }
 
 

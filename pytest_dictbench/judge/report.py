@@ -8,9 +8,10 @@ model) and, after ``--judge-audit``, ``judge_audit`` (judge -> rule -> [cached, 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from decimal import Decimal
 from typing import Any
 
-from .audit import agreement, agreement_table
+from .audit import COUNT_RULES, agreement, agreement_table, count_agreement
 
 __all__ = ["RULE_HEAD", "judges_table", "rule_rows"]
 
@@ -19,15 +20,28 @@ RULE_HEAD = ("Product", "Rule", "Scored by all judges", "Sent to a human", "Shar
              "Agreement with humans")
 
 
-def _spend(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
-    total: dict[str, dict[str, float]] = {}
+def _spend(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Spend per model summed over records, in exact decimals; a cost some record could
+    not know makes the model's ``cost_usd`` ``None``, with the reasons in
+    ``cost_unknown``."""
+    total: dict[str, dict[str, Any]] = {}
     for record in records:
         for model, spend in record.get("judge_spend", {}).items():
             entry = total.setdefault(model, {"input_tokens": 0, "output_tokens": 0,
                                              "cache_write_tokens": 0, "cache_read_tokens": 0,
-                                             "cost_usd": 0.0, "verdicts": 0})
-            for key in entry:
+                                             "cost_usd": Decimal(0), "verdicts": 0})
+            for key in ("input_tokens", "output_tokens", "cache_write_tokens",
+                        "cache_read_tokens", "verdicts"):
                 entry[key] += spend.get(key, 0)
+            if spend.get("cost_usd") is None or entry["cost_usd"] is None:
+                entry["cost_usd"] = None
+                why = entry.setdefault("cost_unknown", [])
+                why.extend(w for w in spend.get("cost_unknown", ()) if w not in why)
+            else:
+                entry["cost_usd"] += Decimal(str(spend["cost_usd"]))
+    for entry in total.values():
+        if entry["cost_usd"] is not None:
+            entry["cost_usd"] = float(entry["cost_usd"])
     return dict(sorted(total.items()))
 
 
@@ -83,7 +97,11 @@ def judges_table(records: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
         "pending": sum(len(r.get("pending", ())) for r in judged),
         "spend": _spend(judged),
     }
-    table["cost_usd"] = sum(s["cost_usd"] for s in table["spend"].values())
+    costs = [s["cost_usd"] for s in table["spend"].values()]
+    table["cost_usd"] = None if None in costs else float(sum(Decimal(str(c)) for c in costs))
+    missing = sorted({w for s in table["spend"].values() for w in s.get("cost_unknown", ())})
+    if missing:
+        table["cost_missing"] = missing
     if len(names) >= 2:
         first, second = names[0], names[1]
         pairs: dict[str, list[tuple[int, int]]] = {}
@@ -93,19 +111,19 @@ def judges_table(records: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
                 pairs.setdefault(rule, []).append((a[rule], b[rule]))
         table["agreement"] = {"between": [first, second],
                               **agreement_table(pairs).to_json()}
-    human: dict[str, list[tuple[int, int]]] = {}
-    for r in judged:
-        for rule, final in r.get("rules", {}).items():
-            if final.get("source") != "human":
-                continue
-            for name, scores in r.get("judges", {}).items():
-                if rule in scores:
-                    human.setdefault(name, []).append((scores[rule], final["score"]))
-    if human:
-        table["human_agreement"] = {n: agreement(p).to_json() for n, p in sorted(human.items())}
+    by_judge = _human_by_rule(judged)
+    human = {n: [p for rule, pairs in by_rule.items() if rule not in COUNT_RULES
+                 for p in pairs] for n, by_rule in by_judge.items()}
+    if any(human.values()):
+        table["human_agreement"] = {n: agreement(p).to_json()
+                                    for n, p in sorted(human.items()) if p}
         table["human_agreement_rules"] = {
             n: agreement_table(by_rule).to_json()["rules"]
-            for n, by_rule in sorted(_human_by_rule(judged).items())}
+            for n, by_rule in sorted(by_judge.items())}
+    counts = {n: {rule: count_agreement(p).to_json() for rule, p in sorted(by_rule.items())
+                  if rule in COUNT_RULES} for n, by_rule in sorted(by_judge.items())}
+    if any(counts.values()):
+        table["human_agreement_counts"] = {n: c for n, c in counts.items() if c}
     sent = adjudication_share(judged, names)
     if sent is not None:
         table["adjudication"] = sent

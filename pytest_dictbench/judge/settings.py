@@ -35,6 +35,8 @@ judge's ``api_key_env`` variable, else ``ANTHROPIC_API_KEY`` / ``OPENAI_API_KEY`
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +45,7 @@ from typing import Any
 from ..errors import JudgeError
 from ..schemas import Validator
 from .records import FAMILIES, JudgeConfig, RetryPolicy
+from .transport import safe_url, url_problem
 
 __all__ = ["JUDGE_SETTINGS_SCHEMA", "JudgeSettings", "parse_judge_settings"]
 
@@ -61,6 +64,7 @@ _JUDGE = {
         "price_out_per_mtok": _PRICE,
         "price_cache_write_per_mtok": _PRICE,
         "price_cache_read_per_mtok": _PRICE,
+        "price_cache_write_1h_per_mtok": _PRICE,
         "batch_discount": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
         "family": {"enum": list(FAMILIES)},
         "base_url": {"type": "string", "pattern": "^https?://"},
@@ -116,6 +120,36 @@ def _secret_field(table: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _value_problem(table: Mapping[str, Any]) -> str | None:
+    """A number that is not finite (NaN, inf: every comparison with NaN is false, so a
+    NaN budget would be no limit) or a base URL holding credentials, by its key."""
+    places = [("[judge]", table)] + [(f"[judge].judges[{n}]", j)
+                                     for n, j in enumerate(table.get("judges", ()))]
+    for where, values in places:
+        for key, value in values.items():
+            if isinstance(value, float) and not math.isfinite(value):
+                return f"{where}.{key}: {value!r} is not a finite number"
+            if key == "base_url" and isinstance(value, str):
+                problem = url_problem(value)
+                if problem:
+                    return f"{where}.base_url {safe_url(value)!r} {problem}"
+    return None
+
+
+def _warn_twins(judges: tuple[JudgeConfig, ...], base_url: str | None,
+                path: Path | str | None) -> None:
+    """Double judging with one model on one endpoint is not two independent judges."""
+    seen: dict[tuple[str, str, str], str] = {}
+    for judge in judges:
+        where = (judge.family, judge.base_url or base_url or "", judge.model)
+        if where in seen:
+            warnings.warn(f"{path or '[judge]'}: judges {seen[where]!r} and {judge.name!r} "
+                          f"call the same model {judge.model!r} on the same endpoint: their "
+                          "verdicts are not independent, so double judging checks little",
+                          UserWarning, stacklevel=3)
+        seen.setdefault(where, judge.name)
+
+
 def parse_judge_settings(table: Mapping[str, Any], *, path: Path | str | None = None
                          ) -> JudgeSettings:
     """Validate a ``[judge]`` table; errors are :class:`JudgeError` naming ``path``."""
@@ -131,11 +165,21 @@ def parse_judge_settings(table: Mapping[str, Any], *, path: Path | str | None = 
         where = ".".join(str(p) for p in errors[0].absolute_path)
         raise JudgeError(f"[judge]{'.' + where if where else ''}: {errors[0].message}",
                          path=path)
+    problem = _value_problem(table)
+    if problem:
+        raise JudgeError(problem, path=path)
     judges = tuple(JudgeConfig(**entry) for entry in table["judges"])
     for judge in judges:
         if judge.family == "openai" and judge.base_url is None:
             raise JudgeError(f"[judge] judge {judge.name!r}: family 'openai' needs a base_url",
                              path=path)
+    if table.get("budget_usd") is not None:
+        for judge in judges:
+            if not judge.priced:
+                raise JudgeError(f"[judge].budget_usd is set but {judge.missing_price}: its "
+                                 "spend cannot be bounded; give both prices or drop the "
+                                 "budget", path=path)
+    _warn_twins(judges, table.get("base_url"), path)
     names = [j.name for j in judges]
     if len(set(names)) != len(names):
         raise JudgeError(f"[judge] judge names must be unique, got {names}", path=path)

@@ -12,7 +12,8 @@ from typing import Any
 from ..errors import JudgeError
 from .records import TokenUsage
 
-__all__ = ["RawAnswer", "TransportError", "check_key_url", "shorten"]
+__all__ = ["RawAnswer", "TransportError", "check_key_url", "error_body", "safe_url", "shorten",
+           "url_problem"]
 
 
 def shorten(text: str, keep: int = 120) -> str:
@@ -38,14 +39,55 @@ class RawAnswer:
 _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
+def url_problem(url: str) -> str | None:
+    """Why ``url`` may not be a judge endpoint: credentials in it (user-info, a query, a
+    fragment) would be copied into error texts and reports. ``None`` when it is fine."""
+    parts = urllib.parse.urlsplit(url)
+    if "@" in parts.netloc:
+        return "has user-info (user:password@); put the key in its api_key_env variable"
+    if parts.query or url.rstrip().endswith("?"):
+        return "has a query (?...); a key in the URL would be written into reports"
+    if parts.fragment or "#" in url:
+        return "has a fragment (#...)"
+    return None
+
+
+def safe_url(url: str) -> str:
+    """``url`` without user-info, query and fragment, for messages."""
+    parts = urllib.parse.urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
 def check_key_url(judge: str, url: str | None) -> None:
-    """Refuse to send a key over plain http to anything but a loopback address."""
+    """Refuse to send a key over plain http to anything but a loopback address, or to a
+    URL holding credentials (:func:`url_problem`)."""
     if url is None:
         return
+    problem = url_problem(url)
+    if problem:
+        raise JudgeError(f"judge {judge!r}: base URL {safe_url(url)!r} {problem}")
     parts = urllib.parse.urlsplit(url)
     if parts.scheme != "https" and not (parts.scheme == "http" and parts.hostname in _LOOPBACK):
         raise JudgeError(f"judge {judge!r}: the key is only sent over https (or to a "
                          f"loopback address), not to {url!r}")
+
+
+def error_body(data: Any, judge: str) -> TransportError | None:
+    """An API error sent with HTTP 200 (``{"type": "error", "error": {...}}`` or
+    ``{"error": {...}}``) as the :class:`TransportError` its kind would have had: an
+    overload or server error is retried with the normal backoff, the rest is not."""
+    if not isinstance(data, Mapping) or "error" not in data or data.get("choices") \
+            or data.get("content"):
+        return None
+    error = data["error"]
+    kind = str(error.get("type", "")) if isinstance(error, Mapping) else ""
+    message = str(error.get("message", error)) if isinstance(error, Mapping) else str(error)
+    text = f"{kind} {message}".lower()
+    status = 529 if "overload" in text else 500 if ("server" in text or kind == "api_error") \
+        else 400
+    return TransportError(f"judge {judge!r}: the API answered HTTP 200 with an error: "
+                          f"{shorten(f'{kind}: {message}'.strip(': '))}", status_code=status)
 
 
 class TransportError(Exception):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -40,7 +41,7 @@ class JudgeEstimate:
         from ..judge.cache import VerdictCache
         from ..judge.estimate import Estimate
         from ..judge.request import cache_key, task_of
-        from .judge import VERDICTS_FILE
+        from .judge import VERDICTS_FILE, has_judged_rules
 
         folder = self.state.judging.folder
         cache = VerdictCache(folder / VERDICTS_FILE)
@@ -54,7 +55,7 @@ class JudgeEstimate:
         for first in groups.values():
             settings = self.state.judge_settings.get(first.suite.id)
             method = self.state.method(first.suite)
-            if settings is None or not hasattr(method, "rule_meanings"):
+            if settings is None or not has_judged_rules(method):
                 continue
             if settings.budget_usd is not None:
                 self.budgets[first.suite.id] = settings.budget_usd
@@ -109,16 +110,23 @@ class JudgeEstimate:
         source = ("input tokens counted by the API" if self.how == "api"
                   else "input tokens estimated locally")
         out = [f"judge estimate ({source}; nothing was sent, no item ran)"]
-        live = batch = 0.0
+        live = batch = Decimal(0)
+        unpriced = []
         for name, e in sorted(self.estimates.items()):
-            live += e.cost_live_usd
-            batch += e.cost_batch_usd
+            if e.cost_live_usd is None or e.cost_batch_usd is None:
+                unpriced.append(name)
+                cost = "live unknown (no price), batch unknown (no price)"
+            else:
+                live += Decimal(str(e.cost_live_usd))
+                batch += Decimal(str(e.cost_batch_usd))
+                cost = f"live ${e.cost_live_usd:.4f}, batch ${e.cost_batch_usd:.4f}"
             out.append(f"  {name} ({e.model}): {e.requests} uncached requests, "
                        f"{e.input_tokens} input tokens, {e.output_tokens} output tokens; "
-                       f"live ${e.cost_live_usd:.4f}, batch ${e.cost_batch_usd:.4f}")
+                       + cost)
         requests = sum(e.requests for e in self.estimates.values())
+        partial = (f" (incomplete: no price for {', '.join(unpriced)})" if unpriced else "")
         out.append(f"  total: {requests} uncached requests; live ${live:.4f}, "
-                   f"batch ${batch:.4f}; {self.cached} cached, {self.in_batches} "
+                   f"batch ${batch:.4f}{partial}; {self.cached} cached, {self.in_batches} "
                    f"in open batches, {self.not_estimated} items of live products not "
                    "estimated")
         for suite, limit in sorted(self.budgets.items()):

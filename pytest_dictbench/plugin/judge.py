@@ -20,25 +20,36 @@ match an item give its rules their final (``human``) scores.
 from __future__ import annotations
 
 import asyncio
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from ..adapters.base import Adapter
 from ..errors import DictbenchError
 from ..files import file_lock
-from ..judge.adjudications import DECISIONS_FILE
+from ..judge.adjudications import DECISIONS_FILE, unknown_rule_warnings
 from ..judge.records import JudgeRequest
 from ..judge.settings import JudgeSettings
 from ..methods.base import Method
 from ..model import ItemLike, Output, RuleScore, ScoreContext
+from ..private import is_private, public_case_id
 
-__all__ = ["JUDGE_MODES", "NO_JUDGEMENT", "JudgeItem", "Judgement", "Judging"]
+__all__ = ["JUDGE_MODES", "NO_JUDGEMENT", "JudgeItem", "Judgement", "Judging", "has_judged_rules"]
 
 #: Values of ``--judge``.
 JUDGE_MODES = ("off", "replay", "live", "batch")
 
+
+
+def has_judged_rules(method: Any) -> bool:
+    """Whether ``method`` builds judge requests: rubric-style ``rule_meanings`` or a
+    judge protocol of its own (keypoints). The estimate, the project-wide judge table and
+    the judging pass all ask this one question."""
+    return hasattr(method, "rule_meanings") or hasattr(method, "judge_protocol")
 
 class JudgeItem(ItemLike, Protocol):
     """A benchmark item as the judges see it (``collect.CaseItem`` is one)."""
@@ -83,6 +94,27 @@ def _terminal_line(config: Any) -> Any:
             reporter.write_line(line)
 
     return write
+
+
+def _warn_short_answers(requests: Sequence[JudgeRequest], settings: JudgeSettings,
+                        suite: Any) -> None:
+    """Warn about a case whose expected answer (the estimate's ``20 + 30 x rules``
+    tokens) exceeds a judge's ``max_tokens``: it would be cut off, asked again and fail,
+    billed on every run."""
+    from ..judge.estimate import OUTPUT_BASE, OUTPUT_PER_RULE
+
+    warned: set[tuple[str, str]] = set()
+    for request in requests:
+        need = OUTPUT_BASE + OUTPUT_PER_RULE * len(request.rule_ids)
+        for judge in settings.judges:
+            if need > judge.max_tokens and (request.case_id, judge.name) not in warned:
+                warned.add((request.case_id, judge.name))
+                shown = public_case_id(suite, request.case_id) if is_private(suite) \
+                    else request.case_id
+                warnings.warn(f"suite {request.suite!r}: case {shown!r} needs about "
+                              f"{need} output tokens ({len(request.rule_ids)} rules) but "
+                              f"judge {judge.name!r} has max_tokens {judge.max_tokens}: its "
+                              "answer would be cut off", UserWarning, stacklevel=2)
 
 
 def _group(item: JudgeItem) -> tuple[str, str]:
@@ -135,8 +167,7 @@ class Judging:
                  settings: JudgeSettings | None, items: Sequence[Any]) -> Judgement:
         """The judgement of ``item`` (judging its whole group, among ``items``, on first
         use)."""
-        if self.mode == "off" or not (hasattr(method, "rule_meanings")
-                                      or hasattr(method, "judge_protocol")):
+        if self.mode == "off" or not has_judged_rules(method):
             return NO_JUDGEMENT
         if settings is None:
             return self._human_only(item, output)
@@ -225,6 +256,7 @@ class Judging:
         if not pairs:
             return {}
         requests = [request for _, request in pairs]
+        _warn_short_answers(requests, settings, first.suite)
         factory = JudgeClientFactory(base_url=settings.base_url, timeout=settings.timeout)
         # One process at a time judges against the cache, reloaded under the lock: xdist
         # workers reuse each other's verdicts instead of paying for them twice (the
@@ -245,8 +277,12 @@ class Judging:
                 cache.close()
         self.calls += run.calls
         self.cache_hits += run.cache_hits
+        self._say(first, run, self.budget(first.suite.id, settings))
         decisions_path = self.folder / DECISIONS_FILE
         decisions = load_decisions(decisions_path) if decisions_path.is_file() else []
+        rules = {(r.suite, r.case_id): r.rule_ids for r in requests}
+        for message in unknown_rule_warnings(decisions, rules):
+            warnings.warn(message, UserWarning, stacklevel=1)
         combined = combine(run, decisions)
         results = {}
         listed: set[tuple[str, ...]] = set()  # a pending rule is listed once per output
@@ -254,6 +290,20 @@ class Judging:
             results[(item.case.id, item.repetition)] = _judgement(
                 run, combined, request, audit.get(request.key, {}), listed)
         return results
+
+    def _say(self, first: JudgeItem, run: Any, budget: Any) -> None:
+        """Terminal lines after a group: the budget spent and what it stopped, and batch
+        results that matched no request."""
+        if self.progress is None:
+            return
+        if budget.limited:
+            self.progress(f"[judge] {first.suite.id}: budget_usd {budget.limit}: spent "
+                          f"${budget.spent:.4f} so far ({budget.reserved:.4f} reserved), "
+                          f"{budget.refused} request(s) not sent")
+        if run.batch_dropped:
+            self.progress(f"[judge] {first.suite.id}/{first.product.name}: "
+                          f"{run.batch_dropped} batch result(s) matched no request of this "
+                          "run and were dropped")
 
     def _audit(self, requests: Sequence[JudgeRequest], settings: JudgeSettings,
                cache: Any, factory: Any) -> dict[str, dict[str, Any]]:
@@ -305,7 +355,15 @@ def _judgement(run: Any, combined: Any, request: JudgeRequest,
             entry["output_tokens"] += usage.output_tokens
             entry["cache_write_tokens"] += usage.cache_write_tokens
             entry["cache_read_tokens"] += usage.cache_read_tokens
-            entry["cost_usd"] += config.cost_usd(usage, batch=outcome.verdict.batch)
+            cost = config.cost_usd(usage, batch=outcome.verdict.batch)
+            if cost is None or entry["cost_usd"] is None:  # unknown, never $0
+                entry["cost_usd"] = None
+                why = config.missing_price or f"judge {config.name!r}: an answer " \
+                    "without valid usage"
+                if why not in entry.setdefault("cost_unknown", []):
+                    entry["cost_unknown"].append(why)
+            else:
+                entry["cost_usd"] = float(Decimal(str(entry["cost_usd"])) + Decimal(str(cost)))
             entry["verdicts"] += 1
     pending = []
     for p in combined.pending:
@@ -314,11 +372,22 @@ def _judgement(run: Any, combined: Any, request: JudgeRequest,
                           request.output_hash) and target not in listed:
             listed.add(target)
             pending.append(p.to_json())
-    models = {c.name: f"{c.family}:{c.model}" for c in run.judges}
+    models = {c.name: f"{c.family}:{c.model}" + (f"@{urlsplit(c.base_url).hostname}"
+                                                 if c.base_url else "")
+              for c in run.judges}
     record = {"judges": scores, "pending": pending, "judge_spend": spend,
               "judge_models": models}
     if audit:
         record["judge_audit"] = dict(audit)
+    if errors and getattr(request.task, "protocol", None) is not None:
+        # A method with its own protocol (keypoints) shows a failed request as rules
+        # still unjudged: the item is provisional, never a score, and says why.
+        final = dict(combined.final.get(request.key, {}))
+        why = "judge error: " + "; ".join(errors)
+        for rule in request.rule_ids:
+            if final.get(rule) is None or final[rule].score is None:
+                final[rule] = RuleScore(rule, None, why, "unjudged")
+        return Judgement(judged=final, record=record)
     if errors:
         return Judgement(record=record, error="; ".join(errors))
     if unscored:

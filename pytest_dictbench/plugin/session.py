@@ -39,7 +39,7 @@ from ..rig.package import is_package, load_package
 from ..rig.results import export_csv
 from ..suites import MANIFEST, canary_status, load_suite
 from .gate import Gating
-from .judge import Judging
+from .judge import Judging, has_judged_rules
 from .junit import junit_properties, session_result
 from .options import bootstrap_seed, ini_folder, judge_default, max_text_chars
 from .report_hooks import generate_report, update_report
@@ -135,7 +135,7 @@ class DictbenchSession:
             if check_params is not None:
                 check_params(suite)
             if "judge" not in suite.manifest and self.judge_default and \
-                    hasattr(method, "rule_meanings"):
+                    has_judged_rules(method):
                 suite = replace(suite, manifest={**suite.manifest, "judge": self.judge_default})
             if "judge" in suite.manifest:
                 self.judge_settings[suite.id] = parse_judge_settings(

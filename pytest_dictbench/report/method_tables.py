@@ -73,15 +73,21 @@ def _cost(suite: Mapping[str, Any]) -> PlainTable:
                       (1, 2, 3, 4, 5), "Descriptive only: no price enters a score or a rank.")
 
 
+def _names_cell(item: Mapping[str, Any], key: str) -> str:
+    """The extracted items, or (a private suite's row) only how many there were."""
+    if key not in item:
+        return f"{item.get(key + '_count', 0)} (private)"
+    return " ".join(item[key]) or "-"
+
+
 def _names(suite: Mapping[str, Any]) -> PlainTable:
     rows = []
     for e in suite["products"]:
         for item in e.get("tables", {}).get("items", []):
             rows.append((e["product"], item["case_id"], fmt(item.get("names_f1"), "f1"),
-                         " ".join(item["names_reference"]) or "-",
-                         " ".join(item["names_hypothesis"]) or "-",
-                         " ".join(item["names_missed"]) or "-",
-                         " ".join(item["names_extra"]) or "-"))
+                         *(_names_cell(item, k) for k in (
+                             "names_reference", "names_hypothesis", "names_missed",
+                             "names_extra"))))
     return PlainTable("Names, numbers and coined words per item",
                       ("Product", "Case", "F1", "Reference", "Transcript", "Missed", "Extra"),
                       tuple(rows), (2,))

@@ -96,6 +96,24 @@ Span = tuple[int, int]
 
 
 @cache
+def analyser_info() -> dict[str, str]:
+    """Which analyser, dictionary and split mode produce tokens here, with versions:
+    word matching and extracted names depend on them, so reports record them."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    def installed(name: str) -> str:
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            return "unknown"
+
+    return {"analyser": "sudachipy", "analyser_version": installed("sudachipy"),
+            "dictionary": "sudachidict_core",
+            "dictionary_version": installed("sudachidict_core"),
+            "split_mode": "B", "normalization": "NFKC"}
+
+
+@cache
 def _tokenizer() -> Any:
     """The process-wide sudachipy tokenizer (core dictionary, split mode B)."""
     from sudachipy import Dictionary, SplitMode

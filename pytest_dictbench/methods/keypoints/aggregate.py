@@ -6,10 +6,17 @@ Figures are means over items (macro averages) and fractions 0..1:
   items with every verdict known (provisional items are left out and counted);
 - ``names_f1`` / ``names_precision`` / ``names_recall``: over the items where either side
   has an extracted item;
-- ``critical_missing``, ``critical_contradicted``, ``insertions``: counts summed.
+- ``critical_missing``, ``critical_contradicted``, ``insertions``: counts summed over the
+  items with verdicts (``None`` when no item has them).
+
+``analyser`` names the morphological analyser, its dictionary (with versions) and the
+split mode that produced the names figures.
 
 ``items`` lists every item with its figures, its critical misses and contradictions, and
 the extracted names, numbers and coined words of both sides, so a reader can check them.
+A private suite's rows (records already carry the keyed case id) list only how many
+items each side had, missed and added (``names_reference_count`` ...), never the
+items: they are taken from the private reference.
 """
 
 from __future__ import annotations
@@ -18,7 +25,9 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
-from ...model import Suite
+from ...model import Case, Suite
+from ...private import is_private, public_case_id
+from ...text.japanese import analyser_info
 from ..base import ItemRecord
 from .casedata import KeypointsCase
 from .names import extract_names
@@ -36,15 +45,26 @@ def _mean(values: list[float]) -> float | None:
     return statistics.fmean(values) if values else None
 
 
-def _item_row(record: ItemRecord, suite: Suite) -> dict[str, Any]:
+def _cases_by_shown_id(suite: Suite) -> dict[str, Case]:
+    """Case by the id its records carry (the keyed id in a private suite)."""
+    if is_private(suite):
+        return {public_case_id(suite, c.id): c for c in suite.cases}
+    return {c.id: c for c in suite.cases}
+
+
+def _names_counts(m: Any) -> dict[str, Any]:
+    tp, fp, fn = (int(m.get(k, 0)) for k in ("names_tp", "names_fp", "names_fn"))
+    return {"names_reference_count": tp + fn, "names_hypothesis_count": tp + fp,
+            "names_missed_count": fn, "names_extra_count": fp}
+
+
+def _item_row(record: ItemRecord, case: Case, private: bool) -> dict[str, Any]:
     m = record.get("metrics", {})
-    kcase = KeypointsCase.from_case(suite.case(record["case_id"]))
+    kcase = KeypointsCase.from_case(case)
     severities = {p.id: p.severity for p in kcase.key_points}
     rules = record.get("rules", {})
     critical = {p for p, s in severities.items() if s == "critical"}
-    ref = extract_names(kcase.reference)
-    hyp = extract_names(record.get("text") or "")
-    return {
+    row: dict[str, Any] = {
         "case_id": record["case_id"], "repetition": record["repetition"],
         "provisional": bool(m.get("provisional")),
         **{k: m.get(k) for k in ("overall", "names_f1", "fbeta", "recall", "precision",
@@ -53,10 +73,13 @@ def _item_row(record: ItemRecord, suite: Suite) -> dict[str, Any]:
                                    if rules.get(p, {}).get("score") == 1),
         "critical_contradicted": sorted(p for p in critical
                                         if rules.get(p, {}).get("score") == 0),
-        "names_reference": sorted(ref.items), "names_hypothesis": sorted(hyp.items),
-        "names_missed": sorted(ref.items - hyp.items),
-        "names_extra": sorted(hyp.items - ref.items),
     }
+    if private:
+        return {**row, **_names_counts(m)}
+    ref = extract_names(kcase.reference)
+    hyp = extract_names(record.get("text") or "")
+    return {**row, "names_reference": sorted(ref.items), "names_hypothesis": sorted(hyp.items),
+            "names_missed": ref.not_in(hyp), "names_extra": hyp.not_in(ref)}
 
 
 def aggregate_records(records: Sequence[ItemRecord], suite: Suite) -> dict[str, Any]:
@@ -73,6 +96,9 @@ def aggregate_records(records: Sequence[ItemRecord], suite: Suite) -> dict[str, 
     applies = [m for m in metrics if m.get("names_applies")]
     for name in _NAMES:
         summary[name] = _mean([float(m[name]) for m in applies])
-    for name in _COUNTS:
-        summary[name] = int(sum(m.get(name, 0) for m in judged))
-    return {"summary": summary, "items": [_item_row(r, suite) for r in records]}
+    for name in _COUNTS:  # nothing judged: no counts (not zero of each)
+        summary[name] = int(sum(m.get(name, 0) for m in judged)) if judged else None
+    cases = _cases_by_shown_id(suite)
+    private = is_private(suite)
+    return {"summary": summary, "analyser": analyser_info(),
+            "items": [_item_row(r, cases[str(r["case_id"])], private) for r in records]}

@@ -5,7 +5,8 @@ the product name. It answers through the ``record_verdicts`` tool: a verdict
 (present / missing / contradicted) and a reason per key point, plus the list of
 insertions. The answer travels through the judge machinery as rule scores: each key
 point is a rule scored 2 (present), 1 (missing) or 0 (contradicted), and the rule
-``insertions`` carries the number of insertions (the reason lists them).
+``insertions`` carries the number of insertions (the reason lists them): blank ones are
+dropped and identical ones (after stripping) counted once.
 
 Any change that could change a verdict bumps :data:`GUIDE_VERSION` (it is part of the
 verdict cache key).
@@ -113,7 +114,7 @@ class KeypointsProtocol:
         """A validated tool input as rule scores (see the module docstring)."""
         scores = {p: (_SCORES[v["verdict"]], v["reason"])
                   for p, v in tool_input["key_points"].items()}
-        inserted = list(tool_input["insertions"])
+        inserted = list(dict.fromkeys(i.strip() for i in tool_input["insertions"] if i.strip()))
         scores[INSERTIONS_RULE] = (len(inserted), " | ".join(inserted))
         return scores
 

@@ -68,7 +68,7 @@ class Keypoints:
         metrics: dict[str, float] = {"key_points": len(kcase.key_points),
                                      **_names_metrics(names)}
         if not output.text.strip():
-            return self._empty(kcase, metrics)
+            return self._empty(kcase, params, metrics)
         rules: list[RuleScore] = []
         verdicts: dict[str, str] = {}
         for point in kcase.key_points:
@@ -94,23 +94,33 @@ class Keypoints:
         return self._final(kcase, params, verdicts, inserted.score, names, rules, metrics)
 
     @staticmethod
-    def _empty(kcase: KeypointsCase, metrics: dict[str, float]) -> ItemResult:
+    def _empty(kcase: KeypointsCase, params: KeypointsParams,
+               metrics: dict[str, float]) -> ItemResult:
+        """Scores 0 and counts 0 in every mean, the weighted ones too."""
         critical = sum(1 for p in kcase.key_points if p.severity == "critical")
         metrics.update({"present": 0, "missing": len(kcase.key_points), "contradicted": 0,
                         "insertions": 0, "recall": 0.0, "precision": 0.0, "fbeta": 0.0,
                         "overall": 0.0, "critical_missing": critical,
                         "critical_contradicted": 0, "provisional": 0})
+        if params.severity_weights is not None:
+            metrics.update({"weighted_recall": 0.0, "weighted_precision": 0.0,
+                            "weighted_fbeta": 0.0})
         rules = tuple(RuleScore(p.id, 1, "missing: empty transcript") for p in kcase.key_points)
         return ItemResult(passed=False, score=0.0, rules=rules, metrics=metrics,
                           message="empty transcript")
 
     @staticmethod
     def _provisional(rules: list[RuleScore], metrics: dict[str, float]) -> ItemResult:
+        """No score yet; ``provisional`` on the result counts the verdicts still
+        missing (key points and the insertions), as items.jsonl reports it."""
         unjudged = [r.rule for r in rules if r.score is None]
+        failures = sorted({r.evidence for r in rules
+                           if r.score is None and r.evidence.startswith("judge error")})
         metrics["provisional"] = 1
+        message = f"provisional: no verdict on {', '.join(unjudged)}"
         return ItemResult(passed=True, score=None, rules=tuple(rules), metrics=metrics,
-                          message=f"provisional: no verdict on {', '.join(unjudged)}",
-                          provisional=len(unjudged))  # the record's count agrees
+                          message="; ".join([message, *failures]),
+                          provisional=len(unjudged))
 
     @staticmethod
     def _final(kcase: KeypointsCase, params: KeypointsParams, verdicts: dict[str, str],

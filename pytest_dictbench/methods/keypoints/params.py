@@ -51,6 +51,11 @@ class KeypointsParams:
             raise SuiteError("params.overall_weights must add up to 1, got "
                              f"{weights['names']} + {weights['propositions']}")
         severity = params.get("severity_weights")
+        if severity is not None:
+            table = _table(severity, "severity_weights", SEVERITIES)
+            if not any(table.values()):
+                raise SuiteError("params.severity_weights must not all be 0 (the weighted "
+                                 f"figures would be 0/0), got {severity!r}")
         return cls(beta=beta, names_weight=weights["names"],
                    propositions_weight=weights["propositions"],
                    severity_weights=(_table(severity, "severity_weights", SEVERITIES)
