@@ -1,0 +1,1 @@
+"""``desktop``: a dictation app driven by a rig (see ``docs/desktop.md``)."""
