@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from pytest_dictbench.adapters.desktop.settle import SettleRule, Snapshot, settle, timings
 
-RIG = SettleRule(stable_s=2, max_wait_s=10)
+RIG = SettleRule(stable_s=2, max_wait_s=10, empty_wait_s=2)
 
 
 def stream(*steps: tuple[float, str]) -> list[Snapshot]:
@@ -62,8 +62,9 @@ def test_nothing_arrived_is_empty_after_the_wait() -> None:
     assert settle(shots, audio_end=4.0, now=5.9, rule=RIG).state == "waiting"
     verdict = settle(shots, audio_end=4.0, now=6.0, rule=RIG)
     assert (verdict.state, verdict.text, verdict.first_text_at) == ("empty", "", None)
-    longer = SettleRule(stable_s=2, max_wait_s=10, empty_wait_s=5)
-    assert settle(shots, audio_end=4.0, now=6.0, rule=longer).state == "waiting"
+    longer = SettleRule(stable_s=2, max_wait_s=10)  # the default: 10 s for the first text
+    assert settle(shots, audio_end=4.0, now=13.9, rule=longer).state == "waiting"
+    assert settle(shots, audio_end=4.0, now=14.0, rule=longer).state == "empty"
 
 
 def test_text_typed_then_deleted_is_empty() -> None:
@@ -114,7 +115,7 @@ def test_timings_from_the_first_audible_sample() -> None:
 @pytest.mark.parametrize(("stable", "wait"), [(0, 10), (2, 0), (5, 2), (2, -1)])
 def test_bad_rules_are_refused(stable: float, wait: float) -> None:
     with pytest.raises(ValueError, match=r"must be|shorter"):
-        SettleRule(stable_s=stable, max_wait_s=wait, empty_wait_s=None if wait != -1 else -1)
+        SettleRule(stable_s=stable, max_wait_s=wait, empty_wait_s=10 if wait != -1 else -1)
 
 
 changes = st.lists(st.tuples(st.floats(0, 30, allow_nan=False),

@@ -1,7 +1,7 @@
 """Product adapters: where a product's outputs come from.
 
 ``cache`` reads recorded outputs; the live kinds (``command``, ``http``, ``whisper``,
-``python``) capture them on a cache miss and keep them in the same file (see
+``python``, ``desktop``) capture them on a cache miss and keep them in the same file (see
 ``docs/adapters.md``).
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 from .base import Adapter, AdapterFactory, AdapterOptions
 from .cache import CacheAdapter
 from .command import command_adapter
+from .desktop import desktop_adapter
 from .http import http_adapter
 from .live import CaptureRequest, LiveAdapter, Transcriber
 from .python import python_adapter
@@ -32,6 +33,7 @@ BUILTIN_ADAPTERS: dict[str, AdapterFactory] = {
     "http": http_adapter,
     "whisper": whisper_adapter,
     "python": python_adapter,
+    "desktop": desktop_adapter,
 }
 
 

@@ -18,8 +18,11 @@ a failing product gives an ``error`` output, which is cached and retried next ru
 A transcriber returns the text, or a *transcript record* (a mapping) when it has more
 to say: ``text``; ``status``, one of the output statuses (``complete`` by default;
 ``unsupported``, ``not_tested``, ``blank``, ``failed``, ``invalid``); ``error`` (why it
-failed); and the rig fields ``capture_complete`` (bool) and ``edit_actions`` (whole
-number). Anything else in it is refused, so a typo cannot pass unseen.
+failed); the rig fields ``capture_complete`` (bool) and ``edit_actions`` (whole
+number); ``latency_ms``, a latency the transcriber measured itself, recorded instead of
+the timed call (a desktop app's wait for settled text is not its latency); and
+``desktop``, the facts of a desktop capture (a mapping, kept on failed and invalid lines
+too). Anything else in it is refused, so a typo cannot pass unseen.
 """
 
 from __future__ import annotations
@@ -189,6 +192,8 @@ class LiveAdapter:
                 status, text, error, fields = transcript_record(answer)
             except ValueError as exc:
                 error = str(exc)
+            if "latency_ms" in fields:  # measured by the transcriber (see module doc)
+                seconds = fields.pop("latency_ms") / 1000
         text = scrub(text) if isinstance(text, str) else text
         error = scrub(error) if error is not None else None
         if status == "complete" and text is not None \
@@ -215,7 +220,7 @@ class LiveAdapter:
             "audio_duration_s": round(duration, 6) if duration is not None else None,
             "warmup": self._warmup_state,
             "environment": detect_environment(),
-            **(fields if ok else {}),
+            **(fields if ok else {k: v for k, v in fields.items() if k in KEPT_FIELDS}),
         }
         if self.options.offline_audit and ok:
             line["offline_audit"] = offline_audit(transcriber, request, text)
@@ -331,7 +336,12 @@ def offline_audit(transcriber: Transcriber, request: CaptureRequest, text: str |
 RECORD_FIELDS: dict[str, Callable[[Any], bool]] = {
     "capture_complete": lambda v: isinstance(v, bool),
     "edit_actions": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+    "latency_ms": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+    and 0 <= v < 86_400_000,
+    "desktop": lambda v: isinstance(v, Mapping),
 }
+#: Record fields kept on a line whatever its status (what a failed capture saw).
+KEPT_FIELDS = frozenset({"desktop"})
 
 
 def transcript_record(answer: Any) -> tuple[str, str | None, str | None, dict[str, Any]]:

@@ -9,7 +9,7 @@ the keyboard focus after dictation started.
 
 Example::
 
-    >>> rule = SettleRule(stable_s=2, max_wait_s=10)
+    >>> rule = SettleRule(stable_s=2, max_wait_s=10, empty_wait_s=5)
     >>> shots = [Snapshot(0.0, ""), Snapshot(3.1, "hel"), Snapshot(3.4, "hello")]
     >>> v = settle(shots, audio_end=3.0, now=5.5, rule=rule)
     >>> v.state, v.text, v.final_text_at, v.settled_at
@@ -47,8 +47,9 @@ class SettleRule:
     stable_s: float = 5.0
     #: Still changing this long after the audio ended: ``timeout`` (failed, text kept).
     max_wait_s: float = 120.0
-    #: No text at all this long after the audio ended: ``empty`` (``None``: ``stable_s``).
-    empty_wait_s: float | None = None
+    #: No text at all this long after the audio ended: ``empty`` (then replayed; an app
+    #: that transcribes after the audio needs more than ``stable_s``).
+    empty_wait_s: float = 10.0
 
     def __post_init__(self) -> None:
         if not self.stable_s > 0 or not self.max_wait_s > 0:
@@ -57,12 +58,8 @@ class SettleRule:
         if self.max_wait_s < self.stable_s:
             raise ValueError(f"max_wait_s ({self.max_wait_s}) is shorter than stable_s "
                              f"({self.stable_s}): no text could ever settle")
-        if self.empty_wait_s is not None and not self.empty_wait_s > 0:
+        if not self.empty_wait_s > 0:
             raise ValueError(f"empty_wait_s must be > 0, got {self.empty_wait_s!r}")
-
-    @property
-    def empty_after_s(self) -> float:
-        return self.stable_s if self.empty_wait_s is None else self.empty_wait_s
 
 
 @dataclass(frozen=True)
@@ -112,7 +109,7 @@ def settle(snapshots: Sequence[Snapshot], *, audio_end: float, now: float,
                 first_text_at = shot.at
     empty = not text.strip()
     quiet_from = max(changed_at if changed_at is not None else audio_end, audio_end)
-    wait = rule.empty_after_s if empty else rule.stable_s
+    wait = min(rule.empty_wait_s, rule.max_wait_s) if empty else rule.stable_s
     if now - quiet_from >= wait:
         decided = quiet_from + wait
         if decided <= audio_end + rule.max_wait_s:
