@@ -5,7 +5,8 @@ Steps, one object each: ``{"wait_audio": true}`` (until the microphone hears sou
 ``{"wait_stop": true}`` (until the hotkey's stop), ``{"sleep": s}``, ``{"type": text}``,
 ``{"backspace": n}``, ``{"flicker": text, "times": n, "every": s}`` (type and delete),
 ``{"steal_focus": true}`` (a window of its own takes the keyboard focus),
-``{"exit": code}`` (crash). An empty script does nothing, like a dead hotkey.
+``{"exit": code}`` (crash), ``{"from_dictation": n}`` (the rest only from the app's
+n-th dictation on). An empty script does nothing, like a dead hotkey.
 
     python tests/desktop_apps/scripted_app.py --hotkey F9 --script steps.json
 """
@@ -47,10 +48,14 @@ def main() -> None:
 
     mic, keys = Mic(), XKeys()
     stopped = threading.Event()
+    dictations = [0]
 
     def play(steps: list[dict[str, Any]]) -> None:
         for step in steps:
-            if step.get("wait_audio"):
+            if "from_dictation" in step:
+                if dictations[0] < step["from_dictation"]:
+                    return
+            elif step.get("wait_audio"):
                 mic.heard.wait(60)
             elif step.get("wait_stop"):
                 stopped.wait(60)
@@ -75,7 +80,8 @@ def main() -> None:
             log(f"step {step}")
 
     def on_start() -> None:
-        log("start")
+        dictations[0] += 1
+        log(f"start {dictations[0]}")
         stopped.clear()
         mic.start()
         steps = json.loads(Path(args.script).read_text(encoding="utf-8"))
