@@ -122,6 +122,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="silence added at both ends (default: %(default)s)")
     synth.set_defaults(run=cmd_synth)
     add_workbench_commands(sub)
+    from .adapters.desktop.doctor import add_parser as add_desktop_commands
+
+    add_desktop_commands(sub)  # dictbench desktop doctor
     return parser
 
 

@@ -151,6 +151,14 @@ def test_losing_the_focus_makes_the_item_invalid(rig: Rig) -> None:
     assert output.meta["desktop"]["last_text"] == "hel"
 
 
+def test_text_typed_before_the_audio_is_stray_and_invalid(rig: Rig) -> None:
+    rig.steps([{"type": "left over"}, {"wait_audio": True}, {"type": " new"}])
+    output = rig.get()
+    assert output.status == "invalid" and "before the first audible sample" in output.error
+    assert output.meta["desktop"]["stray_text"] is True
+    assert output.meta["desktop"]["last_text"] == "left over new"
+
+
 def test_an_app_crash_mid_item_is_an_error_and_the_next_item_relaunches(rig: Rig) -> None:
     rig.steps([{"wait_audio": True}, {"type": "par"}, {"exit": 3}])
     output = rig.get()

@@ -128,6 +128,8 @@ class DesktopTranscriber:
         }
         if verdict.state == "focus_lost" and verdict.focus_lost_at is not None:
             facts["focus_lost_s"] = round(verdict.focus_lost_at - heard, 3)
+        if verdict.first_text_at is not None and verdict.first_text_at < heard:
+            facts["stray_text"] = True  # typed before there was anything to hear
         return verdict, facts
 
     def _settle(self, document: Any, start: float, audio_end: float) -> Verdict:
@@ -151,6 +153,13 @@ class DesktopTranscriber:
     def _answer(self, verdict: Verdict, facts: dict[str, Any], attempts: int
                 ) -> dict[str, Any]:
         rule = self.config.rule
+        if facts.get("stray_text"):
+            self._relaunch = self.config.relaunch != "never"
+            facts["last_text"] = verdict.text
+            return {"status": "invalid", "desktop": facts,
+                    "error": f"text arrived in the fresh document {-facts['first_text_s']:g} s "
+                             "before the first audible sample: left over from an earlier "
+                             "dictation (is the app still typing?); not scored"}
         if verdict.state == "settled":
             return {"text": verdict.text, "desktop": facts,
                     "latency_ms": round(facts["final_text_s"] * 1000, 3)}
@@ -191,8 +200,9 @@ class DesktopTranscriber:
 
     def close(self) -> None:
         """Stop the app the rig launched, take the audio route down, free the display."""
-        if self._app is not None:
-            self._app.stop()
-            self._app = None
-        self.backend.close()
+        with contextlib.suppress(Exception):  # at exit the display may be gone already
+            if self._app is not None:
+                self._app.stop()
+                self._app = None
+            self.backend.close()
         self._claim.close()

@@ -175,7 +175,8 @@ class LinuxBackend:
     @contextlib.contextmanager
     def claim(self) -> Iterator[None]:
         with contextlib.ExitStack() as stack:
-            for kind, name in (("display", self.display), ("route", self.sink)):
+            server = self.env.get("PULSE_SERVER") or self.env.get("XDG_RUNTIME_DIR", "")
+            for kind, name in (("display", self.display), ("route", f"{server} {self.sink}")):
                 path = rig_lock_path(kind, name)
                 handle = stack.enter_context(open(path, "a+"))
                 try:

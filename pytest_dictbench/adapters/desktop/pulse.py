@@ -39,8 +39,8 @@ class PulseRoute:
         done = subprocess.run(["pactl", *args], capture_output=True, text=True, env=self.env,
                               timeout=10, check=False)
         if done.returncode != 0:
-            raise RuntimeError(f"pactl {' '.join(args)}: "
-                               f"{(done.stderr or done.stdout).strip() or done.returncode}")
+            said = " ".join((done.stderr or done.stdout).split()) or str(done.returncode)
+            raise RuntimeError(f"pactl {' '.join(args)}: {said}")
         return done.stdout
 
     def problems(self) -> list[str]:
