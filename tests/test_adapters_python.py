@@ -123,7 +123,7 @@ def test_unknown_settings_are_refused(tmp_path: Path, suite: Suite) -> None:
 
 
 def test_builtin_adapter_kinds() -> None:
-    assert set(BUILTIN_ADAPTERS) == {"command", "http", "whisper", "python"}
+    assert {"command", "http", "whisper", "python", "desktop"} <= set(BUILTIN_ADAPTERS)
     assert BUILTIN_ADAPTERS["python"] is python_adapter
 
 

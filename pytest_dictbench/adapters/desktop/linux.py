@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ...errors import ProductError
+from ...errors import CaptureError, ProductError
 from .pulse import PulseRoute, Tap
 from .settle import Snapshot
 from .xkeys import Hotkey, XKeys
@@ -61,52 +61,96 @@ class _Process:
                 self.process.wait()
 
 
-class LinuxDocument:
-    """The editor window (:mod:`.editor`), its snapshots read as it reports them."""
+class EditorProcess:
+    """The editor (:mod:`.editor`), started once; its snapshots read as it reports them."""
 
-    def __init__(self, title: str, env: Mapping[str, str]) -> None:
+    def __init__(self, env: Mapping[str, str]) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "pytest_dictbench.adapters.desktop.editor", title],
+            [sys.executable, "-m", "pytest_dictbench.adapters.desktop.editor"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=dict(env), text=True, encoding="utf-8")
-        self._shots: list[Snapshot] = []
+        self._shots: dict[int, list[Snapshot]] = {}
+        self._opened: set[int] = set()
         self._lock = threading.Lock()
-        self._ready = threading.Event()
-        self.window: int | None = None
+        self._changed = threading.Condition(self._lock)
+        self.number = 0
         threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True).start()
 
     def _read(self, stream: IO[str]) -> None:
         for line in stream:
             obj = json.loads(line)
-            if "window" in obj:
-                self.window = int(obj["window"])
-                continue
-            with self._lock:
-                self._shots.append(Snapshot(float(obj["at"]), str(obj["text"]),
-                                            bool(obj["focused"])))
-            self._ready.set()
+            with self._changed:
+                number = int(obj["document"])
+                if "at" in obj:
+                    self._shots.setdefault(number, []).append(
+                        Snapshot(float(obj["at"]), str(obj["text"]), bool(obj["focused"])))
+                else:
+                    self._opened.add(number)
+                self._changed.notify_all()
+        with self._changed:
+            self._changed.notify_all()
 
-    def wait_focused(self, timeout_s: float) -> bool:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                error = self.process.stderr.read() if self.process.stderr else ""
-                raise RuntimeError(f"the document window exited: {error.strip()[-500:]}")
-            shots = self.snapshots()
-            if shots and shots[-1].focused:
-                return True
-            time.sleep(0.01)
-        return False
+    def send(self, command: str) -> None:
+        if self.process.poll() is not None or self.process.stdin is None:
+            error = self.process.stderr.read() if self.process.stderr else ""
+            raise RuntimeError(f"the document editor exited: {error.strip()[-500:]}")
+        self.process.stdin.write(command + "\n")
+        self.process.stdin.flush()
 
-    def snapshots(self) -> list[Snapshot]:
+    def new(self, title: str, timeout_s: float = 30) -> int:
+        """Open a fresh document; its number once the editor shows it."""
+        self.number += 1
+        self.send("new " + " ".join(title.split()))
+        with self._changed:
+            if not self._changed.wait_for(lambda: self.number in self._opened
+                                          or self.process.poll() is not None, timeout_s):
+                raise RuntimeError(f"the document editor did not open a window in "
+                                   f"{timeout_s:g} s")
+        if self.number not in self._opened:
+            self.send("")  # raises with the editor's error
+        return self.number
+
+    def snapshots(self, number: int) -> list[Snapshot]:
         with self._lock:
-            return list(self._shots)
+            return list(self._shots.get(number, ()))
+
+    def forget(self, number: int) -> None:
+        with self._lock:
+            self._shots.pop(number, None)
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
             if self.process.stdin:
                 self.process.stdin.close()
         _Process(self.process).stop()
+
+
+class LinuxDocument:
+    """One fresh document window of the editor."""
+
+    def __init__(self, editor: EditorProcess, title: str) -> None:
+        self.editor = editor
+        self.number = editor.new(title)
+
+    def wait_focused(self, timeout_s: float) -> bool:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            shots = self.snapshots()
+            if shots and shots[-1].focused:
+                return True
+            time.sleep(0.005)
+        return False
+
+    def snapshots(self) -> list[Snapshot]:
+        return self.editor.snapshots(self.number)
+
+    def close(self) -> None:
+        with contextlib.suppress(RuntimeError, OSError):
+            self.editor.send("close")
+        self.editor.forget(self.number)
 
 
 class _Playback:
@@ -140,6 +184,7 @@ class LinuxBackend:
         self.env = {**os.environ, "DISPLAY": self.display}
         self.route = PulseRoute(sink, self.env)
         self._keys: XKeys | None = None
+        self._editor: EditorProcess | None = None
         self._tap: Tap | None = None
         self._routed = False
 
@@ -211,6 +256,8 @@ class LinuxBackend:
 
     def launch(self, argv: Sequence[str], log: Path | None) -> _Process:
         self._route()  # the app must find its default source in place
+        if self._editor is None or not self._editor.alive():
+            self._editor = EditorProcess(self.env)  # starts while the app starts
         out: Any = subprocess.DEVNULL
         if log is not None:
             log.parent.mkdir(parents=True, exist_ok=True)
@@ -225,7 +272,12 @@ class LinuxBackend:
         return _Process(process)
 
     def open_document(self, title: str) -> LinuxDocument:
-        return LinuxDocument(title, self.env)
+        if self._editor is None or not self._editor.alive():
+            self._editor = EditorProcess(self.env)
+        try:
+            return LinuxDocument(self._editor, title)
+        except RuntimeError as exc:
+            raise CaptureError(str(exc)) from None
 
     def key_down(self, hotkey: Hotkey) -> None:
         self.keys.down(hotkey)
@@ -247,6 +299,9 @@ class LinuxBackend:
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=self.env), "q")
 
     def close(self) -> None:
+        if self._editor is not None:
+            self._editor.close()
+            self._editor = None
         if self._tap is not None:
             self._tap.close()
             self._tap = None
