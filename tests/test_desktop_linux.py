@@ -207,3 +207,29 @@ def test_a_missing_display_or_app_binary_is_named(tmp_path: Path,
         desktop_adapter(product, tone_suite(tmp_path / "s"), AdapterOptions())
     assert "no X display" in str(caught.value)
     assert "'no-such-dictation-app' is not found" in str(caught.value)
+
+
+def test_relaunch_by_block_starts_the_app_again(desktop: Desktop, tmp_path: Path) -> None:
+    rig = Rig(tmp_path, relaunch="block")
+    try:
+        rig.steps([{"wait_audio": True}, {"type": "one"}])
+        rig.adapter.start_block(1)
+        assert rig.get().status == "complete"
+        first = rig.driver._app
+        rig.adapter.start_block(1)  # the same block: no relaunch
+        assert rig.get(case=1).status == "complete" and rig.driver._app is first
+        rig.adapter.start_block(2)
+        assert rig.get(case=0, repetition=2).status == "complete"
+        assert rig.driver._app is not first and first is not None
+        assert first.exit_code() is not None  # the old app was stopped
+    finally:
+        rig.close()
+
+
+def test_screen_recording_command() -> None:
+    from pytest_dictbench.adapters.desktop.linux import screen_command
+
+    assert screen_command(":7", Path("/o/s.mp4")) == [
+        "ffmpeg", "-loglevel", "error", "-y", "-f", "x11grab", "-framerate", "10",
+        "-i", ":7", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
+        "/o/s.mp4"]
