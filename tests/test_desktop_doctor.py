@@ -66,3 +66,37 @@ def test_settings_defaults_follow_the_rubric_seed(tmp_path: Path) -> None:
     assert config.hotkey.modifiers == ("Control_L", "Alt_L")
     assert config.app == (str((tmp_path / "run-app").resolve()), "--x")
     assert (config.hotkey_mode, config.relaunch) == ("toggle", "session")
+
+
+def test_a_machine_without_the_rig_stops_the_run_naming_what_is_missing(
+        pytester: pytest.Pytester, write_suite: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.setenv("PULSE_SERVER", f"unix:{pytester.path}/none")
+    write_suite()
+    write_product(pytester.path / "products", 'app = ["no-such-app"]\nhotkey = "F9"\n')
+    result = pytester.runpytest("cases/mini", "--product=app", "-p", "no:cacheprovider")
+    assert result.ret != 0
+    result.stdout.fnmatch_lines(["*the desktop rig cannot run here: no X display*",
+                                 "*Interrupted: 1 error during collection*"])
+    assert "passed" not in result.stdout.str()
+
+
+def test_the_recorded_app_argv_hides_secrets(tmp_path: Path) -> None:
+    from contextlib import nullcontext
+
+    from pytest_dictbench.adapters.desktop.driver import DesktopTranscriber
+
+    class Backend:
+        platform = "linux"
+
+        def claim(self) -> Any:
+            return nullcontext()
+
+        def close(self) -> None:
+            return None
+
+    config = DesktopConfig.from_product(make_product(tmp_path, "desktop", {
+        "app": ["dictate", "--api-key", "sk-SECRET", "--token=abc"], "hotkey": "F9"}))
+    described = DesktopTranscriber(config, Backend(), tmp_path).describe()  # type: ignore[arg-type]
+    assert "sk-SECRET" not in str(described) and "abc" not in str(described)
+    assert described["app"][:2] == ["dictate", "--api-key"]

@@ -22,6 +22,7 @@ import numpy as np
 from ...audio.io import read_audio
 from ...errors import CaptureError
 from ..live import CaptureRequest
+from ..settings import public_settings
 from .backend import App, DesktopBackend
 from .config import DesktopConfig
 from .pulse import AUDIBLE
@@ -55,7 +56,7 @@ class DesktopTranscriber:
 
     def describe(self) -> Mapping[str, Any]:
         return {"engine": f"desktop-{self.backend.platform}", "engine_version": None,
-                "model": None, "app": list(self.config.app),
+                "model": None, "app": public_settings({"app": list(self.config.app)})["app"],
                 "hotkey": self.config.hotkey.spec, "hotkey_mode": self.config.hotkey_mode}
 
     def start_block(self) -> None:
