@@ -1,8 +1,9 @@
 """A private desktop for the desktop rig's tests: Xvfb and PulseAudio of their own.
 
 :func:`private_desktop` starts Xvfb on a free display number and a PulseAudio server in a
-private runtime folder (no null sink: the rig sets its route up), points ``DISPLAY``,
-``XDG_RUNTIME_DIR`` and ``PULSE_SERVER`` at them, and stops both afterwards. Needs
+private runtime folder (one "speakers" sink; the rig sets its own route up), points ``DISPLAY``,
+``XDG_RUNTIME_DIR`` and ``PULSE_SERVER`` at them (and the rig's lock files into the
+runtime folder), and stops both afterwards, removing the folder. Needs
 ``xvfb``, ``pulseaudio``, ``pulseaudio-utils`` (``.ci/run`` installs them); without
 them the tests skip, with that reason, except in CI, where they fail.
 """
@@ -88,9 +89,11 @@ def private_desktop() -> Iterator[Desktop]:
             break
     else:
         raise RuntimeError("Xvfb would not start on a free display")
-    saved = {k: os.environ.get(k) for k in ("DISPLAY", "XDG_RUNTIME_DIR", "PULSE_SERVER")}
+    saved = {k: os.environ.get(k) for k in ("DISPLAY", "XDG_RUNTIME_DIR", "PULSE_SERVER",
+                                            "DICTBENCH_DESKTOP_LOCK_DIR")}
     env = {"DISPLAY": f":{number}", "XDG_RUNTIME_DIR": str(runtime),
-           "PULSE_SERVER": f"unix:{runtime}/pulse/native"}
+           "PULSE_SERVER": f"unix:{runtime}/pulse/native",
+           "DICTBENCH_DESKTOP_LOCK_DIR": str(runtime)}  # removed with it
     os.environ.update(env)
     try:
         subprocess.run(["pulseaudio", "--daemonize=yes", "--exit-idle-time=-1", "-n",

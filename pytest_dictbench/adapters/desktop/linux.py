@@ -31,9 +31,11 @@ __all__ = ["LinuxBackend", "rig_lock_path"]
 
 
 def rig_lock_path(kind: str, name: str) -> Path:
-    """The lock file of one display or audio route (one rig each)."""
+    """The lock file of one display or audio route (one rig each), in
+    ``$DICTBENCH_DESKTOP_LOCK_DIR`` or the temporary folder."""
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)
-    return Path(tempfile.gettempdir()) / f"dictbench-desktop-{kind}-{safe}.lock"
+    folder = os.environ.get("DICTBENCH_DESKTOP_LOCK_DIR") or tempfile.gettempdir()
+    return Path(folder) / f"dictbench-desktop-{kind}-{safe}.lock"
 
 
 class _Process:
