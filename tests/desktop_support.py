@@ -51,14 +51,6 @@ def require_desktop() -> None:
         pytest.skip(reason)
 
 
-def _free_display() -> int:
-    for number in range(90 + os.getpid() % 50, 400):
-        if not Path(f"/tmp/.X{number}-lock").exists() and \
-                not Path(f"/tmp/.X11-unix/X{number}").exists():
-            return number
-    raise RuntimeError("no free X display number")
-
-
 def _wait(check: object, what: str, timeout: float = 15) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -74,21 +66,19 @@ def private_desktop() -> Iterator[Desktop]:
     require_desktop()
     runtime = Path(tempfile.mkdtemp(prefix="dictbench-desktop-"))
     runtime.chmod(0o700)
-    for _attempt in range(5):
-        number = _free_display()
-        xvfb = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", "1024x768x24",
-                                 "-nolisten", "tcp"], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
-        try:
-            _wait(lambda n=number, p=xvfb: Path(f"/tmp/.X11-unix/X{n}").exists() or
-                  p.poll() is not None, "Xvfb")
-        except RuntimeError:
-            xvfb.kill()
-            raise
-        if xvfb.poll() is None:
-            break
-    else:
-        raise RuntimeError("Xvfb would not start on a free display")
+    # Xvfb picks a free display number itself and tells it on a pipe: two test
+    # processes starting at once cannot end up on one display
+    read, write = os.pipe()
+    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1024x768x24",
+                             "-nolisten", "tcp"], pass_fds=(write,),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write)
+    with os.fdopen(read) as told:
+        answer = told.readline().strip()
+    if not answer.isdigit():
+        xvfb.kill()
+        raise RuntimeError(f"Xvfb did not start (exit status {xvfb.poll()})")
+    number = int(answer)
     saved = {k: os.environ.get(k) for k in ("DISPLAY", "XDG_RUNTIME_DIR", "PULSE_SERVER",
                                             "DICTBENCH_DESKTOP_LOCK_DIR")}
     env = {"DISPLAY": f":{number}", "XDG_RUNTIME_DIR": str(runtime),
