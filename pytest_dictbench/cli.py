@@ -174,6 +174,9 @@ def build_parser() -> argparse.ArgumentParser:
     choose.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
     choose.set_defaults(run=cmd_select)
     add_workbench_commands(sub)
+    from .adapters.desktop.doctor import add_parser as add_desktop_commands
+
+    add_desktop_commands(sub)  # dictbench desktop doctor
     return parser
 
 

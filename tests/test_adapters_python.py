@@ -125,7 +125,7 @@ def test_unknown_settings_are_refused(tmp_path: Path, suite: Suite) -> None:
 def test_builtin_adapter_kinds() -> None:
     assert set(BUILTIN_ADAPTERS) == {"command", "http", "whisper", "python", "pipeline", "openai",
                                      "deepgram", "gemini", "assemblyai", "elevenlabs",
-                                     "speechmatics", "azure"}
+                                     "speechmatics", "azure", "desktop"}
     assert BUILTIN_ADAPTERS["python"] is python_adapter
 
 

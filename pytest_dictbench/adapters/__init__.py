@@ -1,7 +1,7 @@
 """Product adapters: where a product's outputs come from.
 
 ``cache`` reads recorded outputs; the live kinds (``command``, ``http``, ``whisper``,
-``python``) capture them on a cache miss and keep them in the same file (see
+``python``, ``desktop``) capture them on a cache miss and keep them in the same file (see
 ``docs/adapters.md``); ``pipeline`` rewrites another product's output with language
 models (``docs/refine.md``).
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 from .base import Adapter, AdapterFactory, AdapterOptions
 from .cache import CacheAdapter
 from .command import command_adapter
+from .desktop import desktop_adapter
 from .http import http_adapter
 from .live import CaptureRequest, LiveAdapter, Transcriber
 from .pipeline import pipeline_adapter
@@ -37,6 +38,7 @@ BUILTIN_ADAPTERS: dict[str, AdapterFactory] = {
     "python": python_adapter,
     **PROVIDER_ADAPTERS,  # the cloud providers (adapters/providers/)
     "pipeline": pipeline_adapter,
+    "desktop": desktop_adapter,
 }
 
 

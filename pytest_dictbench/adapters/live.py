@@ -18,8 +18,11 @@ a failing product gives an ``error`` output, which is cached and retried next ru
 A transcriber returns the text, or a *transcript record* (a mapping) when it has more
 to say: ``text``; ``status``, one of the output statuses (``complete`` by default;
 ``unsupported``, ``not_tested``, ``blank``, ``failed``, ``invalid``); ``error`` (why it
-failed); and the rig fields ``capture_complete`` (bool) and ``edit_actions`` (whole
-number). Anything else in it is refused, so a typo cannot pass unseen.
+failed); the rig fields ``capture_complete`` (bool) and ``edit_actions`` (whole
+number); ``latency_s``, seconds the transcriber measured itself, recorded instead of
+the timed call (a desktop app's wait for settled text is not its latency); and
+``desktop``, the facts of a desktop capture (a mapping, kept on failed and invalid lines
+too). Anything else in it is refused, so a typo cannot pass unseen.
 """
 
 from __future__ import annotations
@@ -221,7 +224,7 @@ class LiveAdapter:
             "audio_duration_s": round(duration, 6) if duration is not None else None,
             "warmup": self._warmup_state,
             "environment": detect_environment(),
-            **(fields if ok else {}),
+            **(fields if ok else {k: v for k, v in fields.items() if k in KEPT_FIELDS}),
             **({"redacted": True} if redacted and ok else {}),
         }
         if self.options.offline_audit and ok:
@@ -341,8 +344,13 @@ RECORD_FIELDS: dict[str, Callable[[Any], bool]] = {
     # what a cloud provider said about the run (request id, model version, usage, cost)
     "provider": lambda v: isinstance(v, Mapping),
     # seconds the transcriber measured itself (a capture made ahead, concurrently)
-    "latency_s": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0,
+    "latency_s": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+    and 0 <= v < 86_400,
+    # what a desktop rig saw (settle outcome, timings, last text); kept on every line
+    "desktop": lambda v: isinstance(v, Mapping),
 }
+#: Record fields kept on a line whatever its status (what a failed capture saw).
+KEPT_FIELDS = frozenset({"desktop"})
 
 
 def transcript_record(answer: Any) -> tuple[str, str | None, str | None, dict[str, Any]]:

@@ -1,0 +1,57 @@
+"""``desktop``: a dictation app driven by a rig, the way an operator runs it.
+
+For each item: a fresh document of the rig's own, focused; the app's hotkey (toggle or
+hold) as real key events; the case's audio played once into a virtual microphone; the
+document read until its text settles (:mod:`.settle`); the timings from the first
+audible sample. Backends: :mod:`.linux` (X11 + PulseAudio, tested end to end) and
+:mod:`.macos` (AppleScript; its commands tested as data). See ``docs/desktop.md``.
+"""
+
+from __future__ import annotations
+
+from ...errors import ProductError
+from ...model import Product, Suite
+from ...products import outputs_file
+from ..base import AdapterOptions
+from ..live import LiveAdapter
+from .backend import DesktopBackend
+from .config import DesktopConfig
+from .driver import DesktopTranscriber
+
+__all__ = ["DesktopAdapter", "desktop_adapter", "make_backend"]
+
+
+def make_backend(config: DesktopConfig) -> DesktopBackend:
+    """The backend of ``config.platform``."""
+    if config.platform == "macos":
+        from .macos import MacBackend
+
+        return MacBackend(config.input_device)
+    from .linux import LinuxBackend
+
+    return LinuxBackend(config.display, config.input_device)
+
+
+class DesktopAdapter(LiveAdapter):
+    """The live-adapter engine, told when a rig block starts (the app may relaunch)."""
+
+    def start_block(self, block: int) -> None:
+        new = self._block is not None and block != self._block
+        super().start_block(block)
+        if new and isinstance(self._transcriber, DesktopTranscriber):
+            self._transcriber.start_block()
+
+
+def desktop_adapter(product: Product, suite: Suite, options: AdapterOptions) -> LiveAdapter:
+    """Adapter factory for ``adapter = "desktop"``. A machine that cannot run the rig
+    (no display, no audio route or input device, no app binary) stops the run here,
+    before any item, with what is missing and how to fix it."""
+    config = DesktopConfig.from_product(product)
+    backend = make_backend(config)
+    problems = backend.problems(config.app)
+    if problems:
+        raise ProductError("the desktop rig cannot run here: " + "; ".join(problems) +
+                           " (see `dictbench desktop doctor`)", path=product.path)
+    outputs = outputs_file(product, suite).parent
+    return DesktopAdapter(product, suite, options,
+                          lambda: DesktopTranscriber(config, backend, outputs))

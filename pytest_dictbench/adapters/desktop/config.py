@@ -1,0 +1,91 @@
+"""The ``[settings]`` of a ``desktop`` product, read and checked once."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ...model import Product
+from ..settings import Settings
+from .settle import SettleRule
+from .xkeys import Hotkey, parse_hotkey
+
+__all__ = ["DEFAULT_INPUT", "DesktopConfig"]
+
+KNOWN = {"platform", "app", "hotkey", "hotkey_mode", "stable_s", "max_wait_s", "empty_wait_s",
+         "replay_if_empty", "relaunch", "record_screen", "display", "input_device",
+         "launch_wait_s", "hotkey_lead_s", "focus_timeout_s", "poll_s"}
+#: The virtual input device by platform: the null sink the Linux rig sets up, and the
+#: device macOS rigs use.
+DEFAULT_INPUT = {"linux": "dictbench_mic", "macos": "BlackHole 2ch"}
+
+
+@dataclass(frozen=True)
+class DesktopConfig:
+    """Everything that decides how one desktop app is driven (see ``docs/desktop.md``)."""
+
+    platform: str
+    #: The app's command line (``./x`` is relative to the product file); () with
+    #: ``relaunch = "never"``: an app the operator started.
+    app: tuple[str, ...]
+    hotkey: Hotkey
+    hotkey_mode: str = "toggle"
+    rule: SettleRule = field(default_factory=SettleRule)
+    #: Replays of an item when no text arrived (then ``failed``).
+    replay_if_empty: int = 1
+    relaunch: str = "session"
+    record_screen: bool = False
+    display: str | None = None
+    input_device: str = DEFAULT_INPUT["linux"]
+    #: Seconds given to a launched app before the first item.
+    launch_wait_s: float = 2.0
+    #: Seconds between the hotkey (start) and the audio.
+    hotkey_lead_s: float = 0.3
+    focus_timeout_s: float = 5.0
+    #: How often the document's snapshots are judged.
+    poll_s: float = 0.02
+
+    @classmethod
+    def from_product(cls, product: Product) -> DesktopConfig:
+        s = Settings(product, KNOWN)
+        platform = s.get("platform", str, "macos" if sys.platform == "darwin" else "linux")
+        if platform not in DEFAULT_INPUT:
+            raise s.error(f"[settings] platform must be linux or macos, got {platform!r}")
+        relaunch = s.get("relaunch", str, "session")
+        if relaunch not in ("session", "block", "never"):
+            raise s.error(f"[settings] relaunch must be session, block or never, got "
+                          f"{relaunch!r}")
+        app = s.get("app", list, [])
+        if not all(isinstance(a, str) and a for a in app):
+            raise s.error("[settings] app must be a list of non-empty strings (argv)")
+        if not app and relaunch != "never":
+            raise s.error("[settings] app (the app's argv) is required unless relaunch = "
+                          "\"never\" (an app the operator started)")
+        base = product.path.parent
+        app = [str((base / a).resolve()) if a.startswith("./") else a for a in app]
+        mode = s.get("hotkey_mode", str, "toggle")
+        if mode not in ("toggle", "hold"):
+            raise s.error(f"[settings] hotkey_mode must be toggle or hold, got {mode!r}")
+        try:
+            hotkey = parse_hotkey(s.get("hotkey", str))
+            rule = SettleRule(stable_s=s.positive("stable_s", 5.0),
+                              max_wait_s=s.positive("max_wait_s", 120.0),
+                              empty_wait_s=s.positive("empty_wait_s", 10.0))
+        except ValueError as exc:
+            raise s.error(f"[settings] {exc}") from None
+        replays = s.get("replay_if_empty", int, 1)
+        if replays < 0:
+            raise s.error(f"[settings] replay_if_empty must be >= 0, got {replays}")
+        return cls(platform=platform, app=tuple(app), hotkey=hotkey, hotkey_mode=mode,
+                   rule=rule, replay_if_empty=replays, relaunch=relaunch,
+                   record_screen=s.get("record_screen", bool, False),
+                   display=s.get("display", str, None),
+                   input_device=s.get("input_device", str, DEFAULT_INPUT[platform]),
+                   launch_wait_s=s.get("launch_wait_s", float, 2.0),
+                   hotkey_lead_s=s.get("hotkey_lead_s", float, 0.3),
+                   focus_timeout_s=s.positive("focus_timeout_s", 5.0),
+                   poll_s=s.positive("poll_s", 0.02))
+
+    def app_log(self, outputs: Path) -> Path:
+        return outputs / "desktop-app.log"

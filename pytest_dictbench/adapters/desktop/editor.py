@@ -1,0 +1,124 @@
+"""The Linux destination documents: minimal plain-text editor windows of the rig's own.
+
+Run as ``python -m pytest_dictbench.adapters.desktop.editor``: one process (started once
+per rig, so a fresh document costs a window, not a Python start) reads commands on
+standard input and reports on standard output, as JSON lines:
+
+- ``new TITLE``: closes the current document window and opens a new, empty one titled
+  ``TITLE``, gives it the keyboard focus, then reports ``{"document": n}``;
+- ``close``: closes the current document window;
+- while a document is open, a snapshot ``{"document": n, "at": <time.monotonic()>,
+  "text": ..., "focused": ...}`` whenever its text or focus changes (it looks every
+  10 ms). On Linux ``time.monotonic`` is one clock for every process, so the rig
+  compares these times with its own;
+- the end of standard input ends the process.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+import tkinter as tk
+from typing import Any
+
+from Xlib import X, display
+
+POLL_MS = 10
+
+
+class Editor:
+    """The document windows (see module doc)."""
+
+    def __init__(self) -> None:
+        self.root = tk.Tk(className="dictbench-document")
+        self.root.withdraw()
+        self.x = display.Display()
+        self.window: tk.Toplevel | None = None
+        self.text: tk.Text | None = None
+        self.frame = 0
+        self.number = 0
+        self._last: tuple[str, bool] | None = None
+        self._requests: list[str] = []
+        self._lock = threading.Lock()
+
+    def new(self, title: str) -> None:
+        self.close()
+        self.number += 1
+        self.window = tk.Toplevel(self.root, class_="dictbench-document")
+        self.window.title(title)
+        self.window.geometry("640x360+20+20")
+        self.text = tk.Text(self.window, wrap="word", undo=False)
+        self.text.pack(fill="both", expand=True)
+        self.window.wait_visibility()  # mapped: only a viewable window can take the focus
+        self.window.update()
+        self.frame = int(self.window.wm_frame(), 16)
+        self.text.focus_set()
+        # Tk alone does not give the X input focus without a window manager
+        self.x.create_resource_object("window", self.frame).set_input_focus(
+            X.RevertToParent, X.CurrentTime)
+        self.x.sync()
+        self._last = None
+        self.emit({"document": self.number})
+
+    def close(self) -> None:
+        if self.window is not None:
+            self.window.destroy()
+            self.window, self.text = None, None
+
+    def focused(self) -> bool:
+        """Whether the X input focus is on a window of this editor's Tk connection
+        (Tk moves it between its frame and windows of its own, and its own idea of the
+        focus misses a focus given back; X ids carry the creating client's base)."""
+        window = getattr(self.x.get_input_focus().focus, "id", None)
+        mask = self.x.display.info.resource_id_mask
+        return isinstance(window, int) and window & ~mask == self.frame & ~mask
+
+    def emit(self, obj: dict[str, Any]) -> None:
+        sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+
+    def poll(self) -> None:
+        with self._lock:
+            requests, self._requests = self._requests, []
+        for request in requests:
+            command, _, argument = request.partition(" ")
+            if command == "eof":
+                self.root.destroy()
+                return
+            if command == "new":
+                self.new(argument)
+            elif command == "close":
+                self.close()
+        if self.text is not None:
+            state = (self.text.get("1.0", "end-1c"), self.focused())
+            if state[1] and self.root.focus_displayof() is None:
+                # X focus is ours but Tk forgot it (a key grab's FocusOut, e.g. an app's
+                # global hotkey): without this Tk drops the keys typed next
+                self.text.focus_force()
+            if state != self._last:
+                self._last = state
+                self.emit({"document": self.number, "at": time.monotonic(),
+                           "text": state[0], "focused": state[1]})
+        self.root.after(POLL_MS, self.poll)
+
+    def listen(self) -> None:
+        for line in sys.stdin:
+            with self._lock:
+                self._requests.append(line.rstrip("\n"))
+        with self._lock:
+            self._requests.append("eof")
+
+    def run(self) -> None:
+        threading.Thread(target=self.listen, daemon=True).start()
+        self.root.after(0, self.poll)
+        self.root.mainloop()
+
+
+def main() -> None:
+    Editor().run()
+
+
+if __name__ == "__main__":
+    main()

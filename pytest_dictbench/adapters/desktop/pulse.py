@@ -1,0 +1,148 @@
+"""The Linux audio route: a PulseAudio (or PipeWire-pulse) null sink as virtual microphone.
+
+The rig plays the case's audio into the null sink ``NAME``; its monitor ``NAME.monitor``
+is made the default source, which is what a dictation app records. A *tap* records the
+same monitor, so the moment of the first audible sample is the moment it reaches the
+virtual microphone, on the clock the document's snapshots use (``time.monotonic``).
+Uses the PulseAudio command-line tools (``pactl``, ``paplay``, ``parec``).
+"""
+
+from __future__ import annotations
+
+import array
+import os
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+__all__ = ["AUDIBLE", "PulseRoute", "Tap"]
+
+#: A sample louder than this (of full scale, about -40 dBFS) is audible.
+AUDIBLE = 0.01
+TAP_RATE = 16000
+_CHUNK = 160  # samples per read: 10 ms
+
+
+class PulseRoute:
+    """The null sink ``sink`` as the default source, set up and taken down by the rig."""
+
+    def __init__(self, sink: str, env: Mapping[str, str] | None = None) -> None:
+        self.sink = sink
+        self.env = dict(os.environ if env is None else env)
+        self._module: str | None = None
+        self._previous_source: str | None = None
+
+    def _pactl(self, *args: str) -> str:
+        done = subprocess.run(["pactl", *args], capture_output=True, text=True, env=self.env,
+                              timeout=10, check=False)
+        if done.returncode != 0:
+            said = " ".join((done.stderr or done.stdout).split()) or str(done.returncode)
+            raise RuntimeError(f"pactl {' '.join(args)}: {said}")
+        return done.stdout
+
+    def problems(self) -> list[str]:
+        """What stops the route from working here (empty: nothing)."""
+        missing = [t for t in ("pactl", "paplay", "parec") if shutil.which(t) is None]
+        if missing:
+            return [f"PulseAudio tools missing: {', '.join(missing)} (apt-get install "
+                    "pulseaudio-utils)"]
+        try:
+            self._pactl("info")
+        except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
+            return [f"no PulseAudio/PipeWire server answers ({exc}); start one, e.g. "
+                    "`pulseaudio --daemonize=yes --exit-idle-time=-1`"]
+        return []
+
+    def sinks(self) -> list[str]:
+        return [line.split("\t")[1] for line in self._pactl("list", "short", "sinks")
+                .splitlines() if "\t" in line]
+
+    def setup(self) -> None:
+        """Create the null sink when missing and make its monitor the default source."""
+        if self.sink not in self.sinks():
+            self._module = self._pactl("load-module", "module-null-sink",
+                                       f"sink_name={self.sink}").strip()
+        info = self._pactl("info")
+        for line in info.splitlines():
+            if line.startswith("Default Source:"):
+                self._previous_source = line.split(":", 1)[1].strip()
+        self._pactl("set-default-source", f"{self.sink}.monitor")
+
+    def teardown(self) -> None:
+        """Give back the previous default source and remove a sink the rig created."""
+        try:
+            if self._previous_source and self._previous_source != f"{self.sink}.monitor":
+                self._pactl("set-default-source", self._previous_source)
+            if self._module:
+                self._pactl("unload-module", self._module)
+        except (RuntimeError, OSError, subprocess.TimeoutExpired):
+            pass
+        self._module = None
+
+    def play(self, audio: Path) -> subprocess.Popen[bytes]:
+        """Start playing ``audio`` once, in real time, into the sink."""
+        return subprocess.Popen(["paplay", "--latency-msec=20", "-d", self.sink, str(audio)],
+                                env=self.env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE)
+
+
+class Tap:
+    """Records the virtual microphone and notes when the first audible sample arrives."""
+
+    def __init__(self, route: PulseRoute) -> None:
+        self._process = subprocess.Popen(
+            ["parec", "--raw", "--format=s16le", f"--rate={TAP_RATE}", "--channels=1",
+             "--latency-msec=10", "-d", f"{route.sink}.monitor"],
+            env=route.env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
+        self._lock = threading.Lock()
+        self._armed = False
+        self._first: float | None = None
+        self._last: float | None = None
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def arm(self) -> None:
+        """Forget what was heard; the next audible sample is the first."""
+        with self._lock:
+            self._armed, self._first, self._last = True, None, None
+
+    def heard(self) -> tuple[float | None, float | None]:
+        """(first, last) audible sample since :meth:`arm`, in ``time.monotonic`` seconds."""
+        with self._lock:
+            return self._first, self._last
+
+    def _read(self) -> None:
+        threshold = AUDIBLE * 32768
+        stream = self._process.stdout
+        assert stream is not None
+        pending = b""
+        while True:
+            data = stream.read(_CHUNK * 2)
+            if not data:
+                return
+            now = time.monotonic()
+            pending += data
+            usable = len(pending) - len(pending) % 2
+            samples = array.array("h", pending[:usable])
+            pending = pending[usable:]
+            loud = [i for i, s in enumerate(samples) if abs(s) > threshold]
+            if not loud:
+                continue
+            # the chunk's last sample arrived now: date each sample back from it
+            first = now - (len(samples) - 1 - loud[0]) / TAP_RATE
+            last = now - (len(samples) - 1 - loud[-1]) / TAP_RATE
+            with self._lock:
+                if self._armed:
+                    if self._first is None:
+                        self._first = first
+                    self._last = last
+
+    def close(self) -> None:
+        self._process.terminate()
+        try:
+            self._process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self._process.kill()

@@ -1,0 +1,105 @@
+"""What both test apps share: a global hotkey, the microphone, typing (X11 + PulseAudio)."""
+
+from __future__ import annotations
+
+import argparse
+import array
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+
+from Xlib import X, display
+
+from pytest_dictbench.adapters.desktop.pulse import AUDIBLE
+from pytest_dictbench.adapters.desktop.xkeys import XKeys, parse_hotkey
+
+RATE = 16000
+_MASKS = {"Control_L": X.ControlMask, "Shift_L": X.ShiftMask, "Alt_L": X.Mod1Mask,
+          "Super_L": X.Mod4Mask, "Meta_L": X.Mod1Mask}
+
+
+def log(message: str) -> None:
+    print(f"{time.monotonic():.3f} {message}", flush=True)
+
+
+class Mic:
+    """Records the default source all the time; keeps samples while :attr:`recording`."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            ["parec", "--raw", "--format=s16le", f"--rate={RATE}", "--channels=1",
+             "--latency-msec=10"], stdout=subprocess.PIPE, bufsize=0)
+        self.recording = False
+        self.samples = array.array("h")
+        self.heard = threading.Event()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        threshold = AUDIBLE * 32768
+        while True:
+            data = self.process.stdout.read(320)
+            if not data:
+                return
+            chunk = array.array("h", data[: len(data) - len(data) % 2])
+            if self.recording:
+                self.samples.extend(chunk)
+                if not self.heard.is_set() and any(abs(s) > threshold for s in chunk):
+                    self.heard.set()
+
+    def start(self) -> None:
+        self.samples = array.array("h")
+        self.heard.clear()
+        self.recording = True
+
+    def stop(self) -> array.array:
+        self.recording = False
+        return self.samples
+
+
+def arguments(extra: Callable[[argparse.ArgumentParser], None] | None = None
+              ) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--hotkey", default="F9")
+    parser.add_argument("--mode", choices=("toggle", "hold"), default="toggle")
+    if extra:
+        extra(parser)
+    return parser.parse_args()
+
+
+def run(mode: str, spec: str, on_start: Callable[[], None], on_stop: Callable[[], None]
+        ) -> None:
+    """Grab the hotkey on the root window and call back on start and stop, forever."""
+    hotkey = parse_hotkey(spec)
+    keys = XKeys()
+    x = display.Display()
+    root = x.screen().root
+    code = keys.keycode(hotkey.key)
+    mask = 0
+    for name in hotkey.modifiers:
+        mask |= _MASKS[name]
+    root.grab_key(code, mask, True, X.GrabModeAsync, X.GrabModeAsync)
+    x.sync()
+    log(f"ready: hotkey {spec} ({mode})")
+    active = False
+    while True:
+        event = x.next_event()
+        if event.type not in (X.KeyPress, X.KeyRelease) or event.detail != code:
+            continue
+        if mode == "hold":
+            if event.type == X.KeyPress and not active:
+                active = True
+                on_start()
+            elif event.type == X.KeyRelease and active:
+                active = False
+                on_stop()
+        elif event.type == X.KeyPress:
+            active = not active
+            (on_start if active else on_stop)()
+
+
+def fail(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+    sys.exit(2)

@@ -1,0 +1,99 @@
+"""A scripted typing app: on its hotkey's start it runs the steps of a JSON script (read
+anew each time, so a test changes it without a relaunch) instead of transcribing.
+
+Steps, one object each: ``{"wait_audio": true}`` (until the microphone hears sound),
+``{"wait_stop": true}`` (until the hotkey's stop), ``{"sleep": s}``, ``{"type": text}``,
+``{"backspace": n}``, ``{"flicker": text, "times": n, "every": s}`` (type and delete),
+``{"steal_focus": true}`` (a window of its own takes the keyboard focus),
+``{"exit": code}`` (crash), ``{"from_dictation": n}`` (the rest only from the app's
+n-th dictation on). An empty script does nothing, like a dead hotkey.
+
+    python tests/desktop_apps/scripted_app.py --hotkey F9 --script steps.json
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests.desktop_apps.common import Mic, arguments, log, run
+
+
+def steal_focus() -> None:
+    from Xlib import X, display
+
+    x = display.Display()
+    screen = x.screen()
+    window = screen.root.create_window(700, 500, 80, 60, 0, screen.root_depth,
+                                       background_pixel=screen.white_pixel)
+    window.map()
+    x.sync()
+    time.sleep(0.05)
+    window.set_input_focus(X.RevertToParent, X.CurrentTime)
+    x.sync()
+    log("focus stolen")
+    time.sleep(30)
+
+
+def main() -> None:
+    args = arguments(lambda p: p.add_argument("--script", required=True))
+    from pytest_dictbench.adapters.desktop.xkeys import XKeys
+
+    mic, keys = Mic(), XKeys()
+    stopped = threading.Event()
+    dictations = [0]
+
+    def play(steps: list[dict[str, Any]]) -> None:
+        for step in steps:
+            if "from_dictation" in step:
+                if dictations[0] < step["from_dictation"]:
+                    return
+            elif step.get("wait_audio"):
+                mic.heard.wait(60)
+            elif step.get("wait_stop"):
+                stopped.wait(60)
+            elif "sleep" in step:
+                time.sleep(step["sleep"])
+            elif "type" in step:
+                keys.type_text(step["type"])
+            elif "backspace" in step:
+                keys.backspace(step["backspace"])
+            elif "flicker" in step:
+                for _ in range(step.get("times", 3)):
+                    keys.type_text(step["flicker"])
+                    time.sleep(step.get("every", 0.2))
+                    keys.backspace(len(step["flicker"]))
+                    time.sleep(step.get("every", 0.2))
+            elif step.get("steal_focus"):
+                threading.Thread(target=steal_focus, daemon=True).start()
+                time.sleep(0.2)
+            elif "exit" in step:
+                log(f"exit {step['exit']}")
+                os._exit(step["exit"])
+            log(f"step {step}")
+
+    def on_start() -> None:
+        dictations[0] += 1
+        log(f"start {dictations[0]}")
+        stopped.clear()
+        mic.start()
+        steps = json.loads(Path(args.script).read_text(encoding="utf-8"))
+        threading.Thread(target=play, args=(steps,), daemon=True).start()
+
+    def on_stop() -> None:
+        log("stop")
+        mic.stop()
+        stopped.set()
+
+    run(args.mode, args.hotkey, on_start, on_stop)
+
+
+if __name__ == "__main__":
+    main()

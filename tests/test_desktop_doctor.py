@@ -1,0 +1,102 @@
+"""``dictbench desktop doctor`` and the checks of a desktop product's settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_dictbench.adapters.desktop.config import DesktopConfig
+from pytest_dictbench.adapters.desktop.xkeys import parse_hotkey
+from pytest_dictbench.cli import main
+from pytest_dictbench.errors import ProductError
+from tests.adapter_support import make_product
+
+
+def write_product(folder: Path, settings: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "app.toml"
+    path.write_text(f'name = "app"\nversion = "1"\nadapter = "desktop"\n[settings]\n{settings}',
+                    encoding="utf-8")
+    return path
+
+
+def test_doctor_lists_what_is_missing_and_how_to_fix_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+        ) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.setenv("PULSE_SERVER", f"unix:{tmp_path}/none")
+    path = write_product(tmp_path, 'app = ["no-such-app"]\nhotkey = "F9"\n')
+    assert main(["desktop", "doctor", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "MISSING no X display" in out and "apt-get install xvfb" in out
+    assert "MISSING no PulseAudio/PipeWire server answers" in out
+    assert "MISSING the app's binary 'no-such-app' is not found" in out
+
+
+def test_doctor_names_a_bad_product_file(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_product(tmp_path, 'app = ["x"]\nhotkey = "F9"\nhotkey_mode = "tap"\n')
+    assert main(["desktop", "doctor", str(path)]) == 1
+    assert "hotkey_mode must be toggle or hold" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("settings", "message"), [
+    ({"hotkey": "F9"}, "app (the app's argv) is required"),
+    ({"app": ["x"], "hotkey": "hyper+x"}, "unknown modifier"),
+    ({"app": ["x"], "hotkey": "ctrl+"}, "not of the form"),
+    ({"app": ["x"], "hotkey": "F9", "stable_s": 10, "max_wait_s": 5}, "shorter than"),
+    ({"app": ["x"], "hotkey": "F9", "relaunch": "always"}, "relaunch must be"),
+    ({"app": ["x"], "hotkey": "F9", "replay_if_empty": -1}, "replay_if_empty must be"),
+    ({"app": ["x"], "hotkey": "F9", "platform": "windows"}, "platform must be"),
+    ({"app": ["x"], "hotkey": "F9", "typo_s": 1}, "unknown key(s) typo_s"),
+])
+def test_bad_settings_are_product_errors(tmp_path: Path, settings: dict[str, Any],
+                                         message: str) -> None:
+    with pytest.raises(ProductError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        DesktopConfig.from_product(make_product(tmp_path, "desktop", settings))
+
+
+def test_settings_defaults_follow_the_rubric_seed(tmp_path: Path) -> None:
+    config = DesktopConfig.from_product(make_product(
+        tmp_path, "desktop", {"app": ["./run-app", "--x"], "hotkey": "ctrl+alt+d"}))
+    assert (config.rule.stable_s, config.rule.max_wait_s, config.replay_if_empty) == (5, 120, 1)
+    assert config.hotkey == parse_hotkey("ctrl+alt+d")
+    assert config.hotkey.modifiers == ("Control_L", "Alt_L")
+    assert config.app == (str((tmp_path / "run-app").resolve()), "--x")
+    assert (config.hotkey_mode, config.relaunch) == ("toggle", "session")
+
+
+def test_a_machine_without_the_rig_stops_the_run_naming_what_is_missing(
+        pytester: pytest.Pytester, write_suite: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.setenv("PULSE_SERVER", f"unix:{pytester.path}/none")
+    write_suite()
+    write_product(pytester.path / "products", 'app = ["no-such-app"]\nhotkey = "F9"\n')
+    result = pytester.runpytest("cases/mini", "--product=app", "-p", "no:cacheprovider")
+    assert result.ret != 0
+    result.stdout.fnmatch_lines(["*the desktop rig cannot run here: no X display*",
+                                 "*Interrupted: 1 error during collection*"])
+    assert "passed" not in result.stdout.str()
+
+
+def test_the_recorded_app_argv_hides_secrets(tmp_path: Path) -> None:
+    from contextlib import nullcontext
+
+    from pytest_dictbench.adapters.desktop.driver import DesktopTranscriber
+
+    class Backend:
+        platform = "linux"
+
+        def claim(self) -> Any:
+            return nullcontext()
+
+        def close(self) -> None:
+            return None
+
+    config = DesktopConfig.from_product(make_product(tmp_path, "desktop", {
+        "app": ["dictate", "--api-key", "sk-SECRET", "--token=abc"], "hotkey": "F9"}))
+    described = DesktopTranscriber(config, Backend(), tmp_path).describe()  # type: ignore[arg-type]
+    assert "sk-SECRET" not in str(described) and "abc" not in str(described)
+    assert described["app"][:2] == ["dictate", "--api-key"]

@@ -1,0 +1,234 @@
+"""The Linux desktop rig for real: Xvfb, a PulseAudio null sink, the editor window,
+XTest hotkeys, and the scripted typing app (``tests/desktop_apps/scripted_app.py``).
+
+Each test drives the ``desktop`` adapter (the live-adapter engine over the desktop
+driver) and reads what it recorded in the capture cache.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from pytest_dictbench.adapters.base import AdapterOptions
+from pytest_dictbench.adapters.desktop import desktop_adapter
+from pytest_dictbench.adapters.desktop.config import DesktopConfig
+from pytest_dictbench.adapters.desktop.driver import DesktopTranscriber
+from pytest_dictbench.adapters.desktop.linux import LinuxBackend
+from pytest_dictbench.errors import ProductError
+from pytest_dictbench.model import Case, Output, Suite
+from tests.adapter_support import CANARY, make_product
+from tests.desktop_support import Desktop, app_argv, private_desktop
+
+RATE = 16000
+ONSET_S = 0.5
+
+
+@pytest.fixture(scope="module")
+def desktop() -> Iterator[Desktop]:
+    with private_desktop() as found:
+        yield found
+
+
+def write_clip(path: Path, seconds: float = 1.0) -> Path:
+    """Half a second of silence, a tone, half a second of silence."""
+    tone = 0.2 * np.sin(2 * np.pi * 440 * np.arange(int(seconds * RATE)) / RATE)
+    silence = np.zeros(int(ONSET_S * RATE))
+    sf.write(str(path), np.concatenate([silence, tone, silence]).astype(np.float32), RATE,
+             subtype="PCM_16")
+    return path
+
+
+def tone_suite(root: Path, ids: tuple[str, ...] = ("c1", "c2")) -> Suite:
+    root.mkdir(parents=True, exist_ok=True)
+    cases = []
+    for line, case_id in enumerate(ids, start=1):
+        write_clip(root / f"{case_id}.wav")
+        cases.append(Case(case_id, {"id": case_id, "audio": f"{case_id}.wav",
+                                    "canary": CANARY, "reference": "x"}, line))
+    return Suite(id="desk", version="1", title="t", method="error_rate", locale="en-US",
+                 canary=CANARY, root=root, cases=tuple(cases), manifest={})
+
+
+class Rig:
+    """One product on the scripted app, its script rewritten per test."""
+
+    def __init__(self, tmp: Path, **settings: Any) -> None:
+        self.script = tmp / "script.json"
+        self.steps([])
+        app = app_argv("scripted_app", "--script", str(self.script),
+                       "--mode", settings.get("hotkey_mode", "toggle"))
+        base = {"app": app, "hotkey": "F9", "stable_s": 2.0, "max_wait_s": 10.0,
+                "empty_wait_s": 4.0, "launch_wait_s": 2.0, "hotkey_lead_s": 0.2}
+        self.product = make_product(tmp / "products", "desktop", {**base, **settings})
+        self.suite = tone_suite(tmp / "suite")
+        self.adapter = desktop_adapter(self.product, self.suite, AdapterOptions(warmup=False))
+
+    def steps(self, steps: list[dict[str, Any]]) -> None:
+        self.script.write_text(json.dumps(steps), encoding="utf-8")
+
+    def get(self, case: int = 0, repetition: int = 1) -> Output:
+        output = self.adapter.get(self.suite.cases[case], repetition)
+        assert output is not None
+        return output
+
+    @property
+    def driver(self) -> DesktopTranscriber:
+        transcriber = self.adapter._transcriber
+        assert isinstance(transcriber, DesktopTranscriber)
+        return transcriber
+
+    def close(self) -> None:
+        if self.adapter._transcriber is not None:
+            self.driver.close()
+
+
+@pytest.fixture
+def rig(desktop: Desktop, tmp_path: Path) -> Iterator[Rig]:
+    made = Rig(tmp_path)
+    yield made
+    made.close()
+
+
+def test_bursts_deletes_and_retyping_settle_on_the_final_text(rig: Rig) -> None:
+    rig.steps([{"wait_audio": True}, {"type": "the quick"}, {"sleep": 0.3},
+               {"type": " brown fix"}, {"sleep": 0.3}, {"backspace": 3},
+               {"type": "fox"}, {"flicker": " jumps", "times": 2, "every": 0.15},
+               {"type": "."}])
+    output = rig.get()
+    assert (output.status, output.text) == ("complete", "the quick brown fox.")
+    facts = output.meta["desktop"]
+    assert facts["settle"] == "settled" and facts["replays"] == 0
+    assert facts["changes"] >= 6 and facts["first_text_s"] < facts["final_text_s"]
+    # the rig's live timing is the line's latency: first audible sample -> final text
+    assert output.latency_ms == pytest.approx(facts["final_text_s"] * 1000)
+
+
+@pytest.mark.parametrize("delay", [0.3, 1.2])
+def test_an_injected_delay_is_recovered_within_50_ms(rig: Rig, delay: float) -> None:
+    rig.steps([{"wait_audio": True}, {"sleep": delay}, {"type": "ok"}])
+    facts = rig.get().meta["desktop"]
+    assert facts["first_text_s"] == pytest.approx(delay, abs=0.05)
+
+
+def test_a_dead_hotkey_is_replayed_once_then_failed_with_the_reason(rig: Rig) -> None:
+    rig.steps([])  # the app does nothing on its hotkey
+    output = rig.get()
+    assert output.status == "failed" and output.text == ""
+    assert "no text arrived" in (output.error or "") and "'F9'" in (output.error or "")
+    assert output.meta["desktop"]["attempt"] == 2
+    assert output.meta["desktop"]["replays"] == 1
+
+
+def test_text_arriving_on_the_replay_is_kept(rig: Rig) -> None:
+    rig.steps([{"from_dictation": 2}, {"wait_audio": True}, {"type": "second time"}])
+    output = rig.get()
+    assert (output.status, output.text) == ("complete", "second time")
+    assert output.meta["desktop"]["replays"] == 1
+
+
+def test_text_still_changing_past_max_wait_fails_with_the_last_text(rig: Rig) -> None:
+    rig.steps([{"wait_audio": True}, {"type": "a"},
+               {"flicker": "b", "times": 40, "every": 0.2}, {"type": "z"}])
+    output = rig.get()
+    assert output.status == "failed" and "still changing" in (output.error or "")
+    facts = output.meta["desktop"]
+    assert facts["settle"] == "timeout" and facts["last_text"] in ("a", "ab")
+
+
+def test_losing_the_focus_makes_the_item_invalid(rig: Rig) -> None:
+    rig.steps([{"wait_audio": True}, {"type": "hel"}, {"steal_focus": True},
+               {"type": "lo"}])
+    output = rig.get()
+    assert output.status == "invalid" and "lost the keyboard focus" in (output.error or "")
+    assert output.meta["desktop"]["settle"] == "focus_lost"
+    assert output.meta["desktop"]["last_text"] == "hel"
+
+
+def test_text_typed_before_the_audio_is_stray_and_invalid(rig: Rig) -> None:
+    rig.steps([{"type": "left over"}, {"wait_audio": True}, {"type": " new"}])
+    output = rig.get()
+    assert output.status == "invalid" and "before the first audible sample" in output.error
+    assert output.meta["desktop"]["stray_text"] is True
+    assert output.meta["desktop"]["last_text"] == "left over new"
+
+
+def test_an_app_crash_mid_item_is_an_error_and_the_next_item_relaunches(rig: Rig) -> None:
+    rig.steps([{"wait_audio": True}, {"type": "par"}, {"exit": 3}])
+    output = rig.get()
+    assert output.status == "error" and "exited with status 3" in (output.error or "")
+    rig.steps([{"wait_audio": True}, {"type": "fine"}])
+    again = rig.get(case=1)
+    assert (again.status, again.text) == ("complete", "fine")
+
+
+def test_hold_to_talk_holds_the_hotkey_for_the_audio(desktop: Desktop, tmp_path: Path
+                                                      ) -> None:
+    rig = Rig(tmp_path, hotkey_mode="hold")
+    try:
+        # the app types once the hotkey is released: the audio was played in between
+        rig.steps([{"wait_audio": True}, {"wait_stop": True}, {"type": "held"}])
+        output = rig.get()
+        assert (output.status, output.text) == ("complete", "held")
+        assert output.meta["desktop"]["first_text_s"] >= 1.0  # after the 1 s tone
+    finally:
+        rig.close()
+
+
+def test_a_second_rig_on_the_same_display_is_refused(rig: Rig, tmp_path: Path) -> None:
+    rig.adapter._ready()  # the first rig holds the display and route from here on
+    config = DesktopConfig.from_product(rig.product)
+    with pytest.raises(ProductError, match="one rig per display and audio route"):
+        DesktopTranscriber(config, LinuxBackend(None, config.input_device), tmp_path)
+
+
+def test_a_missing_audio_route_stops_the_run_before_any_item(
+        desktop: Desktop, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PULSE_SERVER", f"unix:{tmp_path}/no-such-server")
+    product = make_product(tmp_path / "products", "desktop",
+                           {"app": app_argv("scripted_app", "--script", "x"), "hotkey": "F9"})
+    with pytest.raises(ProductError, match="no PulseAudio/PipeWire server answers"):
+        desktop_adapter(product, tone_suite(tmp_path / "s"), AdapterOptions())
+
+
+def test_a_missing_display_or_app_binary_is_named(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)
+    product = make_product(tmp_path / "products", "desktop",
+                           {"app": ["no-such-dictation-app"], "hotkey": "F9"})
+    with pytest.raises(ProductError) as caught:
+        desktop_adapter(product, tone_suite(tmp_path / "s"), AdapterOptions())
+    assert "no X display" in str(caught.value)
+    assert "'no-such-dictation-app' is not found" in str(caught.value)
+
+
+def test_relaunch_by_block_starts_the_app_again(desktop: Desktop, tmp_path: Path) -> None:
+    rig = Rig(tmp_path, relaunch="block")
+    try:
+        rig.steps([{"wait_audio": True}, {"type": "one"}])
+        rig.adapter.start_block(1)
+        assert rig.get().status == "complete"
+        first = rig.driver._app
+        rig.adapter.start_block(1)  # the same block: no relaunch
+        assert rig.get(case=1).status == "complete" and rig.driver._app is first
+        rig.adapter.start_block(2)
+        assert rig.get(case=0, repetition=2).status == "complete"
+        assert rig.driver._app is not first and first is not None
+        assert first.exit_code() is not None  # the old app was stopped
+    finally:
+        rig.close()
+
+
+def test_screen_recording_command() -> None:
+    from pytest_dictbench.adapters.desktop.linux import screen_command
+
+    assert screen_command(":7", Path("/o/s.mp4")) == [
+        "ffmpeg", "-loglevel", "error", "-y", "-f", "x11grab", "-framerate", "10",
+        "-i", ":7", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
+        "/o/s.mp4"]
