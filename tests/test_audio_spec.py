@@ -309,3 +309,18 @@ def test_finding_describe_and_json() -> None:
     silent = Finding("true_peak_dbtp", -1.0, -math.inf, True, "at_most", unit="dBTP")
     assert silent.describe() == "true_peak_dbtp: expected ≤ -1.0 dBTP, measured -inf dBTP (pass)"
     assert silent.to_json()["measured"] == "-inf"
+
+
+def test_a_wave_format_extensible_file_is_a_wav_container(tmp_path: Path) -> None:
+    """WAVEX (WAVE_FORMAT_EXTENSIBLE, what many recorders write for 24-bit audio) is WAV:
+    the container check passes; rate, depth and channels are still checked."""
+    path = tmp_path / "take.wav"
+    x = _sine(997, 48000, 0.5, 0.1)
+    sf.write(path, x, 48000, subtype="PCM_24", format="WAVEX")
+    spec = AudioSpec.from_table({"container": "WAV", "sample_rate": 48000, "channels": 1,
+                                 "bit_depth": 24})
+    findings = {f.check: f for f in check_audio(path, spec)}
+    assert findings["container"].passed, findings["container"].describe()
+    assert all(f.passed for f in findings.values())
+    flac = AudioSpec.from_table({"container": "FLAC"})
+    assert not check_audio(path, flac)[0].passed

@@ -81,3 +81,15 @@ def test_an_hour_of_transcript_is_diffed_with_minimal_word_edits() -> None:
     edits = counts.substitutions + counts.deletions + counts.insertions
     assert edit_distance(ref_text, out_text, unit="word") == edits
     assert diff_against_closest(out_text, [ref_text], unit="word").count("{+wrong+}") >= 1
+
+
+def test_texts_that_differ_only_in_unicode_form_never_show_no_difference() -> None:
+    """An NFD 'é' against an NFC one is a real difference of code points (the rig's
+    strict edit distance counts it), so the diff says so instead of '(no difference)'."""
+    nfc, nfd = "caf\u00e9 cr\u00e8me", "cafe\u0301 cre\u0300me"
+    assert edit_distance(nfc, nfd) == 4
+    shown = render_diff(nfc, nfd)
+    assert shown != "(no difference)"
+    assert "Unicode" in shown
+    assert render_diff(nfc, nfc) == "(no difference)"
+    assert render_diff("ＡＢＣ", "ABC") != "(no difference)"

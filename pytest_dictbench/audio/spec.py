@@ -59,7 +59,8 @@ _FIELD_TYPES: dict[str, type] = {
 class AudioSpec:
     """What every audio file of a suite must look like. ``None`` means "not checked"."""
 
-    #: Container as libsndfile names it (``"FLAC"``, ``"WAV"``), compared case-blind.
+    #: Container as libsndfile names it (``"FLAC"``, ``"WAV"``), compared case-blind;
+    #: ``WAVEX`` (WAVE_FORMAT_EXTENSIBLE) is a ``WAV`` file.
     container: str | None = None
     sample_rate: int | None = None
     channels: int | None = None
@@ -239,6 +240,15 @@ def silence_ms(
 ####################################################################################
 
 
+#: libsndfile's names for variants of one container.
+_SAME_CONTAINER = {"WAVEX": "WAV"}
+
+
+def _container(name: str) -> str:
+    upper = name.upper()
+    return _SAME_CONTAINER.get(upper, upper)
+
+
 def check_audio(path: Path | str, spec: AudioSpec) -> list[Finding]:
     """Check one file against a spec: one finding per declared check, in field order.
 
@@ -254,7 +264,7 @@ def check_audio(path: Path | str, spec: AudioSpec) -> list[Finding]:
                 "container",
                 spec.container,
                 info.container,
-                info.container.upper() == spec.container.upper(),
+                _container(info.container) == _container(spec.container),
             )
         )
     for name, measured in (("sample_rate", info.sample_rate), ("channels", info.channels)):

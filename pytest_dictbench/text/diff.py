@@ -27,13 +27,17 @@ from collections.abc import Sequence
 
 from rapidfuzz.distance import Levenshtein
 
-__all__ = ["UNITS", "closest", "diff_against_closest", "edit_distance", "opcodes",
+__all__ = ["UNICODE_ONLY", "UNITS", "closest", "diff_against_closest", "edit_distance", "opcodes",
            "render_diff"]
 
 #: Units a diff can be made in.
 UNITS = ("char", "word")
 #: Unchanged units (characters or words) kept on each side of a change.
 CONTEXT = 6
+#: Shown for texts that are equal once NFKC-folded but differ in code points (an NFD
+#: ``é`` against an NFC one, full-width letters): a strict comparison counts them.
+UNICODE_ONLY = ("(no visible difference: the code points differ, e.g. Unicode "
+                "normalisation (NFC/NFD) or width)")
 #: Longest rendered diff; anything beyond is cut with an ellipsis.
 MAX_RENDERED = 240
 
@@ -111,6 +115,9 @@ def render_diff(expected: str, output: str, context: int = CONTEXT, unit: str = 
     """Render the diff of ``output`` against ``expected`` on one line."""
     ops = opcodes(_fold(expected), _fold(output), unit)
     if all(tag == "equal" for tag, _, _ in ops):
+        if list(_tokens(expected.replace("\r\n", "\n"), unit)) != \
+                list(_tokens(output.replace("\r\n", "\n"), unit)):
+            return UNICODE_ONLY
         return "(no difference)"
     parts: list[str] = []
     for index, (tag, x, y) in enumerate(ops):
