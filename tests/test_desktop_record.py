@@ -16,7 +16,8 @@ def test_a_measured_latency_and_desktop_facts_are_taken() -> None:
 
 @pytest.mark.parametrize("record", [
     {"text": "a", "latency_s": -1}, {"text": "a", "latency_s": True},
-    {"text": "a", "latency_s": "5"}, {"text": "a", "latency_s": float("inf")}, {"text": "a", "desktop": ["x"]},
+    {"text": "a", "latency_s": "5"}, {"text": "a", "latency_s": float("inf")},
+    {"text": "a", "desktop": ["x"]},
 ])
 def test_malformed_desktop_fields_are_refused(record: dict[str, object]) -> None:
     with pytest.raises(ValueError, match="invalid value"):
