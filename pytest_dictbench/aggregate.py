@@ -100,7 +100,8 @@ def _product_entry(records: Sequence[ItemRecord], suite: Suite, product: Product
     refine = pipeline_summary(records)
     if refine is not None:  # a pipeline product: its refine steps' latency and cost
         entry["pipeline"] = refine
-    if getattr(method, "reports_cost", False):
+    if getattr(method, "reports_cost", False) or any("asr_cost_usd" in r for r in records):
+        # journal suites always; any suite when the captures know their cost (cloud APIs)
         entry["cost"] = cost_summary(records, suite, product,
                                      judging["cost_usd"] if judging else 0.0,
                                      judging.get("cost_missing", ()) if judging else ())

@@ -30,6 +30,17 @@ def _durations(suite: Suite) -> dict[str, Any]:
     return {shown(c.id): c.get("duration_s") for c in suite.cases}
 
 
+def _capture_costs(billed: Sequence[ItemRecord], missing: list[str]) -> float | None:
+    """The exact sum of the captures' own costs (``asr_cost_usd``, decimal text: what a
+    cloud provider billed, priced when it was captured); unknown when any is unknown."""
+    costs = [r.get("asr_cost_usd") for r in billed]
+    unknown = sum(1 for c in costs if c is None)
+    if unknown:
+        missing.append(f"{unknown} of {len(costs)} captures without a known cost")
+        return None
+    return float(sum((Decimal(str(c)) for c in costs), Decimal(0)))
+
+
 def cost_summary(records: Sequence[ItemRecord], suite: Suite, product: Product | None,
                  judge_cost_usd: float | None,
                  judge_missing: Sequence[str] = ()) -> dict[str, Any]:
@@ -38,10 +49,13 @@ def cost_summary(records: Sequence[ItemRecord], suite: Suite, product: Product |
     Every item the product transcribed is billed (scored, or errored by a judge); an item
     whose request the provider rejected (output status ``error``, ``failed``,
     ``invalid``) is not, and is counted in ``rejected_requests``; untested ones are not.
-    ``asr_cost_usd`` is ``None`` and ``missing`` says why when the product has no price
-    or an item has no known audio length. ``judge_cost_usd`` is ``None`` when a judge's
-    cost is unknown (``judge_missing`` says why); the total is then unknown too. Sums are
-    exact decimals.
+    When the captures carry their own cost (cloud providers: billed seconds or tokens at
+    the price of the capture), ``asr_cost_usd`` is their exact sum (``asr_cost_basis``
+    ``"captures"``); otherwise it is the product's ``[pricing]`` list price times the audio
+    minutes (``"list price"``). It is ``None`` and ``missing`` says why when the product
+    has no price, an item has no known audio length or a capture's cost is unknown.
+    ``judge_cost_usd`` is ``None`` when a judge's cost is unknown (``judge_missing`` says
+    why); the total is then unknown too. Sums are exact decimals.
     """
     sent = [r for r in records if r["status"] != "not_tested"]
     billed = [r for r in sent if r.get("output_status") not in ERROR_STATUSES]
@@ -50,13 +64,17 @@ def cost_summary(records: Sequence[ItemRecord], suite: Suite, product: Product |
     known = [d for d in durations if d is not None]
     audio_s = sum(known)
     pricing: Mapping[str, Any] = product.pricing if product else {}
-    missing = []
-    if "usd_per_audio_minute" not in pricing:
-        missing.append("no [pricing] usd_per_audio_minute")
-    if len(known) < len(durations):
-        missing.append(f"{len(durations) - len(known)} items without an audio duration")
-    asr = None if missing else float(
-        Decimal(str(pricing["usd_per_audio_minute"])) * Decimal(str(audio_s)) / 60)
+    missing: list[str] = []
+    if any("asr_cost_usd" in r for r in billed):
+        basis, asr = "captures", _capture_costs(billed, missing)
+    else:
+        basis = "list price"
+        if "usd_per_audio_minute" not in pricing:
+            missing.append("no [pricing] usd_per_audio_minute")
+        if len(known) < len(durations):
+            missing.append(f"{len(durations) - len(known)} items without an audio duration")
+        asr = None if missing else float(
+            Decimal(str(pricing["usd_per_audio_minute"])) * Decimal(str(audio_s)) / 60)
     missing += [f"judge cost unknown: {why}" for why in judge_missing]
     if judge_cost_usd is None and not judge_missing:
         missing.append("judge cost unknown")
@@ -66,6 +84,7 @@ def cost_summary(records: Sequence[ItemRecord], suite: Suite, product: Product |
     return {
         "audio_seconds": audio_s,
         "asr_cost_usd": asr,
+        "asr_cost_basis": basis,
         "judge_cost_usd": judge_cost_usd,
         "total_cost_usd": total,
         "usd_per_audio_hour": total / hours if total is not None and hours else None,

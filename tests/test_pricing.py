@@ -81,3 +81,18 @@ def test_a_private_suite_finds_its_durations_by_the_keyed_id() -> None:
     records = [{"case_id": public_case_id(private, "a"), "status": "passed"}]
     cost = cost_summary(records, private, _product({"usd_per_audio_minute": 0.006}), 0.0)
     assert cost["audio_seconds"] == 90.0 and cost["missing"] == []
+
+
+def test_captures_that_carry_their_own_cost_are_summed_exactly() -> None:
+    """A cloud provider's capture knows its cost (billed seconds or tokens at the bundled
+    or the product's price): the report sums those, no [pricing] needed."""
+    records = [{"case_id": "a", "status": "passed", "asr_cost_usd": "0.0000358333"},
+               {"case_id": "b", "status": "failed", "asr_cost_usd": "0.1"},
+               {"case_id": "c", "status": "not_tested"}]
+    cost = cost_summary(records, SUITE, _product({}), 0.0)
+    assert cost["asr_cost_usd"] == pytest.approx(0.1000358333, abs=1e-12)
+    assert cost["missing"] == [] and cost["asr_cost_basis"] == "captures"
+    records[1]["asr_cost_usd"] = None  # a capture whose price was unknown
+    cost = cost_summary(records, SUITE, _product({"usd_per_audio_minute": 0.006}), 0.0)
+    assert cost["asr_cost_usd"] is None and cost["total_cost_usd"] is None
+    assert cost["missing"] == ["1 of 2 captures without a known cost"]

@@ -56,9 +56,18 @@ def test_capture_estimate_counts_and_prices_captures_and_sends_nothing(
 
 def test_a_provider_product_runs_by_name_and_its_cache_is_reused(
         project: pytest.Pytester, fake: DeepgramFake) -> None:
-    result = project.runpytest("--product=dg", "--dictbench-no-warmup", "-p", "no:cacheprovider")
+    result = project.runpytest("--product=dg", "--dictbench-no-warmup", "-p", "no:cacheprovider",
+                               "--dictbench-report", "reports")
     result.assert_outcomes(passed=3)
     assert len(fake.requests) == 3 and fake.leaks == []
+    report = json.loads((project.path / "reports" / "dictbench.json").read_text())
+    [entry] = [p for s in report["suites"] for p in s["products"] if p["product"] == "dg"]
+    # each capture's own cost (0.5 s at the bundled 0.0043 USD per minute), summed: the
+    # product file has no [pricing]
+    assert entry["cost"]["asr_cost_basis"] == "captures"
+    # 0.0001075, published to 6 decimals
+    assert entry["cost"]["asr_cost_usd"] == pytest.approx(3 * 0.5 * 0.0043 / 60, abs=5e-7)
+    assert entry["cost"]["usd_per_audio_hour"] == pytest.approx(0.0043 * 60, rel=1e-2)
     [cache] = project.path.joinpath("products").rglob("mini.jsonl")
     lines = cache.read_text().splitlines()
     assert [json.loads(line)["provider"]["request_id"] for line in lines] == ["dg-req-1"] * 3

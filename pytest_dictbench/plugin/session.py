@@ -193,6 +193,9 @@ class DictbenchSession:
                if output and isinstance(output.meta.get("environment"), dict) else {}),
             **({"offline_audit": output.meta["offline_audit"]}
                if output and "offline_audit" in output.meta else {}),
+            **({"asr_cost_usd": output.meta["provider"]["cost_usd"]}  # a cloud capture's
+               if output and isinstance(output.meta.get("provider"), dict)  # own cost
+               and "cost_usd" in output.meta["provider"] else {}),
             **({"pipeline": output.meta["pipeline"]}  # raw, refined and each refine step
                if output and isinstance(output.meta.get("pipeline"), dict) else {}),
             **(extra or {}),
