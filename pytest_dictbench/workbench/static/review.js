@@ -2,9 +2,10 @@
 // TOKEN, $, say and post come from common.js, loaded first.
 // The review page: one case at a time, keyboard first. Every write carries the
 // session token and the fingerprint of the cases file the page last loaded.
-// The approve shortcut (Ctrl+Enter) ignores key repeat and IME composition, does
-// nothing while a save is in flight, and works only on a case that has been on screen
-// for SETTLE_MS: holding or double-pressing it approves at most the case on screen.
+// Approving (Ctrl+Enter or the Approve button, by click or Enter) ignores key repeat,
+// IME composition and the second click of a double click, does nothing while a save is
+// in flight, and works only on a case that has been on screen for SETTLE_MS: holding,
+// double-pressing or double-clicking approves at most the case on screen.
 const SETTLE_MS = 1000;
 let state = { cases: [], fingerprint: "", index: 0, dirty: false, saving: false,
   shownAt: 0, problems: {}, path: "" };
@@ -157,13 +158,18 @@ async function approve() {
   }
 }
 
-function approveShortcut(event) {
+function approveRequest(event) {
+  // The one gate of every approval, the Ctrl+Enter shortcut and the Approve button
+  // alike: a held key repeats (and a held Enter on the focused button clicks it once
+  // per repeat), Enter during IME composition confirms the composition, the second
+  // click of a double click is not a second decision, one approval at a time, and only
+  // on a case that has been on screen for SETTLE_MS.
   event.preventDefault();
-  // a held key repeats, and Enter during IME composition confirms the composition
   if (event.repeat || event.isComposing || event.keyCode === 229) return;
+  if (event.type === "click" && event.detail > 1) return;
   if (state.saving) return;
   if (performance.now() - state.shownAt < SETTLE_MS) {
-    say("This case has just appeared: look at it, then press Ctrl+Enter again.", true);
+    say("This case has just appeared: look at it, then approve it again.", true);
     return;
   }
   approve();
@@ -180,7 +186,7 @@ function inField(target) {
 
 document.addEventListener("keydown", (event) => {
   const mod = event.ctrlKey || event.metaKey;
-  if (mod && event.key === "Enter") { approveShortcut(event); return; }
+  if (mod && event.key === "Enter") { approveRequest(event); return; }
   if (mod && event.key.toLowerCase() === "s") {
     event.preventDefault();
     if (!event.repeat) save();
@@ -211,7 +217,13 @@ $("add").addEventListener("click", () => {
 $("prev").addEventListener("click", () => go(-1));
 $("next").addEventListener("click", () => go(1));
 $("save").addEventListener("click", () => save());
-$("approve").addEventListener("click", approve);
+$("approve").addEventListener("keydown", (event) => {
+  // a repeated (or composing) Enter on the focused button must not click it
+  if (event.key === "Enter" && (event.repeat || event.isComposing || event.keyCode === 229)) {
+    event.preventDefault();
+  }
+});
+$("approve").addEventListener("click", approveRequest);
 
 (async function load() {
   const response = await fetch("/api/suite");
