@@ -37,12 +37,12 @@ import re
 import stat
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..audio.io import sha256_file
 from ..errors import DictbenchError
-from ..private import SECRET_FILE, public_case_id
+from ..private import SECRET_FILE
 from ..suites import MANIFEST, load_suite, read_toml
 from .leakforms import decoded_forms, joined_lines, png_texts, utf16_texts
 from .leakwalk import SKIP_DIRS, Entry, staged_files, walk
@@ -108,8 +108,11 @@ class PrivateSuite:
     def load(cls, path: Path) -> PrivateSuite:
         suite = load_suite(path)
         found = cls(suite.id, suite.root.resolve(), suite.canary.encode("utf-8"))
-        for case in suite.cases:
-            shown = public_case_id(suite, case.id)
+        # drafts too (``dictbench draft --private`` makes nothing else); a case is named
+        # by its place in the cases file: its id is private, and its keyed public id
+        # would need the suite's secret, which leak-check neither needs nor creates
+        for number, case in enumerate((*suite.cases, *suite.drafts), start=1):
+            shown = f"#{number}"
             texts = [str(case.data.get(k, "")) for k in ("reference", "transcript", "script",
                                                           "verbatim")]
             texts += [str(p.get("text", "")) for p in case.data.get("key_points", ())
@@ -300,7 +303,12 @@ def _shared_text(line: str, suite: PrivateSuite) -> str | None:
 def _check_file(entry: Entry, suites: list[PrivateSuite], home: str) -> list[Finding]:
     scan = _Scan(entry.shown, entry.path, suites, home)
     scan.name(suites)
-    if entry.path.name == SECRET_FILE and not any(s.owns(entry.path) for s in suites):
+    if entry.kind == "folder":
+        scan.add(0, "unreadable", f"{entry.error}: nothing in it was checked")
+        return scan.found
+    if entry.path.name == SECRET_FILE and (
+            entry.git or not any(s.owns(entry.path) for s in suites)):
+        # git would commit it (its suite folder is not ignored), or it is out of place
         scan.add(0, "private-suite-secret", "the key of a private suite's case ids: keep "
                  "it out of git and out of anything published")
     if entry.kind == "link":  # git stores the target's path: check that, never open it
@@ -367,5 +375,8 @@ def leak_check(paths: list[Path], *, staged: bool = False, suites: list[Path] | 
             if key in seen:
                 continue
             seen.add(key)
-            findings.extend(_check_file(entry, private, home))
+            found = _check_file(entry, private, home)
+            if len(paths) > 1:  # names are relative to their folder: say which one
+                found = [replace(f, path=f"{base / f.path}") for f in found]
+            findings.extend(found)
     return sorted(set(findings))
