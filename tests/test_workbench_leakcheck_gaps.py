@@ -149,3 +149,23 @@ def test_paths_under_home_are_checked_relative_to_the_scanned_folder(
     assert main(["leak-check", str(project), "--home", home]) == 1
     out = capsys.readouterr().out
     assert "paths.py:1: home-path" in out and "README.md" not in out
+
+
+@pytest.mark.parametrize(("codec", "offset"), [("utf-16-le", 0), ("utf-16-le", 1),
+                                                ("utf-16-be", 0), ("utf-16-be", 1)])
+def test_a_large_file_still_finds_utf16_keys(tmp_path: Path, codec: str, offset: int) -> None:
+    """Review defect 9: the large-file scan looks for UTF-16 keys without decoding each
+    chunk (speed: benchmarks/bench_leakcheck_large.py); a key in either byte order and
+    alignment, across a chunk boundary, is still found; zeros alone are clean."""
+    from pytest_dictbench.workbench import leakcheck as lc
+
+    key = "sk-ant-" + "api03-" + "Q7" * 48
+    size = lc._MAX_TEXT_BYTES + 3 * lc._CHUNK
+    big = tmp_path / "big.bin"
+    with big.open("wb") as out:
+        out.truncate(size)
+        out.seek(lc._MAX_TEXT_BYTES + lc._CHUNK - 50 + offset)  # across a boundary
+        out.write(key.encode(codec))
+    assert kinds(leak_check([big])) == {("big.bin", "anthropic-key")}
+    (tmp_path / "zeros.bin").write_bytes(bytes(size))
+    assert leak_check([tmp_path / "zeros.bin"]) == []

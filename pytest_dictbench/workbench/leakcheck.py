@@ -63,6 +63,11 @@ SECRETS = (
                               r"|[A-Za-z0-9]{40,})")),
     ("bearer-token", re.compile(r"\bBearer\s+[A-Za-z0-9._~+/-]{24,}=*")),
 )
+#: The literal start of every pattern in :data:`SECRETS` (a quick test before a search).
+_TEXT_STARTS = ("sk-", "Bearer")
+_STARTS = tuple(t.encode("ascii") for t in _TEXT_STARTS)
+#: :data:`SECRETS` over bytes (a binary file read as Latin-1 without decoding it).
+_BYTE_SECRETS = tuple((kind, re.compile(p.pattern.encode("ascii"))) for kind, p in SECRETS)
 _USER = r"[A-Za-z0-9_][A-Za-z0-9_.-]*"
 _SEP = r"[\\/]+"  # one or more slashes or backslashes (as written, or JSON-escaped)
 _HOME = re.compile(
@@ -251,12 +256,21 @@ class _Scan:
                 return
 
     def binary(self, data: bytes, lines_before: int) -> None:
-        """Keys in binary content: as Latin-1 text and as UTF-16."""
-        latin = data.decode("latin-1")
-        for kind, pattern in SECRETS:
-            for match in pattern.finditer(latin):
-                self.add(lines_before + latin.count("\n", 0, match.start()) + 1, kind,
-                         "credential-like string")
+        """Keys in binary content: as Latin-1 text and as UTF-16. Each pattern is looked
+        for only where its literal start occurs (a byte search, no decoding), so that a
+        large file costs a few byte scans per chunk."""
+        if any(start in data for start in _STARTS):
+            for kind, pattern in _BYTE_SECRETS:
+                for match in pattern.finditer(data):
+                    self.add(lines_before + data.count(b"\n", 0, match.start()) + 1, kind,
+                             "credential-like string")
+        canaries = [s.canary.decode("utf-8")[:16] for s in self.others]
+        # ASCII in UTF-16 (either byte order, either alignment) is ASCII in the even or
+        # the odd bytes: two strided copies searched for the plain starts, no decoding
+        needles = {n.encode("ascii", "ignore") for n in (*_TEXT_STARTS, *canaries)}
+        halves = (data[0::2], data[1::2])
+        if not any(n and n in half for n in needles for half in halves):
+            return
         for text in utf16_texts(data):
             for kind, pattern in SECRETS:
                 if pattern.search(text):
@@ -283,7 +297,7 @@ class _Scan:
                              f"canary of private suite {suite.id}")
             self.binary(window, lines)
             tail = window[-longest:]
-            lines += window[:len(window) - len(tail)].count(b"\n")
+            lines += window.count(b"\n", 0, len(window) - len(tail))
         for suite in self.others:
             if digest is not None and digest.hexdigest() in suite.audio:
                 self.add(1, "private-audio", f"same bytes as the audio of case "
