@@ -169,3 +169,38 @@ def test_a_large_file_still_finds_utf16_keys(tmp_path: Path, codec: str, offset:
     assert kinds(leak_check([big])) == {("big.bin", "anthropic-key")}
     (tmp_path / "zeros.bin").write_bytes(bytes(size))
     assert leak_check([tmp_path / "zeros.bin"]) == []
+
+
+STAGED_RSS = """
+import resource, sys
+from pathlib import Path
+from pytest_dictbench.workbench.leakcheck import leak_check
+found = leak_check([Path(sys.argv[1])], staged=True)
+print(sorted({(f.path, f.kind) for f in found}))
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+"""
+
+
+def test_staged_blobs_are_streamed_in_bounded_memory(tmp_path: Path) -> None:
+    """Review defect 8: a 120 MiB staged file is read from git in chunks (peak memory
+    no higher than for a tiny one, within 60 MiB), and a key near its end is found."""
+    def run(folder: Path) -> tuple[str, int]:
+        done = subprocess.run([sys.executable, "-c", STAGED_RSS, str(folder)],
+                              capture_output=True, text=True, check=True, timeout=300)
+        found, rss = done.stdout.splitlines()
+        return found, int(rss)
+
+    key = "sk-ant-" + "api03-" + "Q7" * 48
+    small, big = tmp_path / "small", tmp_path / "big"
+    for folder, size in ((small, 1000), (big, 120 * 1024 * 1024)):
+        folder.mkdir()
+        git(folder, "init", "-q")
+        with (folder / "data.bin").open("wb") as out:
+            out.truncate(size)
+            out.seek(size - 500)
+            out.write(f"\nkey={key}\n".encode())
+        git(folder, "add", "data.bin")
+    found_small, rss_small = run(small)
+    found_big, rss_big = run(big)
+    assert found_small == found_big == "[('data.bin', 'anthropic-key')]"
+    assert rss_big < rss_small + 60

@@ -45,7 +45,7 @@ from ..errors import DictbenchError
 from ..private import SECRET_FILE
 from ..suites import MANIFEST, load_suite, read_toml
 from .leakforms import decoded_forms, joined_lines, png_texts, utf16_texts
-from .leakwalk import SKIP_DIRS, Entry, staged_files, walk
+from .leakwalk import SKIP_DIRS, Entry, open_blob, staged_files, walk
 
 __all__ = ["Finding", "PrivateSuite", "leak_check", "tokens"]
 
@@ -368,7 +368,8 @@ def leak_check(paths: list[Path], *, staged: bool = False, suites: list[Path] | 
     if staged:
         top, files = staged_files(paths[0])
         private = [PrivateSuite.load(p) for p in suites or find_private_suites([top])]
-        for name, data in files:
+        for staged_file in files:
+            name = staged_file.name
             scan = _Scan(name, top / name, private, home, note="staged")
             for suite in private:
                 if suite.owns(top / name):
@@ -378,7 +379,11 @@ def leak_check(paths: list[Path], *, staged: bool = False, suites: list[Path] | 
             if Path(name).name == SECRET_FILE:
                 scan.add(0, "private-suite-secret", "the key of a private suite's case ids "
                          "is staged")
-            scan.content(data)
+            with open_blob(top, staged_file.blob) as handle:  # streamed, as on disk
+                if staged_file.size > _MAX_TEXT_BYTES:
+                    scan.chunks(handle, staged_file.size)
+                else:
+                    scan.content(handle.read(_MAX_TEXT_BYTES + 1))
             findings.extend(scan.found)
         return sorted(set(findings))
     private = [PrivateSuite.load(p) for p in suites or find_private_suites(paths)]

@@ -4,16 +4,18 @@ a device), and git's staged files with their staged content."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from ..errors import DictbenchError
 
-__all__ = ["SKIP_DIRS", "Entry", "staged_files", "walk"]
+__all__ = ["SKIP_DIRS", "Entry", "Staged", "open_blob", "staged_files", "walk"]
 
 #: Folders never searched outside a git work tree.
 SKIP_DIRS = {".git", "__pycache__", ".venv", "venv", "node_modules", ".ruff_cache",
@@ -116,17 +118,46 @@ def _git_listing(folder: Path, everything: bool, skipped: list[int]) -> list[str
     return sorted(set(names))
 
 
-def staged_files(folder: Path) -> tuple[Path, list[tuple[str, bytes]]]:
+@dataclass(frozen=True)
+class Staged:
+    """A staged file: its path in the repository, its blob and the blob's size."""
+
+    name: str
+    blob: str
+    size: int
+
+
+def staged_files(folder: Path) -> tuple[Path, list[Staged]]:
     """The work tree's top folder, and each staged (added, copied, modified, renamed)
-    file, by its path in the repository, with its staged content."""
+    file with its staged blob (read it with :func:`open_blob`)."""
     names = _git(folder, "diff", "--cached", "--name-only", "-z", "--diff-filter=ACMR")
     top = _git(folder, "rev-parse", "--show-toplevel")
     if names is None or not top:
         raise DictbenchError("git diff --cached failed: not a git work tree?", path=folder)
     root = Path(top[0].strip())
+    blobs = {}
+    for line in _git(root, "ls-files", "-s", "-z") or []:
+        meta, _, name = line.partition("\t")
+        blobs[name] = meta.split()[1]
     out = []
     for name in names:
-        blob = subprocess.run(["git", "-C", str(root), "show", f":{name}"],
-                              capture_output=True, check=True, timeout=60)
-        out.append((name, blob.stdout))
+        blob = blobs.get(name)
+        size = _git(root, "cat-file", "-s", blob) if blob else None
+        if blob is None or not size:
+            raise DictbenchError(f"cannot find the staged content of {name}", path=root)
+        out.append(Staged(name, blob, int(size[0].strip())))
     return root, out
+
+
+@contextlib.contextmanager
+def open_blob(root: Path, blob: str) -> Iterator[IO[bytes]]:
+    """A staged blob as a stream (``git cat-file``): read it in chunks, never whole."""
+    proc = subprocess.Popen(["git", "-C", str(root), "cat-file", "blob", blob],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert proc.stdout is not None
+    try:
+        yield proc.stdout
+    finally:
+        proc.stdout.close()
+        proc.kill()
+        proc.wait()
