@@ -239,3 +239,24 @@ def test_an_outside_edit_of_the_cases_file_is_never_blessed_by_a_save(
                          {"id": "rec-1", "reference": "edited rec-1"})
     assert listed(root)["cases.jsonl"] == sha256_file(root / "cases.jsonl")
     assert result["warnings"] == []
+
+
+def test_a_file_rewritten_with_its_old_size_and_mtime_is_still_stale(
+        tmp_path: Path) -> None:
+    """Reviewer's suspicion: the digest cache was keyed by (path, size, mtime), so audio
+    replaced by bytes of the same size with its mtime put back was called unchanged.
+    The key now includes the inode and ctime, which no one can set back."""
+    import os
+
+    from pytest_dictbench.hashes import stale_files
+
+    root = hashed_suite(tmp_path)
+    audio = root / "audio/rec-3.wav"
+    assert stale_files(root) == []
+    info = audio.stat()
+    data = bytearray(audio.read_bytes())
+    data[-10:] = b"\x7f" * 10
+    audio.write_bytes(bytes(data))
+    os.utime(audio, ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert audio.stat().st_size == info.st_size
+    assert stale_files(root) == ["audio/rec-3.wav"]
