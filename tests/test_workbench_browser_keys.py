@@ -217,3 +217,28 @@ def test_the_approve_button_refuses_a_case_just_shown(tmp_path: Path) -> None:
         page.wait_for_selector("body[data-saved='1']")
         assert statuses(root) == ["approved", "draft", "draft"]
         assert errors == []
+
+
+def test_a_key_point_with_line_breaks_survives_a_save_with_no_edit(tmp_path: Path) -> None:
+    """Reviewer's suspicion: a one-line ``<input>`` drops a key point's newlines, so
+    Ctrl+S on an unedited case rewrote it; key points are edited in a text box that keeps
+    them (CRLF too), and an unedited save leaves the file byte-identical."""
+    from pytest_dictbench.hashes import refresh_hashes
+
+    root = make_review_suite(tmp_path / "s")
+    rows = [json.loads(x) for x in (root / "cases.jsonl").read_text().splitlines()]
+    rows[0]["key_points"][0]["text"] = "first line\nsecond line"
+    rows[1]["key_points"][0]["text"] = "one\r\ntwo"
+    (root / "cases.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    refresh_hashes(root)
+    before = (root / "cases.jsonl").read_bytes()
+    with serving(root) as (url, _), browser() as chromium:
+        page, errors = open_page(chromium, url + "/")
+        page.keyboard.press("Control+s")
+        page.wait_for_selector("body[data-saved='1']")
+        page.keyboard.press("Alt+ArrowRight")
+        page.wait_for_selector("body[data-shown='rec-2']")
+        page.keyboard.press("Control+s")
+        page.wait_for_selector("body[data-saved='2']")
+        assert errors == []
+    assert (root / "cases.jsonl").read_bytes() == before

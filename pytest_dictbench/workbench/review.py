@@ -112,7 +112,11 @@ def apply_edit(row: Mapping[str, Any], edit: Mapping[str, Any]) -> dict[str, Any
             raise EditError("reference must be text")
         new["reference"] = _line_ends(row.get("reference"), edit["reference"])
     if "key_points" in edit:
-        new["key_points"] = _key_points(edit["key_points"])
+        # a text box hands back LF: a point keeps the line ends it had (matched by id)
+        before = {p.get("id"): p.get("text") for p in row.get("key_points") or ()
+                  if isinstance(p, Mapping)}
+        new["key_points"] = [{**p, "text": _line_ends(before.get(p["id"]), p["text"])}
+                             for p in _key_points(edit["key_points"])]
     if "status" in edit:
         if edit["status"] not in (DRAFT, APPROVED):
             raise EditError("status must be draft or approved")

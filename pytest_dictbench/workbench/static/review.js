@@ -17,8 +17,10 @@ function showProgress(approved, total) {
 function pointRow(point) {
   const tr = document.createElement("tr");
   tr.dataset.id = point.id || "";
-  const text = document.createElement("input");
+  // a text box, not a one-line input (which drops a point's line breaks)
+  const text = document.createElement("textarea");
   text.className = "point";
+  text.rows = Math.max(1, (point.text || "").split(/\r\n|\r|\n/).length);
   text.value = point.text || "";
   text.setAttribute("aria-label", "key point");
   const severity = document.createElement("select");
@@ -97,7 +99,7 @@ function edited() {
   if ("key_points" in c || state.method === "keypoints") {
     edit.key_points = [...$("points").querySelectorAll("tbody tr")].map((tr) => ({
       id: tr.dataset.id,
-      text: tr.querySelector("input").value,
+      text: tr.querySelector(".point").value,
       severity: tr.querySelector("select").value,
     }));
   }
@@ -211,7 +213,7 @@ window.addEventListener("beforeunload", (event) => {
 $("add").addEventListener("click", () => {
   const row = pointRow({ text: "", severity: "minor" });
   $("points").querySelector("tbody").appendChild(row);
-  row.querySelector("input").focus();
+  row.querySelector(".point").focus();
   state.dirty = true;
 });
 $("prev").addEventListener("click", () => go(-1));
