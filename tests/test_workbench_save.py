@@ -12,6 +12,7 @@ import soundfile as sf
 from workbench_support import make_review_suite
 
 from pytest_dictbench.audio.io import sha256_file
+from pytest_dictbench.errors import DictbenchError
 from pytest_dictbench.suites import read_toml
 from pytest_dictbench.workbench.review import EditError, apply_edit, suite_view, update_case
 from pytest_dictbench.workbench.store import ConcurrentEdit, read_cases
@@ -260,3 +261,28 @@ def test_a_file_rewritten_with_its_old_size_and_mtime_is_still_stale(
     os.utime(audio, ns=(info.st_atime_ns, info.st_mtime_ns))
     assert audio.stat().st_size == info.st_size
     assert stale_files(root) == ["audio/rec-3.wav"]
+
+
+@pytest.mark.parametrize(("ini", "text"), [
+    ("pytest.ini", "[pytest]\ndictbench_max_text_chars = 70\n"),
+    ("pyproject.toml", "[tool.pytest.ini_options]\ndictbench_max_text_chars = \"7_0\"\n"),
+    ("tox.ini", "[pytest]\ndictbench_max_text_chars = 70\n")])
+def test_a_save_is_checked_against_the_project_s_text_limit(
+        tmp_path: Path, ini: str, text: str) -> None:
+    """Reviewer's suspicion: the workbench checked the default limit (200,000), so a
+    save the benchmark run would refuse under the project's ini limit was accepted."""
+    (tmp_path / ini).write_text(text, encoding="utf-8")
+    root = hashed_suite(tmp_path)
+    before = (root / "cases.jsonl").read_bytes()
+    with pytest.raises(EditError, match=r"more than the limit.*nothing was saved"):
+        update_case(root, read_cases(root).fingerprint, {"id": "rec-1", "reference": "a" * 71})
+    assert (root / "cases.jsonl").read_bytes() == before
+    update_case(root, read_cases(root).fingerprint, {"id": "rec-1", "reference": "a" * 70})
+    assert read_cases(root).row("rec-1")["reference"] == "a" * 70
+
+
+def test_a_bad_project_text_limit_is_named(tmp_path: Path) -> None:
+    (tmp_path / "pytest.ini").write_text("[pytest]\ndictbench_max_text_chars = ²\n")
+    root = hashed_suite(tmp_path)
+    with pytest.raises(DictbenchError, match=r"pytest.ini.*integer >= 1|integer >= 1.*pytest"):
+        update_case(root, read_cases(root).fingerprint, {"id": "rec-1", "reference": "x"})
