@@ -114,10 +114,10 @@ class PrivateSuite:
         suite = load_suite(path)
         found = cls(suite.id, suite.root.resolve(), suite.canary.encode("utf-8"))
         # drafts too (``dictbench draft --private`` makes nothing else); a case is named
-        # by its place in the cases file: its id is private, and its keyed public id
+        # by its line in the cases file: its id is private, and its keyed public id
         # would need the suite's secret, which leak-check neither needs nor creates
-        for number, case in enumerate((*suite.cases, *suite.drafts), start=1):
-            shown = f"#{number}"
+        for case in (*suite.cases, *suite.drafts):
+            shown = f"at line {case.line}"
             texts = [str(case.data.get(k, "")) for k in ("reference", "transcript", "script",
                                                           "verbatim")]
             texts += [str(p.get("text", "")) for p in case.data.get("key_points", ())
