@@ -71,16 +71,20 @@ def write_files_table(suite_dir: Path, entries: Sequence[dict[str, Any]]) -> boo
     return True
 
 
-#: Digests already computed, by (real path, size, mtime): a review session checks the
-#: listed files after every save, and audio rarely changes between two saves.
-_SEEN: dict[tuple[Path, int, int], str] = {}
+#: Digests already computed, by real path, device, inode, size, mtime and ctime: a review
+#: session checks the listed files after every save, and audio rarely changes between
+#: two saves. The ctime (which no one can set back, unlike the mtime) changes with every
+#: write and rename, so bytes replaced in place with the old size and mtime are hashed
+#: again. A save's own check of the cases file hashes its bytes, never this cache.
+_SEEN: dict[tuple[Path, int, int, int, int, int], str] = {}
 
 
 def _digest(path: Path) -> str | None:
     if not path.is_file():
         return None
     info = path.stat()
-    key = (path.resolve(), info.st_size, info.st_mtime_ns)
+    key = (path.resolve(), info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns,
+           info.st_ctime_ns)
     if key not in _SEEN:
         _SEEN[key] = sha256_file(path)
     return _SEEN[key]

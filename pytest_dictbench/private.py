@@ -16,6 +16,8 @@ every id. See docs/workbench.md ("Private suites").
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import hmac
 import os
@@ -60,10 +62,14 @@ def ensure_secret(root: Path) -> bool:
     except FileExistsError:
         return False
     except OSError as exc:
-        raise SuiteError(f"cannot create the private suite's secret: {exc.strerror}",
-                         path=path) from None
+        why = "read-only file system" if exc.errno == errno.EROFS else exc.strerror
+        raise SuiteError(
+            f"cannot create the private suite's secret ({why}): run 'dictbench hash "
+            f"{root}' on a writable checkout, or copy the suite's {SECRET_FILE} here, "
+            "and keep it out of git", path=path) from None
     finally:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # never hides the error above
+            tmp.unlink(missing_ok=True)
     return True
 
 

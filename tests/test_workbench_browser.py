@@ -56,7 +56,7 @@ def test_review_page_edit_and_approve_with_the_keyboard(tmp_path: Path) -> None:
 
         # edit the transcript and the key points, approve with Ctrl+Enter
         page.fill("#transcript", "The verified transcript of the first recording.")
-        page.fill("#points tbody tr:nth-child(1) input", "first point, edited")
+        page.fill("#points tbody tr:nth-child(1) .point", "first point, edited")
         page.click("#add")
         page.keyboard.type("a point added by hand")
         page.select_option("#points tbody tr:nth-child(2) select", "critical")

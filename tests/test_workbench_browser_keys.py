@@ -162,3 +162,83 @@ def test_a_save_with_no_edit_keeps_crlf_and_spaces_byte_for_byte(tmp_path: Path)
     saved = read_cases(root)
     assert saved.row("rec-1")["reference"] == "\n first line\r\nsecond line \r\n"
     assert saved.row("rec-2")["reference"] == "one\rtwo  three"
+
+
+def test_holding_enter_on_the_approve_button_approves_only_the_case_on_screen(
+        tmp_path: Path) -> None:
+    """Review defect 1: Enter on the focused Approve button clicks it once per key
+    repeat; the button keeps the shortcut's guards (no repeat, a case on screen long
+    enough, one approval at a time), even when the key is held past the settle time."""
+    root = make_review_suite(tmp_path / "s")
+    with serving(root) as (url, _), browser() as chromium:
+        page, errors = open_page(chromium, url + "/")
+        page.wait_for_selector("body[data-settled='rec-1']")
+        page.focus("#approve")
+        page.keyboard.down("Enter")  # a press: approves rec-1
+        page.wait_for_selector("body[data-saved='1']")
+        for _ in range(30):  # held for 1.5 s: past rec-2's settle time
+            page.keyboard.down("Enter")
+            page.wait_for_timeout(50)
+        page.keyboard.up("Enter")
+        page.wait_for_selector("body[data-settled='rec-2']")
+        page.wait_for_timeout(300)  # a stray write would land now
+        assert statuses(root) == ["approved", "draft", "draft"]
+        assert page.inner_text("#progress") == "1 of 3 approved"
+        assert errors == []
+
+
+def test_a_double_click_on_approve_approves_one_case(tmp_path: Path) -> None:
+    """Review defect 1: the second click of a double click is not an approval."""
+    root = make_review_suite(tmp_path / "s")
+    with serving(root) as (url, _), browser() as chromium:
+        page, errors = open_page(chromium, url + "/")
+        page.wait_for_selector("body[data-settled='rec-1']")
+        page.dblclick("#approve")
+        page.wait_for_selector("body[data-saved='1']")
+        page.wait_for_selector("body[data-settled='rec-2']")
+        page.wait_for_timeout(300)
+        assert statuses(root) == ["approved", "draft", "draft"]
+        assert errors == []
+
+
+def test_the_approve_button_refuses_a_case_just_shown(tmp_path: Path) -> None:
+    """Review defect 1: a click on a case that has just appeared is refused, as the
+    shortcut is; once the case has been on screen a click approves it."""
+    root = make_review_suite(tmp_path / "s")
+    before = (root / "cases.jsonl").read_bytes()
+    with serving(root) as (url, _), browser() as chromium:
+        page, errors = open_page(chromium, url + "/")
+        page.click("#approve")
+        page.wait_for_selector("#message.error")
+        assert "just appeared" in page.inner_text("#message")
+        assert (root / "cases.jsonl").read_bytes() == before
+        page.wait_for_selector("body[data-settled='rec-1']")
+        page.click("#approve")
+        page.wait_for_selector("body[data-saved='1']")
+        assert statuses(root) == ["approved", "draft", "draft"]
+        assert errors == []
+
+
+def test_a_key_point_with_line_breaks_survives_a_save_with_no_edit(tmp_path: Path) -> None:
+    """Reviewer's suspicion: a one-line ``<input>`` drops a key point's newlines, so
+    Ctrl+S on an unedited case rewrote it; key points are edited in a text box that keeps
+    them (CRLF too), and an unedited save leaves the file byte-identical."""
+    from pytest_dictbench.hashes import refresh_hashes
+
+    root = make_review_suite(tmp_path / "s")
+    rows = [json.loads(x) for x in (root / "cases.jsonl").read_text().splitlines()]
+    rows[0]["key_points"][0]["text"] = "first line\nsecond line"
+    rows[1]["key_points"][0]["text"] = "one\r\ntwo"
+    (root / "cases.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    refresh_hashes(root)
+    before = (root / "cases.jsonl").read_bytes()
+    with serving(root) as (url, _), browser() as chromium:
+        page, errors = open_page(chromium, url + "/")
+        page.keyboard.press("Control+s")
+        page.wait_for_selector("body[data-saved='1']")
+        page.keyboard.press("Alt+ArrowRight")
+        page.wait_for_selector("body[data-shown='rec-2']")
+        page.keyboard.press("Control+s")
+        page.wait_for_selector("body[data-saved='2']")
+        assert errors == []
+    assert (root / "cases.jsonl").read_bytes() == before

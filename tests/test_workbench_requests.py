@@ -4,6 +4,7 @@ malformed request gets a 4xx JSON answer with a reason, never a dropped connecti
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 from pathlib import Path
@@ -150,8 +151,8 @@ def test_a_missing_or_bad_length_is_refused(tmp_path: Path, length: str | None,
 
 
 def test_a_stalled_body_is_timed_out(tmp_path: Path) -> None:
-    """Finding 5: a client that sends 10 bytes of a long body and stops is dropped after
-    the request timeout (a short one here), and the server keeps serving."""
+    """Finding 5: a client that sends 10 bytes of a long body and stops is answered 408
+    and dropped after the request timeout (a short one here); the server keeps serving."""
     root = make_review_suite(tmp_path / "s")
     with serving(root) as (url, bench):
         bench.request_timeout = 0.5
@@ -160,7 +161,10 @@ def test_a_stalled_body_is_timed_out(tmp_path: Path) -> None:
             sock.sendall((f"POST /api/case HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
                           f"{TOKEN_HEADER}: {bench.token}\r\nContent-Length: 100000\r\n\r\n"
                           "0123456789").encode())
-            assert sock.recv(65536) == b""  # closed by the server, not by us
+            answer = b""
+            while chunk := sock.recv(65536):  # answered 408, then closed by the server
+                answer += chunk
+            assert answer.split()[1] == b"408"
         status, _ = raw(url, f"GET /api/suite HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
                              "Connection: close\r\n\r\n".encode())
         assert status == 200
@@ -221,3 +225,76 @@ def test_a_decision_that_would_not_load_is_not_written(tmp_path: Path) -> None:
     with pytest.raises(DictbenchError, match="output_hash"):
         adjudication.decide(target, 2, "kept", "kk")
     assert not (tmp_path / "judges" / "adjudications.jsonl").exists()
+
+
+def test_a_slow_body_gets_408_at_the_request_deadline(tmp_path: Path) -> None:
+    """Review defect 10: the timeout is a deadline for the whole body, not per recv: a
+    body trickled a byte at a time, each byte well inside the timeout, gets 408."""
+    import time
+
+    root = make_review_suite(tmp_path / "s")
+    with serving(root) as (url, bench):
+        bench.request_timeout = 1.0
+        port = int(url.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+            sock.sendall((f"POST /api/case HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                          f"{TOKEN_HEADER}: {bench.token}\r\nContent-Length: 16\r\n\r\n"
+                          ).encode())
+            answer = b""
+            with contextlib.suppress(OSError):
+                for byte in b'{"case": 1}     ':
+                    sock.sendall(bytes([byte]))
+                    time.sleep(0.3)
+                    sock.setblocking(False)
+                    with contextlib.suppress(BlockingIOError):
+                        answer += sock.recv(65536)
+                    sock.setblocking(True)
+                    if answer:
+                        break
+            sock.settimeout(10)
+            with contextlib.suppress(OSError):
+                answer += sock.recv(65536)
+        assert answer.split(b"\r\n")[0].split()[1] == b"408"
+        assert "deadline" in json.loads(answer.partition(b"\r\n\r\n")[2])["error"]
+
+
+@pytest.mark.parametrize("length", ["\xb2", "\u0661\u0662", "+5", " 1 2"])
+def test_a_non_ascii_digit_length_is_a_400(tmp_path: Path, length: str) -> None:
+    """Review defect 10: ``str.isdigit`` accepts ``²`` and Arabic-Indic digits, which
+    ``int`` refuses (a 500 before); only ASCII digits are a length."""
+    root = make_review_suite(tmp_path / "s")
+    with serving(root) as (url, bench):
+        port = url.rsplit(":", 1)[1]
+        head = (f"POST /api/case HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                f"{TOKEN_HEADER}: {bench.token}\r\nContent-Length: {length}\r\n"
+                "Connection: close\r\n\r\nxx")
+        status, body = raw(url, head.encode("utf-8") if length[0] > "\xff"
+                           else head.encode("latin-1"))
+    assert status == 400 and "is not a length" in json.loads(body)["error"]
+
+
+def test_connections_are_bounded(tmp_path: Path) -> None:
+    """Review defect 10: stalled connections hold at most MAX_CONNECTIONS threads; one
+    more is answered 503 at once, and the server serves again once they are gone."""
+    from pytest_dictbench.workbench.server import MAX_CONNECTIONS
+
+    root = make_review_suite(tmp_path / "s")
+    get = b"GET /api/suite HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r\n"
+    with serving(root) as (url, _):
+        port = int(url.rsplit(":", 1)[1])
+        held = [socket.create_connection(("127.0.0.1", port), timeout=30)
+                for _ in range(MAX_CONNECTIONS)]
+        try:
+            for sock in held:  # each is accepted and waits for its request line
+                sock.sendall(b"GET /api/suite HTTP/1.1\r\n")
+            status, body = raw(url, get % port)
+            assert status == 503 and "busy" in json.loads(body)["error"]
+        finally:
+            for sock in held:
+                sock.close()
+        for _ in range(50):  # the held threads end as their sockets close
+            status, _ = raw(url, get % port)
+            if status == 200:
+                break
+            __import__("time").sleep(0.05)
+        assert status == 200

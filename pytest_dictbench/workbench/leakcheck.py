@@ -37,15 +37,15 @@ import re
 import stat
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..audio.io import sha256_file
 from ..errors import DictbenchError
-from ..private import SECRET_FILE, public_case_id
+from ..private import SECRET_FILE
 from ..suites import MANIFEST, load_suite, read_toml
 from .leakforms import decoded_forms, joined_lines, png_texts, utf16_texts
-from .leakwalk import SKIP_DIRS, Entry, staged_files, walk
+from .leakwalk import SKIP_DIRS, Entry, open_blob, staged_files, walk
 
 __all__ = ["Finding", "PrivateSuite", "leak_check", "tokens"]
 
@@ -63,6 +63,11 @@ SECRETS = (
                               r"|[A-Za-z0-9]{40,})")),
     ("bearer-token", re.compile(r"\bBearer\s+[A-Za-z0-9._~+/-]{24,}=*")),
 )
+#: The literal start of every pattern in :data:`SECRETS` (a quick test before a search).
+_TEXT_STARTS = ("sk-", "Bearer")
+_STARTS = tuple(t.encode("ascii") for t in _TEXT_STARTS)
+#: :data:`SECRETS` over bytes (a binary file read as Latin-1 without decoding it).
+_BYTE_SECRETS = tuple((kind, re.compile(p.pattern.encode("ascii"))) for kind, p in SECRETS)
 _USER = r"[A-Za-z0-9_][A-Za-z0-9_.-]*"
 _SEP = r"[\\/]+"  # one or more slashes or backslashes (as written, or JSON-escaped)
 _HOME = re.compile(
@@ -108,8 +113,11 @@ class PrivateSuite:
     def load(cls, path: Path) -> PrivateSuite:
         suite = load_suite(path)
         found = cls(suite.id, suite.root.resolve(), suite.canary.encode("utf-8"))
-        for case in suite.cases:
-            shown = public_case_id(suite, case.id)
+        # drafts too (``dictbench draft --private`` makes nothing else); a case is named
+        # by its line in the cases file: its id is private, and its keyed public id
+        # would need the suite's secret, which leak-check neither needs nor creates
+        for case in (*suite.cases, *suite.drafts):
+            shown = f"at line {case.line}"
             texts = [str(case.data.get(k, "")) for k in ("reference", "transcript", "script",
                                                           "verbatim")]
             texts += [str(p.get("text", "")) for p in case.data.get("key_points", ())
@@ -248,12 +256,21 @@ class _Scan:
                 return
 
     def binary(self, data: bytes, lines_before: int) -> None:
-        """Keys in binary content: as Latin-1 text and as UTF-16."""
-        latin = data.decode("latin-1")
-        for kind, pattern in SECRETS:
-            for match in pattern.finditer(latin):
-                self.add(lines_before + latin.count("\n", 0, match.start()) + 1, kind,
-                         "credential-like string")
+        """Keys in binary content: as Latin-1 text and as UTF-16. Each pattern is looked
+        for only where its literal start occurs (a byte search, no decoding), so that a
+        large file costs a few byte scans per chunk."""
+        if any(start in data for start in _STARTS):
+            for kind, pattern in _BYTE_SECRETS:
+                for match in pattern.finditer(data):
+                    self.add(lines_before + data.count(b"\n", 0, match.start()) + 1, kind,
+                             "credential-like string")
+        canaries = [s.canary.decode("utf-8")[:16] for s in self.others]
+        # ASCII in UTF-16 (either byte order, either alignment) is ASCII in the even or
+        # the odd bytes: two strided copies searched for the plain starts, no decoding
+        needles = {n.encode("ascii", "ignore") for n in (*_TEXT_STARTS, *canaries)}
+        halves = (data[0::2], data[1::2])
+        if not any(n and n in half for n in needles for half in halves):
+            return
         for text in utf16_texts(data):
             for kind, pattern in SECRETS:
                 if pattern.search(text):
@@ -280,7 +297,7 @@ class _Scan:
                              f"canary of private suite {suite.id}")
             self.binary(window, lines)
             tail = window[-longest:]
-            lines += window[:len(window) - len(tail)].count(b"\n")
+            lines += window.count(b"\n", 0, len(window) - len(tail))
         for suite in self.others:
             if digest is not None and digest.hexdigest() in suite.audio:
                 self.add(1, "private-audio", f"same bytes as the audio of case "
@@ -300,7 +317,12 @@ def _shared_text(line: str, suite: PrivateSuite) -> str | None:
 def _check_file(entry: Entry, suites: list[PrivateSuite], home: str) -> list[Finding]:
     scan = _Scan(entry.shown, entry.path, suites, home)
     scan.name(suites)
-    if entry.path.name == SECRET_FILE and not any(s.owns(entry.path) for s in suites):
+    if entry.kind == "folder":
+        scan.add(0, "unreadable", f"{entry.error}: nothing in it was checked")
+        return scan.found
+    if entry.path.name == SECRET_FILE and (
+            entry.git or not any(s.owns(entry.path) for s in suites)):
+        # git would commit it (its suite folder is not ignored), or it is out of place
         scan.add(0, "private-suite-secret", "the key of a private suite's case ids: keep "
                  "it out of git and out of anything published")
     if entry.kind == "link":  # git stores the target's path: check that, never open it
@@ -346,7 +368,8 @@ def leak_check(paths: list[Path], *, staged: bool = False, suites: list[Path] | 
     if staged:
         top, files = staged_files(paths[0])
         private = [PrivateSuite.load(p) for p in suites or find_private_suites([top])]
-        for name, data in files:
+        for staged_file in files:
+            name = staged_file.name
             scan = _Scan(name, top / name, private, home, note="staged")
             for suite in private:
                 if suite.owns(top / name):
@@ -356,7 +379,11 @@ def leak_check(paths: list[Path], *, staged: bool = False, suites: list[Path] | 
             if Path(name).name == SECRET_FILE:
                 scan.add(0, "private-suite-secret", "the key of a private suite's case ids "
                          "is staged")
-            scan.content(data)
+            with open_blob(top, staged_file.blob) as handle:  # streamed, as on disk
+                if staged_file.size > _MAX_TEXT_BYTES:
+                    scan.chunks(handle, staged_file.size)
+                else:
+                    scan.content(handle.read(_MAX_TEXT_BYTES + 1))
             findings.extend(scan.found)
         return sorted(set(findings))
     private = [PrivateSuite.load(p) for p in suites or find_private_suites(paths)]
@@ -367,5 +394,8 @@ def leak_check(paths: list[Path], *, staged: bool = False, suites: list[Path] | 
             if key in seen:
                 continue
             seen.add(key)
-            findings.extend(_check_file(entry, private, home))
+            found = _check_file(entry, private, home)
+            if len(paths) > 1:  # names are relative to their folder: say which one
+                found = [replace(f, path=f"{base / f.path}") for f in found]
+            findings.extend(found)
     return sorted(set(findings))

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import DictbenchError
 from ..suites import MANIFEST, read_toml
-from .checks import case_problem
+from .checks import case_problem, project_max_text_chars
 from .store import APPROVED, DRAFT, Snapshot, is_draft, read_cases, save_case, suite_warnings
 
 __all__ = ["EditError", "apply_edit", "progress", "suite_view", "update_case"]
@@ -37,8 +37,9 @@ def suite_view(root: Path) -> dict[str, Any]:
     manifest = read_toml(root / MANIFEST)
     snapshot = read_cases(root)
     problems = {}
+    limit = project_max_text_chars(root)
     for row in snapshot.rows:
-        problem = case_problem(root, row, manifest.get("method"))
+        problem = case_problem(root, row, manifest.get("method"), limit)
         if problem is None and manifest.get("method") == "keypoints" and \
                 not row.get("key_points"):
             problem = f"case {row.get('id')!r}: key points need review (there are none)"
@@ -112,7 +113,11 @@ def apply_edit(row: Mapping[str, Any], edit: Mapping[str, Any]) -> dict[str, Any
             raise EditError("reference must be text")
         new["reference"] = _line_ends(row.get("reference"), edit["reference"])
     if "key_points" in edit:
-        new["key_points"] = _key_points(edit["key_points"])
+        # a text box hands back LF: a point keeps the line ends it had (matched by id)
+        before = {p.get("id"): p.get("text") for p in row.get("key_points") or ()
+                  if isinstance(p, Mapping)}
+        new["key_points"] = [{**p, "text": _line_ends(before.get(p["id"]), p["text"])}
+                             for p in _key_points(edit["key_points"])]
     if "status" in edit:
         if edit["status"] not in (DRAFT, APPROVED):
             raise EditError("status must be draft or approved")
@@ -139,7 +144,7 @@ def update_case(root: Path, fingerprint: str, edit: Mapping[str, Any]) -> dict[s
         if name in edit and name not in row and method != "keypoints":
             raise EditError(f"cases of method {method!r} have no {name!r} to edit here")
     new = apply_edit(row, edit)
-    problem = case_problem(root, new, method)
+    problem = case_problem(root, new, method, project_max_text_chars(root))
     if problem is not None:
         raise EditError(f"{problem} (nothing was saved)")
     new_fingerprint = save_case(root, case_id, new, fingerprint)

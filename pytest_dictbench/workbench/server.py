@@ -8,8 +8,10 @@ carry the per-session token that the page received in its HTML. Audio is served 
 chunks, with byte ranges so the player can seek.
 
 A request body must say its length (411 otherwise) and may hold at most
-:data:`MAX_BODY` bytes (413); a connection that sends nothing for
-:attr:`Workbench.request_timeout` seconds is closed. Every malformed request gets a 4xx
+:data:`MAX_BODY` bytes (413), all of it within :attr:`Workbench.request_timeout`
+seconds (a deadline for the whole body, 408 after it); a connection that sends nothing
+for that long is closed, and at most :data:`MAX_CONNECTIONS` are served at once (503
+beyond). Every malformed request gets a 4xx
 JSON answer with a reason; anything unexpected is a 500 JSON answer, never a dropped
 connection.
 """
@@ -22,6 +24,8 @@ import os
 import re
 import secrets
 import stat
+import threading
+import time
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -48,7 +52,10 @@ _AUDIO_TYPES = {".flac": "audio/flac", ".wav": "audio/wav", ".mp3": "audio/mpeg"
 _RANGE = re.compile(r"bytes=(\d*)-(\d*)$")
 #: The largest request body accepted, in bytes: far above any edit of one case.
 MAX_BODY = 4 * 1024 * 1024
+#: Connections served at once (one thread each); one more is answered 503 and closed.
+MAX_CONNECTIONS = 16
 _CHUNK = 256 * 1024
+_LENGTH = re.compile(r"[0-9]{1,15}")
 
 
 class _Refused(Exception):
@@ -81,6 +88,31 @@ def _static(name: str) -> str:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     workbench: Workbench
+    slots: threading.BoundedSemaphore
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Serve in a thread while fewer than :data:`MAX_CONNECTIONS` are; else answer
+        503 at once, so that stalled clients cannot pile up threads."""
+        if not self.slots.acquire(blocking=False):
+            body = json.dumps({"error": "the review server is busy (too many open "
+                               "connections); try again"}).encode()
+            with contextlib.suppress(OSError):
+                request.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: "
+                                b"application/json\r\nConnection: close\r\n"
+                                + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -235,11 +267,39 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self._answer(self._post)
 
+    def _read_body(self, length: int) -> bytes:
+        """``length`` bytes of body, all within one deadline (``request_timeout`` from
+        the first byte asked for): a client trickling bytes gets 408, not a thread."""
+        deadline = time.monotonic() + self.server.workbench.request_timeout
+        parts: list[bytes] = []
+        left = length
+        late = _Refused(HTTPStatus.REQUEST_TIMEOUT, "the body did not arrive within the "
+                        f"deadline of {self.server.workbench.request_timeout:g} s")
+        while left:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.close_connection = True
+                raise late
+            self.connection.settimeout(remaining)
+            try:
+                part = self.rfile.read1(min(left, 65536))
+            except TimeoutError:
+                self.close_connection = True  # a timed-out socket file reads no more
+                raise late from None
+            if not part:
+                self.close_connection = True
+                raise _Refused(HTTPStatus.BAD_REQUEST, "the body ended before Content-Length")
+            parts.append(part)
+            left -= len(part)
+        self.connection.settimeout(self.server.workbench.request_timeout)
+        return b"".join(parts)
+
     def _body(self) -> dict[str, Any]:
         raw_length = self.headers.get_all("Content-Length") or []
         if not raw_length:
             raise _Refused(HTTPStatus.LENGTH_REQUIRED, "a request body needs a Content-Length")
-        if len(set(raw_length)) != 1 or not raw_length[0].strip().isdigit():
+        # ASCII digits only: str.isdigit() also accepts "²", which int() refuses
+        if len(set(raw_length)) != 1 or not _LENGTH.fullmatch(raw_length[0].strip()):
             raise _Refused(HTTPStatus.BAD_REQUEST,
                            f"Content-Length {', '.join(raw_length)!r} is not a length")
         length = int(raw_length[0])
@@ -248,10 +308,7 @@ class Handler(BaseHTTPRequestHandler):
             raise _Refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
                            f"the body has {length:,} bytes, more than the limit of "
                            f"{MAX_BODY:,}")
-        data = self.rfile.read(length)
-        if len(data) < length:
-            self.close_connection = True
-            raise _Refused(HTTPStatus.BAD_REQUEST, "the body ended before Content-Length")
+        data = self._read_body(length)
         try:
             body = loads_strict(data.decode("utf-8")) if data.strip() else {}
         except (UnicodeDecodeError, ValueError, RecursionError) as exc:
@@ -304,4 +361,5 @@ def make_server(workbench: Workbench, port: int = 0) -> _Server:
     """A server bound to 127.0.0.1 (``port`` 0: an ephemeral port); not yet serving."""
     server = _Server(("127.0.0.1", port), Handler)
     server.workbench = workbench
+    server.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
     return server

@@ -2,6 +2,9 @@
 
 Every save is checked against the fingerprint (sha256) of the file the editor loaded:
 when the file changed on disk since then, the save is refused and nothing is written.
+A save is refused too while the file does not match the digest the manifest lists (it
+changed outside the workbench): a save never lists a digest over lines nobody reviewed.
+A save that changes nothing writes nothing.
 A save replaces one case's line (every other line keeps its bytes) and the ``cases.jsonl``
 digest in the manifest's ``[[files]]`` tables, as one set (both files are written in
 full beside their targets, then renamed), under one sidecar lock
@@ -111,6 +114,29 @@ def _manifest_text(root: Path, cases_rel: str, digest: str) -> str | None:
     return files_table_text(root, entries)
 
 
+def _listed_digest(root: Path, rel: str) -> str | None:
+    """The sha256 ``suite.toml`` lists for ``rel`` (``None``: not listed)."""
+    for entry in read_toml(root / MANIFEST).get("files", []):
+        if Path(str(entry.get("path", ""))).as_posix().removeprefix("./") == rel:
+            digest = entry.get("sha256")
+            return digest if isinstance(digest, str) else None
+    return None
+
+
+def _check_not_stale(root: Path, path: Path, data: bytes) -> None:
+    """Refuse to write over a cases file whose listed digest is already stale: its text
+    changed outside the workbench (or a save was interrupted), and a save would list the
+    digest of lines nobody reviewed here."""
+    rel = path.relative_to(root).as_posix()
+    digest = _listed_digest(root, rel)
+    if digest is not None and digest != _fingerprint(data):
+        raise ConcurrentEdit(
+            f"{rel} does not match the sha256 {MANIFEST} lists: it was edited outside the "
+            "workbench (or an earlier save was interrupted); check the change, run "
+            f"'dictbench hash {root}' to accept it, then reload (nothing was saved)",
+            path=path)
+
+
 def _write(root: Path, path: Path, data: bytes) -> None:
     rel = path.relative_to(root).as_posix()
     manifest = _manifest_text(root, rel, _fingerprint(data))
@@ -124,8 +150,11 @@ def save_case(root: Path, case_id: str, row: Mapping[str, Any], expected: str) -
     """Replace the line of case ``case_id`` with ``row`` and list the new digest of the
     cases file in the manifest; every other line keeps its bytes, line end included.
 
-    Raises :class:`ConcurrentEdit`, writing nothing, when the file on disk is not the one
-    whose fingerprint the editor loaded (``expected``). Returns the new fingerprint.
+    A row equal to the stored one writes nothing (the line keeps its bytes). Raises
+    :class:`ConcurrentEdit`, writing nothing, when the file on disk is not the one whose
+    fingerprint the editor loaded (``expected``), or when it no longer matches the digest
+    the manifest lists (changed outside the workbench: never blessed by a save). Returns
+    the new fingerprint.
     """
     path = cases_file(root)
     with file_lock(path.with_name(f".{path.name}.lock")):
@@ -133,11 +162,15 @@ def save_case(root: Path, case_id: str, row: Mapping[str, Any], expected: str) -
         if _fingerprint(data) != expected:
             raise ConcurrentEdit("the cases file changed on disk since it was loaded; "
                                  "reload to see the other edit (nothing was saved)", path=path)
+        _check_not_stale(root, path, data)
         snapshot = read_cases(root)
-        number = next((n for r, n in zip(snapshot.rows, snapshot.lines, strict=True)
-                       if r.get("id") == case_id), None)
-        if number is None:
+        found = next(((r, n) for r, n in zip(snapshot.rows, snapshot.lines, strict=True)
+                      if r.get("id") == case_id), None)
+        if found is None:
             raise SuiteError(f"no case {case_id!r}", path=path)
+        old, number = found
+        if old == dict(row):
+            return expected  # nothing changed: both files keep their bytes
         bom = data.startswith(b"\xef\xbb\xbf")
         lines = data.removeprefix(b"\xef\xbb\xbf").split(b"\n")
         ending = b"\r" if lines[number - 1].endswith(b"\r") else b""
@@ -174,9 +207,10 @@ def suite_warnings(root: Path) -> list[str]:
     out = []
     for rel in stale_files(root):
         if rel == cases_rel:
-            out.append(f"{rel} does not match the sha256 {MANIFEST} lists: an earlier save "
-                       "was interrupted, or the file was edited outside the workbench; the "
-                       "next save lists the digest of what it writes")
+            out.append(f"{rel} does not match the sha256 {MANIFEST} lists: it was edited "
+                       "outside the workbench, or an earlier save was interrupted; saves are "
+                       "refused until you check the change, run 'dictbench hash' to accept "
+                       "it and reload")
         else:
             out.append(f"{rel} changed outside the workbench (or is missing): its digest is "
                        "not refreshed here; run 'dictbench hash' if the change is intended")

@@ -2,9 +2,10 @@
 // TOKEN, $, say and post come from common.js, loaded first.
 // The review page: one case at a time, keyboard first. Every write carries the
 // session token and the fingerprint of the cases file the page last loaded.
-// The approve shortcut (Ctrl+Enter) ignores key repeat and IME composition, does
-// nothing while a save is in flight, and works only on a case that has been on screen
-// for SETTLE_MS: holding or double-pressing it approves at most the case on screen.
+// Approving (Ctrl+Enter or the Approve button, by click or Enter) ignores key repeat,
+// IME composition and the second click of a double click, does nothing while a save is
+// in flight, and works only on a case that has been on screen for SETTLE_MS: holding,
+// double-pressing or double-clicking approves at most the case on screen.
 const SETTLE_MS = 1000;
 let state = { cases: [], fingerprint: "", index: 0, dirty: false, saving: false,
   shownAt: 0, problems: {}, path: "" };
@@ -16,8 +17,10 @@ function showProgress(approved, total) {
 function pointRow(point) {
   const tr = document.createElement("tr");
   tr.dataset.id = point.id || "";
-  const text = document.createElement("input");
+  // a text box, not a one-line input (which drops a point's line breaks)
+  const text = document.createElement("textarea");
   text.className = "point";
+  text.rows = Math.max(1, (point.text || "").split(/\r\n|\r|\n/).length);
   text.value = point.text || "";
   text.setAttribute("aria-label", "key point");
   const severity = document.createElement("select");
@@ -96,7 +99,7 @@ function edited() {
   if ("key_points" in c || state.method === "keypoints") {
     edit.key_points = [...$("points").querySelectorAll("tbody tr")].map((tr) => ({
       id: tr.dataset.id,
-      text: tr.querySelector("input").value,
+      text: tr.querySelector(".point").value,
       severity: tr.querySelector("select").value,
     }));
   }
@@ -157,13 +160,18 @@ async function approve() {
   }
 }
 
-function approveShortcut(event) {
+function approveRequest(event) {
+  // The one gate of every approval, the Ctrl+Enter shortcut and the Approve button
+  // alike: a held key repeats (and a held Enter on the focused button clicks it once
+  // per repeat), Enter during IME composition confirms the composition, the second
+  // click of a double click is not a second decision, one approval at a time, and only
+  // on a case that has been on screen for SETTLE_MS.
   event.preventDefault();
-  // a held key repeats, and Enter during IME composition confirms the composition
   if (event.repeat || event.isComposing || event.keyCode === 229) return;
+  if (event.type === "click" && event.detail > 1) return;
   if (state.saving) return;
   if (performance.now() - state.shownAt < SETTLE_MS) {
-    say("This case has just appeared: look at it, then press Ctrl+Enter again.", true);
+    say("This case has just appeared: look at it, then approve it again.", true);
     return;
   }
   approve();
@@ -180,7 +188,7 @@ function inField(target) {
 
 document.addEventListener("keydown", (event) => {
   const mod = event.ctrlKey || event.metaKey;
-  if (mod && event.key === "Enter") { approveShortcut(event); return; }
+  if (mod && event.key === "Enter") { approveRequest(event); return; }
   if (mod && event.key.toLowerCase() === "s") {
     event.preventDefault();
     if (!event.repeat) save();
@@ -205,13 +213,19 @@ window.addEventListener("beforeunload", (event) => {
 $("add").addEventListener("click", () => {
   const row = pointRow({ text: "", severity: "minor" });
   $("points").querySelector("tbody").appendChild(row);
-  row.querySelector("input").focus();
+  row.querySelector(".point").focus();
   state.dirty = true;
 });
 $("prev").addEventListener("click", () => go(-1));
 $("next").addEventListener("click", () => go(1));
 $("save").addEventListener("click", () => save());
-$("approve").addEventListener("click", approve);
+$("approve").addEventListener("keydown", (event) => {
+  // a repeated (or composing) Enter on the focused button must not click it
+  if (event.key === "Enter" && (event.repeat || event.isComposing || event.keyCode === 229)) {
+    event.preventDefault();
+  }
+});
+$("approve").addEventListener("click", approveRequest);
 
 (async function load() {
   const response = await fetch("/api/suite");
