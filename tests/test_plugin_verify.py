@@ -55,6 +55,8 @@ def test_one_changed_byte_fails_naming_the_file(verified: pytest.Pytester) -> No
     result = verified.runpytest("--dictbench-verify", "-k", "sha256")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*cases/mini/cases.jsonl: sha256 * does not match the listed*"])
+    # only the cases file is off (a review save cut short, or an edit by hand): say what to do
+    result.stdout.fnmatch_lines(["*check the cases, then run 'dictbench hash *cases/mini'*"])
 
 
 def test_audio_breaking_the_specification(verified: pytest.Pytester) -> None:
@@ -98,3 +100,24 @@ def test_case_consistency_check(pytester: pytest.Pytester, write_suite) -> None:
     result.stdout.fnmatch_lines(["*::case[[]v1[]] PASSED*", "*::case[[]v2[]] FAILED*"])
     result.stdout.fnmatch_lines(["*case 'v2': *"])
     assert json.loads((pytester.path / "cases/mini/cases.jsonl").read_text().splitlines()[0])
+
+
+def test_drafts_check_names_the_drafts_that_still_need_key_points(
+        pytester: pytest.Pytester) -> None:
+    """Workbench finding 20: a draft without key points (no API key when drafting, an empty
+    answer) or without a transcript is flagged in the drafts check, not only counted."""
+    from workbench_support import make_review_suite
+
+    root = make_review_suite(pytester.path / "cases" / "s")
+    rows = [json.loads(x) for x in (root / "cases.jsonl").read_text().splitlines()]
+    rows[0]["status"] = "approved"
+    rows[1]["key_points"] = []
+    rows[2]["reference"] = ""
+    (root / "cases.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    from pytest_dictbench.hashes import refresh_hashes
+
+    refresh_hashes(root)
+    result = pytester.runpytest("--dictbench-verify", "cases/s", "-k", "drafts")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*2 draft case(s) not yet approved (rec-2, rec-3); without "
+                                 "key points: rec-2; without a transcript: rec-3; review*"])

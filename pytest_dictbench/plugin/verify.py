@@ -140,7 +140,10 @@ def _check_digest(suite: Suite, rel: str, expected: str | None) -> None:
     _check_regular(path, "listed file")
     actual = sha256_file(path)
     if actual != expected:
-        raise IntegrityFailure(f"{path}: sha256 {actual} does not match the listed {expected}")
+        hint = (f"; check the cases, then run 'dictbench hash {suite.root}' (a review save "
+                "cut short, or an edit by hand)" if rel == "cases.jsonl" else "")
+        raise IntegrityFailure(f"{path}: sha256 {actual} does not match the listed "
+                               f"{expected}{hint}")
 
 
 def _check_regular(path: Path, what: str) -> None:
@@ -190,6 +193,12 @@ def _check_drafts(suite: Suite) -> None:
     drafts = [case.id for case in suite.drafts]
     shown = ", ".join(drafts[:10]) + (f" and {len(drafts) - 10} more" if len(drafts) > 10
                                       else "")
+    waiting = [f"without key points: {', '.join(ids)}" for ids in [
+        [c.id for c in suite.drafts if "key_points" in c.data and not c.data["key_points"]]]
+        if ids] + [f"without a transcript: {', '.join(ids)}" for ids in [
+        [c.id for c in suite.drafts if "reference" in c.data
+         and not str(c.data["reference"]).strip()]] if ids]
+    detail = f"; {'; '.join(waiting)}" if waiting else ""
     raise IntegrityFailure(f"{suite.root / 'suite.toml'}: {len(drafts)} draft case(s) not "
-                           f"yet approved ({shown}); review them with 'dictbench review "
-                           f"{suite.root}'")
+                           f"yet approved ({shown}){detail}; review them with 'dictbench "
+                           f"review {suite.root}'")
