@@ -65,7 +65,7 @@ class Rig:
         app = app_argv("scripted_app", "--script", str(self.script),
                        "--mode", settings.get("hotkey_mode", "toggle"))
         base = {"app": app, "hotkey": "F9", "stable_s": 2.0, "max_wait_s": 10.0,
-                "empty_wait_s": 4.0, "launch_wait_s": 2.0, "hotkey_lead_s": 0.2}
+                "empty_wait_s": 8.0, "launch_wait_s": 5.0, "hotkey_lead_s": 0.2}
         self.product = make_product(tmp / "products", "desktop", {**base, **settings})
         self.suite = tone_suite(tmp / "suite")
         self.adapter = desktop_adapter(self.product, self.suite, AdapterOptions(warmup=False))

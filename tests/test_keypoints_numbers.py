@@ -102,3 +102,12 @@ def test_names_read_differently_do_not_match() -> None:
 
     scores = compare_names("田中さんと会った", "中田さんと会った")  # タナカ vs ナカタ
     assert (scores.tp, scores.fp, scores.fn) == (0, 1, 1)
+
+
+def test_a_sign_before_a_one_token_count_is_kept() -> None:
+    """Found by the property in CI: ``1人`` is one dictionary word (一人), read apart from
+    the numeral path, and lost its ``マイナス``."""
+    from pytest_dictbench.methods.keypoints.names import extract_names
+
+    assert extract_names("記録はマイナス1人だった。").numbers == frozenset({"-1人"})
+    assert extract_names("記録は1人だった。").numbers == frozenset({"1人"})

@@ -309,3 +309,13 @@ def test_an_empty_transcript_is_one_result_inline_or_as_an_empty_file(
     assert inline.values["raw_transcript"] == from_file.values["raw_transcript"] == ""
     assert run_metrics(fixture, inline.values) == run_metrics(fixture, from_file.values)
     assert run_metrics(fixture, inline.values)["wer"] == 1.0
+
+
+@pytest.mark.parametrize("value", ["\r0", "\r", "a\rb", "x,y", 'say "hi"'])
+def test_a_cell_with_a_carriage_return_round_trips(tmp_path: Path, suite: Suite,
+                                                   value: str) -> None:
+    """Found by the property in CI: a lone CR was written bare and split the row."""
+    path = tmp_path / "p.csv"
+    path.write_text(render_results([row(notes=value)]), encoding="utf-8")
+    [r] = read_results(path, suite)
+    assert r.cells["notes"] == value

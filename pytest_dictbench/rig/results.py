@@ -17,8 +17,6 @@ cell is empty are skipped. Exports neutralise cells a spreadsheet would run as a
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -358,13 +356,21 @@ def row_from_cells(cells: Mapping[str, str], suite: Suite, *, where: str, path: 
 
 
 def render_results(rows: Iterable[Mapping[str, str]]) -> str:
-    """A results CSV (header and one line per row of cells), LF line endings."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    for cells in rows:
-        writer.writerow([neutralise(cells.get(column, "")) for column in COLUMNS])
-    return out.getvalue()
+    """A results CSV (header and one line per row of cells), LF line endings.
+
+    A cell is quoted when it holds a comma, a quote, LF or CR (Python's csv writer leaves
+    a lone CR bare when the line end is LF, and a reader that accepts CR line ends, as
+    ours and the scorer's do, would split the row there)."""
+    lines = [",".join(COLUMNS)]
+    lines += [",".join(_csv_cell(neutralise(cells.get(column, ""))) for column in COLUMNS)
+              for cells in rows]
+    return "".join(line + "\n" for line in lines)
+
+
+def _csv_cell(text: str) -> str:
+    if any(c in text for c in ',"\r\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
 
 
 def export_csv(records: Iterable[Mapping[str, Any]]) -> str:

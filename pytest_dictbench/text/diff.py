@@ -34,10 +34,11 @@ __all__ = ["UNICODE_ONLY", "UNITS", "closest", "diff_against_closest", "edit_dis
 UNITS = ("char", "word")
 #: Unchanged units (characters or words) kept on each side of a change.
 CONTEXT = 6
-#: Shown for texts that are equal once NFKC-folded but differ in code points (an NFD
-#: ``é`` against an NFC one, full-width letters): a strict comparison counts them.
-UNICODE_ONLY = ("(no visible difference: the code points differ, e.g. Unicode "
-                "normalisation (NFC/NFD) or width)")
+#: Shown for texts that are the same once composed (NFC) but differ in code points (an
+#: NFD ``é`` against an NFC one): a strict comparison counts them. Width differences
+#: (``ＡＢ`` / ``AB``) are never errors here and still show as no difference.
+UNICODE_ONLY = ("(no visible difference: the code points differ in Unicode "
+                "normalisation, NFC against NFD)")
 #: Longest rendered diff; anything beyond is cut with an ellipsis.
 MAX_RENDERED = 240
 
@@ -94,6 +95,10 @@ def closest(output: str, expected: Sequence[str], unit: str = "char") -> int:
     return distances.index(min(distances))
 
 
+def _nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text.replace("\r\n", "\n"))
+
+
 def _show(text: str) -> str:
     return text.replace("\n", "↵")
 
@@ -115,6 +120,8 @@ def render_diff(expected: str, output: str, context: int = CONTEXT, unit: str = 
     """Render the diff of ``output`` against ``expected`` on one line."""
     ops = opcodes(_fold(expected), _fold(output), unit)
     if all(tag == "equal" for tag, _, _ in ops):
+        if _nfc(expected) != _nfc(output) or expected == output:
+            return "(no difference)"  # equal, or equal but for width (never an error)
         if list(_tokens(expected.replace("\r\n", "\n"), unit)) != \
                 list(_tokens(output.replace("\r\n", "\n"), unit)):
             return UNICODE_ONLY

@@ -261,8 +261,9 @@ def extract_names(text: str) -> Extracted:
         if pos[0] in _SKIPPED_POS or not surface.strip():
             continue
         reading = _one_token_number(surface)
-        if reading is not None:
-            numbers.add(reading)
+        if reading is not None:  # 一人 / 1人 / 二十歳: one token; keep a sign before it
+            signed = i >= 2 and tokens[i - 2][0] in _SIGNS
+            numbers.add("-" + reading if signed else reading)
             continue
         if surface in _ERAS and i < len(tokens) and _is_numeral(tokens[i]):
             continue  # the era goes with its year
