@@ -109,6 +109,11 @@ class GeminiFake(Fake):
     upload_origin: str | None = None
     file_states = ("PROCESSING", "ACTIVE")
 
+    def __init__(self) -> None:
+        super().__init__()
+        #: Names of the uploaded files the adapter deleted.
+        self.deleted: list[str] = []
+
     def answer(self, request: Request) -> Reply:
         if request.route == "/upload/v1beta/files" and not request.query:
             assert request.headers["X-Goog-Upload-Protocol"] == "resumable"
@@ -124,6 +129,9 @@ class GeminiFake(Fake):
             return Reply(body={"file": self._file()})
         if request.method == "GET" and request.route == "/v1beta/files/abc":
             return Reply(body=self._file())
+        if request.method == "DELETE" and request.route == "/v1beta/files/abc":
+            self.deleted.append("files/abc")
+            return Reply(body={})
         assert request.route.startswith("/v1beta/models/")
         assert request.route.endswith(":generateContent")
         parts = request.json["contents"][0]["parts"]
@@ -254,7 +262,7 @@ class AzureFake(Fake):
 
 
 class ProviderServer:
-    """``with ProviderServer(fake) as server: ... server.url ...`` (GET and POST)."""
+    """``with ProviderServer(fake) as server: ... server.url ...`` (GET, POST, DELETE)."""
 
     def __init__(self, fake: Callable[[Request], Reply]) -> None:
         self.fake = fake
@@ -272,6 +280,9 @@ class ProviderServer:
 
             def do_POST(self) -> None:
                 self._serve("POST")
+
+            def do_DELETE(self) -> None:
+                self._serve("DELETE")
 
             def _serve(self, method: str) -> None:
                 length = int(self.headers.get("Content-Length", 0))

@@ -301,10 +301,67 @@ def test_gemini_uploads_through_the_files_api_and_waits_until_the_file_is_active
     assert [(r.method, r.route) for r in fake.requests] == [
         ("POST", "/upload/v1beta/files"), ("POST", "/upload/v1beta/files"),
         ("GET", "/v1beta/files/abc"),
-        ("POST", "/v1beta/models/gemini-2.5-flash:generateContent")]
+        ("POST", "/v1beta/models/gemini-2.5-flash:generateContent"),
+        ("DELETE", "/v1beta/files/abc")]
     assert all(r.headers["x-goog-api-key"] == KEY for r in fake.requests)
     assert fake.leaks == []
+    assert fake.deleted == ["files/abc"]
     assert output.meta["provider"]["file_uri"] == f"{fake.url}/v1beta/files/abc"
+    assert output.meta["provider"]["file_deleted"] is True
+
+
+def test_gemini_deletes_the_uploaded_file_when_the_request_after_it_fails(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    fake = GeminiFake()
+    fake.file_states = ("ACTIVE",)
+    original = fake.answer
+
+    def refuse_generate(request: Any) -> Reply:
+        if request.route.endswith(":generateContent"):
+            return Reply(400, {"error": {"message": "Request contains an invalid argument."}})
+        return original(request)
+
+    fake.answer = refuse_generate  # type: ignore[method-assign]
+    output = capture(tmp_path, suite, "gemini", serve(fake), upload="always", poll_s=0.01)
+    assert output.status == "error" and "invalid argument" in output.error
+    assert fake.deleted == ["files/abc"]
+    assert fake.requests[-1].method == "DELETE"
+
+
+def test_gemini_deletes_a_file_that_failed_processing(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    fake = GeminiFake()
+    fake.file_states = ("FAILED",)
+    output = capture(tmp_path, suite, "gemini", serve(fake), upload="always", poll_s=0.01)
+    assert output.status == "error"
+    assert fake.deleted == ["files/abc"]
+
+
+def test_gemini_a_file_that_cannot_be_deleted_is_said_in_the_record_and_the_error(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    fake = GeminiFake()
+    original = fake.answer
+
+    def refuse_delete(request: Any) -> Reply:
+        if request.method == "DELETE":
+            return Reply(403, {"error": {"message": "Permission denied on files/abc"}})
+        return original(request)
+
+    fake.answer = refuse_delete  # type: ignore[method-assign]
+    output = capture(tmp_path, suite, "gemini", serve(fake), upload="always", poll_s=0.01)
+    assert output.status == "complete", output.error
+    facts = output.meta["provider"]
+    assert facts["file_deleted"] is False
+    assert "files/abc could not be deleted" in facts["file_delete_error"]
+    assert "Permission denied" in facts["file_delete_error"]
+    assert KEY not in facts["file_delete_error"]
+
+    fake.file_states = ("FAILED",)
+    failed = capture(tmp_path / "again", suite, "gemini", serve(fake), upload="always",
+                     poll_s=0.01)
+    assert failed.status == "error"
+    assert "could not process the uploaded audio" in failed.error
+    assert "files/abc could not be deleted" in failed.error
 
 
 def test_gemini_failed_upload_processing_is_an_error(

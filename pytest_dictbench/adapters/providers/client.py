@@ -95,9 +95,11 @@ class ProviderClient:
         self._http = httpx.Client(follow_redirects=False, trust_env=False,
                                   headers={"Accept": "application/json"})
 
-    def session(self, seed: str) -> Session:
-        """A capture's requests, sharing one deadline; ``seed`` fixes the retry jitter."""
-        return Session(self, time.monotonic() + self.timeout_s, random.Random(seed))
+    def session(self, seed: str, timeout_s: float | None = None) -> Session:
+        """A capture's requests, sharing one deadline (``timeout_s``, by default the
+        product's); ``seed`` fixes the retry jitter."""
+        seconds = self.timeout_s if timeout_s is None else timeout_s
+        return Session(self, time.monotonic() + seconds, random.Random(seed))
 
     def hold(self, seconds: float) -> None:
         """Hold every request for ``seconds`` from now (a rate limit was hit)."""

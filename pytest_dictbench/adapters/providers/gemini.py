@@ -10,7 +10,11 @@ the response id go to the capture record.
 Audio above the inline limit (or all audio, with ``upload = "always"``) goes through the
 Files API first: a resumable upload (``POST {base_url}/upload/v1beta/files``, then the
 bytes to the upload URL it hands out, which must be on the same host), a wait until the
-file is ``ACTIVE``, then ``file_data`` in place of ``inline_data``.
+file is ``ACTIVE``, then ``file_data`` in place of ``inline_data``. The uploaded file
+is deleted (``DELETE {base_url}/v1beta/files/...``) once the answer is in, and when the
+capture fails after the upload, so the audio is not kept on the service for the 48
+hours it would otherwise stay; the capture record says whether the deletion worked
+(``file_deleted``), and a failed capture's error says when it did not.
 """
 
 from __future__ import annotations
@@ -65,14 +69,31 @@ def _run(transcriber: ProviderTranscriber, session: Session, request: CaptureReq
         raise transcriber.settings.error(f"[settings] upload must be 'auto' or 'always', got "
                                          f"{upload!r}")
     facts: dict[str, Any] = {}
-    if upload == "always" or len(audio.content) > INLINE_MAX_BYTES:
-        uri = _upload(transcriber, session, audio)
+    if upload != "always" and len(audio.content) <= INLINE_MAX_BYTES:
+        return _generate(transcriber, session, instruction, {"inline_data": {
+            "mime_type": audio.content_type,
+            "data": base64.b64encode(audio.content).decode("ascii")}}, facts)
+    uploaded: list[str] = []  # the file's name, once the service has created it
+    try:
+        uri = _upload(transcriber, session, audio, uploaded)
         facts["file_uri"] = uri
-        part: dict[str, Any] = {"file_data": {"mime_type": audio.content_type,
-                                              "file_uri": uri}}
-    else:
-        part = {"inline_data": {"mime_type": audio.content_type,
-                                "data": base64.b64encode(audio.content).decode("ascii")}}
+        result = _generate(transcriber, session, instruction, {"file_data": {
+            "mime_type": audio.content_type, "file_uri": uri}}, facts)
+    except BaseException as exc:
+        problem = _delete(transcriber, uploaded)
+        if problem and isinstance(exc, CaptureError):
+            raise CaptureError(f"{exc}; {problem}") from None
+        raise
+    problem = _delete(transcriber, uploaded)
+    facts["file_deleted"] = problem is None
+    if problem:
+        facts["file_delete_error"] = problem
+    return result
+
+
+def _generate(transcriber: ProviderTranscriber, session: Session, instruction: str,
+              part: dict[str, Any], facts: dict[str, Any]) -> Result:
+    """The ``generateContent`` call with the instruction and the audio ``part``."""
     payload: dict[str, Any] = {"contents": [{"role": "user", "parts": [
         {"text": instruction}, part]}]}
     config = _config(transcriber)
@@ -93,8 +114,10 @@ def _run(transcriber: ProviderTranscriber, session: Session, request: CaptureReq
     return Result("".join(texts) if texts else None, facts, tokens=_tokens(usage))
 
 
-def _upload(transcriber: ProviderTranscriber, session: Session, audio: Audio) -> str:
-    """Upload the audio with the Files API; its ``file_uri`` once the file is ACTIVE."""
+def _upload(transcriber: ProviderTranscriber, session: Session, audio: Audio,
+            uploaded: list[str]) -> str:
+    """Upload the audio with the Files API; its ``file_uri`` once the file is ACTIVE.
+    The file's name is appended to ``uploaded`` as soon as the service names it."""
     settings = transcriber.settings
     poll, poll_max = settings.positive("poll_s", 1.0), settings.positive("poll_max_s", 10.0)
     start = session.send("POST", "/upload/v1beta/files", json={
@@ -111,6 +134,7 @@ def _upload(transcriber: ProviderTranscriber, session: Session, audio: Audio) ->
     name = file.get("name") if isinstance(file, dict) else None
     if not isinstance(name, str) or not name.startswith("files/") or ".." in name:
         raise CaptureError("Gemini Files API answered without a file name")
+    uploaded.append(name)
     while file.get("state") not in ("ACTIVE", "FAILED"):
         session.wait(poll)
         poll = min(poll_max, poll * 1.5)
@@ -124,6 +148,25 @@ def _upload(transcriber: ProviderTranscriber, session: Session, audio: Audio) ->
     if not isinstance(uri, str):
         raise CaptureError(f"Gemini file {name} has no uri")
     return uri
+
+
+#: Seconds the deletion of an uploaded file may take (its own deadline: it also runs
+#: after a capture that ran out of time).
+DELETE_TIMEOUT_S = 30.0
+
+
+def _delete(transcriber: ProviderTranscriber, uploaded: list[str]) -> str | None:
+    """Delete the uploaded file named in ``uploaded`` (if any); why it failed, or None."""
+    if not uploaded:
+        return None
+    name = uploaded[0]
+    session = transcriber.client.session(f"gemini:delete:{name}",
+                                         min(DELETE_TIMEOUT_S, transcriber.client.timeout_s))
+    try:
+        session.send("DELETE", f"/v1beta/{quote(name, safe='/')}")
+    except CaptureError as exc:
+        return f"the uploaded file {name} could not be deleted: {exc}"
+    return None
 
 
 def _tokens(usage: dict[str, Any]) -> dict[str, int]:
