@@ -118,3 +118,38 @@ def test_reports_and_cache_lines_at_concurrency_1_and_8_are_the_same(
         reports[concurrency] = [(project.path / "reports" / n).read_bytes() for n in names]
     assert reports[1] == reports[8]
     assert len(fake.requests) == 6  # the report runs captured nothing
+
+
+def test_captures_made_ahead_are_kept_when_the_run_stops_early(
+        pytester: pytest.Pytester, write_suite: Callable[..., Path], server: ProviderServer,
+        fake: DeepgramFake, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``-x`` the run stops after c1 fails; c2..c4 were already captured (and paid
+    for) ahead, at concurrency 4: their lines are in the cache, whole, in plan order, and
+    the next run sends only what is missing (c5); c1's score failed, not its capture, so
+    it is served from the cache."""
+    monkeypatch.setenv(KEY_ENV, KEY)
+    cases = [{"id": f"c{i}", "reference": "hello from the provider"} for i in range(1, 6)]
+    cases[0]["reference"] = "a completely different sentence"  # c1 fails its threshold
+    root = write_suite(cases=[dict(c, audio=f"audio/{c['id']}.wav") for c in cases])
+    for case in cases:
+        write_tone(root / "audio" / f"{case['id']}.wav", seconds=0.5)
+    pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
+    (pytester.path / "products").mkdir()
+    (pytester.path / "products" / "dg.toml").write_text(
+        'name = "dg"\nversion = "1"\nadapter = "deepgram"\n[settings]\n'
+        f'base_url = "{server.url}"\napi_key_env = "{KEY_ENV}"\ntimeout_s = 30\n'
+        'concurrency = 4\n', encoding="utf-8")
+    result = pytester.runpytest("--product=dg", "--dictbench-no-warmup", "-x",
+                                "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1, skipped=4)  # c2..c5: "not run: the run stopped early"
+    assert len(fake.requests) == 4  # c1 and the three started ahead of it
+    [cache] = pytester.path.joinpath("products").rglob("mini.jsonl")
+    raw = cache.read_bytes()
+    assert raw.endswith(b"\n")
+    lines = [json.loads(line) for line in raw.decode().splitlines()]
+    assert [line["case_id"] for line in lines] == ["c1", "c2", "c3", "c4"]
+    assert {line["status"] for line in lines} == {"complete"}
+    assert not list(cache.parent.glob("*.tmp*"))
+    again = pytester.runpytest("--product=dg", "--dictbench-no-warmup", "-p", "no:cacheprovider")
+    again.assert_outcomes(passed=4, failed=1)
+    assert len(fake.requests) == 5  # only c5 was sent

@@ -6,6 +6,10 @@ and refine pipelines, :mod:`pytest_dictbench.adapters.pipeline`)
 gets its (case, repetition) pairs in the order the items will run, so that it can make
 the next captures concurrently while keeping the outputs in that order. Under
 pytest-xdist all items of a live product run on one worker, in this order.
+
+At the end of the session each planned adapter with a ``finish`` method is told so: a
+run stopped early (``-x``) keeps the captures already made ahead in the cache (an
+interrupted run keeps those that had finished).
 """
 
 from __future__ import annotations
@@ -23,6 +27,9 @@ PLUGIN_NAME = "dictbench-capture-plan"
 class CapturePlan:
     """The plugin (see module doc)."""
 
+    def __init__(self) -> None:
+        self._planned: list[Any] = []
+
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         plans: dict[int, tuple[Any, list[tuple[Any, int]]]] = {}
         for item in session.items:
@@ -32,3 +39,13 @@ class CapturePlan:
             plans.setdefault(id(adapter), (adapter, []))[1].append((item.case, item.repetition))
         for adapter, items in plans.values():
             adapter.plan(items)
+            self._planned.append(adapter)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        wait = exitstatus != pytest.ExitCode.INTERRUPTED
+        for adapter in self._planned:
+            finish = getattr(adapter, "finish", None)
+            if callable(finish):
+                finish(wait=wait)
+        self._planned.clear()

@@ -8,6 +8,11 @@ the provider requests of that item and of the next uncached planned items, up to
 live adapter still builds, writes and returns one item at a time in plan order, so the
 cache file's lines come in the same order with the same content; only the timing fields
 differ, as between any two runs. Each capture's latency is measured on its own thread.
+
+When the run stops before the items of captures made ahead (``-x``, ``--maxfail``, a
+crash of the items before them), those captures were sent and paid for: :meth:`finish`,
+called at the end of the session, writes their lines to the cache in plan order, as
+their items would have, so the next run does not send them again.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from ...errors import DictbenchError
 from ...model import Case
 from ..live import CaptureRequest, LiveAdapter
 
@@ -59,6 +65,17 @@ class Ahead:
             queue = self._futures.get(_key(request))
             return queue.popleft() if queue else None
 
+    def peek(self, request: CaptureRequest) -> Future[Mapping[str, Any]] | None:
+        """The capture :meth:`take` would return next for ``request``, left in place."""
+        with self._lock:
+            queue = self._futures.get(_key(request))
+            return queue[0] if queue else None
+
+    def close(self, wait: bool) -> None:
+        """Cancel the captures not started yet and release the threads."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=wait, cancel_futures=True)
+
 
 def _key(request: CaptureRequest) -> _Key:
     return request.case_id, request.audio
@@ -81,6 +98,7 @@ class ProviderAdapter(LiveAdapter):
         self._plan: list[tuple[Case, int]] = []
         self._index: dict[tuple[str, int], int] = {}
         self._started: set[tuple[str, int]] = set()
+        self._finishing = False
 
     def plan(self, items: Sequence[tuple[Case, int]]) -> None:
         """The (case, repetition) pairs this adapter will be asked for, in order."""
@@ -88,9 +106,37 @@ class ProviderAdapter(LiveAdapter):
         self._index = {(c.id, r): i for i, (c, r) in enumerate(self._plan)}
 
     def get(self, case: Case, repetition: int) -> Any:
-        if self.concurrency > 1 and (case.id, repetition) in self._index:
+        if self.concurrency > 1 and not self._finishing \
+                and (case.id, repetition) in self._index:
             self._start_ahead(self._index[case.id, repetition])
         return super().get(case, repetition)
+
+    def finish(self, wait: bool = True) -> int:
+        """Cache the captures made ahead whose items never ran (see module doc); the
+        number written. ``wait``: also wait for those still in flight (each is bounded
+        by its ``timeout_s``); otherwise (an interrupted run) only the finished ones are
+        kept. Captures not started yet are cancelled."""
+        ahead: Ahead | None = getattr(self._transcriber, "ahead", None)
+        if ahead is None or not self._started:
+            return 0
+        self._finishing = True
+        written = 0
+        for case, repetition in self._plan:
+            key = (case.id, repetition)
+            if key not in self._started or key in self._captured:
+                continue
+            request = CaptureRequest(case.id, (self.suite.root / case.data["audio"]).resolve(),
+                                     "")
+            future = ahead.peek(request)
+            if future is None or future.cancelled() or not (wait or future.done()):
+                continue
+            try:
+                self.get(case, repetition)
+            except DictbenchError:
+                continue  # its item would have errored: nothing to keep
+            written += 1
+        ahead.close(wait=False)
+        return written
 
     def _start_ahead(self, index: int) -> None:
         """Start the uncached planned items from ``index`` on, up to ``concurrency``."""
