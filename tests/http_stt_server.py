@@ -1,12 +1,17 @@
-"""A loopback speech-to-text server for the http adapter tests.
+"""The loopback HTTP server of the adapter tests, and the speech-to-text one built on it.
 
-It speaks both request shapes of the adapter (OpenAI multipart, generic JSON), records
-every request it receives, and answers with whatever the test's ``responder`` returns.
+:class:`LoopbackServer` is the one implementation: it reads each request (multipart and
+JSON bodies parsed), hands it to a handler and sends the :class:`Reply` back, delayed,
+trickled or dropped as the reply says. :class:`SttServer` speaks both request shapes of
+the ``http`` adapter (OpenAI multipart, generic JSON), records every request it
+receives, and answers with whatever the test's ``responder`` returns; the cloud provider
+fakes (``provider_servers.py``) are served by :class:`LoopbackServer` too.
 """
 
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -25,8 +30,10 @@ class Recorded:
     path: str
     headers: dict[str, str]
     body: bytes
-    #: Multipart text fields (``model``, ``language``, ...).
+    #: Multipart text fields (``model``, ``language``, ...); a repeated name keeps its last.
     fields: dict[str, str] = field(default_factory=dict)
+    #: Multipart text fields in order, repeated names included (``keyterms`` lists).
+    field_pairs: list[tuple[str, str]] = field(default_factory=list)
     #: Multipart files: name -> (filename, content type, bytes).
     files: dict[str, tuple[str, str, bytes]] = field(default_factory=dict)
     #: The parsed body of a JSON request.
@@ -44,55 +51,97 @@ class Reply:
 
 
 Responder = Callable[[Recorded], Reply]
+#: A reply status that makes the server close the connection without answering.
+DROP = 0
 
 
 def parse_multipart(content_type: str, body: bytes) -> tuple[dict[str, str], dict[str, Any]]:
     """Fields and files of a ``multipart/form-data`` body (parsed with the email package)."""
+    pairs, files = parse_multipart_pairs(content_type, body)
+    return dict(pairs), files
+
+
+def parse_multipart_pairs(content_type: str, body: bytes
+                          ) -> tuple[list[tuple[str, str]], dict[str, Any]]:
+    """Fields (in order, repeats kept) and files of a ``multipart/form-data`` body."""
     message = BytesParser(policy=policy.HTTP).parsebytes(
         f"Content-Type: {content_type}\r\n\r\n".encode() + body)
     if not message.is_multipart():
         raise ValueError("not a multipart body")
-    fields: dict[str, str] = {}
+    fields: list[tuple[str, str]] = []
     files: dict[str, tuple[str, str, bytes]] = {}
     for part in message.iter_parts():
         name = part.get_param("name", header="content-disposition")
         payload = part.get_payload(decode=True) or b""
         filename = part.get_filename()
         if filename is None:
-            fields[name] = payload.decode("utf-8")
+            fields.append((name, payload.decode("utf-8")))
         else:
             files[name] = (filename, part.get_content_type(), payload)
     return fields, files
 
 
-class SttServer:
-    """``with SttServer(responder) as server: ... server.url ... server.requests``."""
+class LoopbackServer:
+    """``with LoopbackServer(handle) as server: ... server.url ...``: every GET, POST and
+    DELETE becomes a :class:`Recorded` (``make`` builds it) given to ``handle``, whose
+    :class:`Reply` is sent back. ``json_type``: label every answer
+    ``application/json``. A handler's ``AssertionError`` or ``KeyError`` (the client
+    sent something wrong) is answered 400 with the reason."""
 
-    def __init__(self, responder: Responder | None = None) -> None:
-        self.responder: Responder = responder or (lambda request: Reply())
-        self.requests: list[Recorded] = []
+    #: HTTP version of the answers (``HTTP/1.1`` keeps connections open).
+    protocol = "HTTP/1.0"
+    json_type = False
+
+    def __init__(self, handle: Callable[[Any], Reply],
+                 make: Callable[..., Recorded] = Recorded) -> None:
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = owner.protocol
+
+            def setup(self) -> None:
+                super().setup()  # headers and body at once (no delayed-ACK stalls)
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+            def do_GET(self) -> None:
+                self._serve("GET")
+
             def do_POST(self) -> None:
+                self._serve("POST")
+
+            def do_DELETE(self) -> None:
+                self._serve("DELETE")
+
+            def _serve(self, method: str) -> None:
                 length = int(self.headers.get("Content-Length", 0))
                 body = self.rfile.read(length)
-                request = Recorded("POST", self.path, dict(self.headers.items()), body)
+                request = make(method, self.path, dict(self.headers.items()), body)
                 kind = self.headers.get("Content-Type", "")
                 if kind.startswith("multipart/form-data"):
-                    request.fields, request.files = parse_multipart(kind, body)
+                    request.field_pairs, request.files = parse_multipart_pairs(kind, body)
+                    request.fields = dict(request.field_pairs)
                 elif kind.startswith("application/json"):
                     request.json = json.loads(body)
-                owner.requests.append(request)
-                reply = owner.responder(request)
+                try:
+                    reply = handle(request)
+                except (AssertionError, KeyError) as exc:  # the client sent something wrong
+                    reply = Reply(400, {"error": {"message": f"fake refused: {exc}"}})
+                self._answer(reply)
+
+            def _answer(self, reply: Reply) -> None:
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
+                if reply.status == DROP:  # hang up without a word
+                    self.close_connection = True
+                    return
                 data = (reply.body if isinstance(reply.body, bytes)
                         else json.dumps(reply.body).encode())
                 try:
                     self.send_response(reply.status)
                     for name, value in reply.headers.items():
                         self.send_header(name, value)
+                    if owner.json_type:
+                        self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
                     if not reply.trickle_s:
@@ -113,10 +162,23 @@ class SttServer:
         self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.02,),
                                         daemon=True)
 
-    def __enter__(self) -> SttServer:
+    def __enter__(self) -> Any:
         self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+class SttServer(LoopbackServer):
+    """``with SttServer(responder) as server: ... server.url ... server.requests``."""
+
+    def __init__(self, responder: Responder | None = None) -> None:
+        self.responder: Responder = responder or (lambda request: Reply())
+        self.requests: list[Recorded] = []
+        super().__init__(self._record)
+
+    def _record(self, request: Recorded) -> Reply:
+        self.requests.append(request)
+        return self.responder(request)

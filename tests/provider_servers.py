@@ -10,21 +10,19 @@ from __future__ import annotations
 
 import base64
 import json
-import socket
-import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from http_stt_server import Recorded, Reply, parse_multipart
+from http_stt_server import DROP, LoopbackServer, Recorded, Reply
+
+__all__ = ["DROP", "KEY", "KEY_ENV", "AssemblyAIFake", "AzureFake", "DeepgramFake",
+           "ElevenLabsFake", "Fake", "GeminiFake", "OpenAIFake", "ProviderServer", "Request",
+           "SpeechmaticsFake"]
 
 KEY = "prov-test-key-0123456789-DO-NOT-LEAK"
 KEY_ENV = "DICTBENCH_TEST_PROVIDER_KEY"
-#: A reply status that makes the server close the connection without answering.
-DROP = 0
 
 
 @dataclass
@@ -161,6 +159,11 @@ class GeminiFake(Fake):
 
 
 class ElevenLabsFake(Fake):
+    """``POST /v1/speech-to-text`` as ElevenLabs' API reference gives it: multipart with
+    ``model_id`` (required) and ``file``; the answer a transcript with its detected
+    language (ISO 639-3), its words (``word``, ``spacing``, ``audio_event``) and its
+    ``transcription_id``; a bad field is a 422 with ``detail`` a list of problems."""
+
     auth = ("xi-api-key", KEY)
 
     def refused(self, sent: str | None) -> Reply:
@@ -168,11 +171,17 @@ class ElevenLabsFake(Fake):
                                       "message": f"Invalid API key {sent}"}})
 
     def answer(self, request: Request) -> Reply:
-        assert request.route == "/v1/speech-to-text"
-        assert "file" in request.files and "model_id" in request.fields
-        return Reply(body={"language_code": "eng", "language_probability": 0.98,
-                           "text": self.text, "words": []},
-                     headers={"request-id": "el-req-1"})
+        assert request.route == "/v1/speech-to-text" and request.method == "POST"
+        assert "file" in request.files
+        if "model_id" not in request.fields:
+            return Reply(422, {"detail": [{"loc": ["body", "model_id"],
+                                           "msg": "Field required", "type": "missing"}]})
+        words = [{"text": w, "start": 0.1 * i, "end": 0.1 * i + 0.1,
+                  "type": "spacing" if w == " " else "word", "speaker_id": "speaker_0",
+                  "logprob": -0.1} for i, w in enumerate(self.text.split(" ")[:1])]
+        return Reply(body={"language_code": "jpn", "language_probability": 0.98,
+                           "text": self.text, "words": words,
+                           "transcription_id": "el-tr-1"})
 
 
 class AssemblyAIFake(Fake):
@@ -261,81 +270,18 @@ class AzureFake(Fake):
                            "phrases": []}, headers={"apim-request-id": "az-req-1"})
 
 
-class ProviderServer:
+class ProviderServer(LoopbackServer):
     """``with ProviderServer(fake) as server: ... server.url ...`` (GET, POST, DELETE)."""
+
+    protocol = "HTTP/1.1"
+    json_type = True
 
     def __init__(self, fake: Callable[[Request], Reply]) -> None:
         self.fake = fake
-        owner = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def setup(self) -> None:
-                super().setup()  # headers and body at once (no delayed-ACK stalls)
-                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-            def do_GET(self) -> None:
-                self._serve("GET")
-
-            def do_POST(self) -> None:
-                self._serve("POST")
-
-            def do_DELETE(self) -> None:
-                self._serve("DELETE")
-
-            def _serve(self, method: str) -> None:
-                length = int(self.headers.get("Content-Length", 0))
-                body = self.rfile.read(length)
-                request = Request(method, self.path, dict(self.headers.items()), body,
-                                  query=parse_qsl(urlsplit(self.path).query))
-                kind = self.headers.get("Content-Type", "")
-                if kind.startswith("multipart/form-data"):
-                    request.fields, request.files = parse_multipart(kind, body)
-                elif kind.startswith("application/json"):
-                    request.json = json.loads(body)
-                try:
-                    reply = owner.fake(request)
-                except (AssertionError, KeyError) as exc:  # the adapter sent something wrong
-                    reply = Reply(400, {"error": {"message": f"fake refused: {exc}"}})
-                if reply.delay_s:
-                    time.sleep(reply.delay_s)
-                if reply.status == DROP:  # hang up without a word
-                    self.close_connection = True
-                    return
-                data = reply.body if isinstance(reply.body, bytes) \
-                    else json.dumps(reply.body).encode()
-                try:
-                    self.send_response(reply.status)
-                    for name, value in reply.headers.items():
-                        self.send_header(name, value)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    if not reply.trickle_s:
-                        self.wfile.write(data)
-                    for index in range(len(data) if reply.trickle_s else 0):
-                        self.wfile.write(data[index:index + 1])
-                        self.wfile.flush()
-                        time.sleep(reply.trickle_s)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        super().__init__(fake, make=_request)
         if isinstance(fake, Fake):
             fake.url = self.url
-        self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.02,),
-                                        daemon=True)
 
-    def __enter__(self) -> ProviderServer:
-        self._thread.start()
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+def _request(method: str, path: str, headers: dict[str, str], body: bytes) -> Request:
+    return Request(method, path, headers, body, query=parse_qsl(urlsplit(path).query))
