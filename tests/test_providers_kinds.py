@@ -181,7 +181,42 @@ def test_elevenlabs_sends_multipart_with_model_language_and_event_tagging(
                               "tag_audio_events": "true"}
     assert request.files["file"][2] == (suite.root / "audio/c1.wav").read_bytes()
     facts = output.meta["provider"]
-    assert facts["request_id"] == "el-req-1" and facts["language_code"] == "eng"
+    assert facts["request_id"] == "el-tr-1" and facts["language_code"] == "jpn"
+    assert facts["language_probability"] == 0.98
+
+
+def test_elevenlabs_sends_each_key_term_as_its_own_field(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    fake = ElevenLabsFake()
+    output = capture(tmp_path, suite, "elevenlabs", serve(fake), model="scribe_v2",
+                     options={"keyterms": ["Sato", "Kyoto"], "diarization_threshold": 0.3,
+                              "file_format": "other"})
+    assert output.status == "complete", output.error
+    [request] = fake.requests
+    assert request.field_pairs == [
+        ("model_id", "scribe_v2"), ("language_code", "ja"), ("diarization_threshold", "0.3"),
+        ("file_format", "other"), ("keyterms", "Sato"), ("keyterms", "Kyoto")]
+
+
+def test_elevenlabs_options_that_change_the_answer_shape_are_refused(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    server = serve(ElevenLabsFake())
+    for option in ("webhook", "use_multi_channel"):
+        with pytest.raises(ProductError, match=f"unknown option.*{option}.*known: .*keyterms"):
+            capture(tmp_path, suite, "elevenlabs", server, options={option: True})
+
+
+def test_elevenlabs_validation_error_quotes_each_problem(
+        tmp_path: Path, suite: Suite, serve: Any) -> None:
+    fake = ElevenLabsFake()
+    fake.faults = [Reply(422, {"detail": [
+        {"loc": ["body", "language_code"], "msg": "Invalid language code", "type": "value"},
+        {"loc": ["body", "seed"], "msg": "must be at most 2147483647", "type": "value"}]})]
+    output = capture(tmp_path, suite, "elevenlabs", serve(fake))
+    assert output.status == "error"
+    assert "HTTP 422" in output.error
+    assert "body.language_code: Invalid language code" in output.error
+    assert "body.seed: must be at most 2147483647" in output.error
 
 
 def test_assemblyai_uploads_creates_and_polls_until_completed(

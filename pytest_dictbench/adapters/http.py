@@ -29,7 +29,7 @@ import os
 import secrets
 import socket
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -52,14 +52,15 @@ _KNOWN = {"mode", "base_url", "url", "model", "language", "prompt", "audio_field
           "text_field", "fields", "locale_field", "api_key_env", "timeout_s", "answer"}
 
 
-def encode_multipart(fields: Mapping[str, str], file_field: str, filename: str,
-                     content: bytes, content_type: str) -> tuple[bytes, str]:
-    """A ``multipart/form-data`` body and its ``Content-Type`` header value."""
+def encode_multipart(fields: Mapping[str, str] | Sequence[tuple[str, str]], file_field: str,
+                     filename: str, content: bytes, content_type: str) -> tuple[bytes, str]:
+    """A ``multipart/form-data`` body and its ``Content-Type`` header value; ``fields``
+    as a mapping, or as (name, value) pairs when a name repeats (a list field)."""
     boundary = "dictbench-" + secrets.token_hex(16)
     while boundary.encode() in content:  # astronomically unlikely, but cheap to rule out
         boundary = "dictbench-" + secrets.token_hex(16)
     parts = []
-    for name, value in fields.items():
+    for name, value in (fields.items() if isinstance(fields, Mapping) else fields):
         parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{_quote(name)}"'
                      f"\r\n\r\n{value}\r\n".encode())
     parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{_quote(file_field)}";'

@@ -264,7 +264,9 @@ def _message(raw: bytes) -> str:
 
 def _messages(body: Any) -> list[str]:
     """Messages in an error body: ``error.message``, ``error``, ``err_msg``,
-    ``detail.message``, ``detail``, ``message`` (first found wins)."""
+    ``detail.message``, ``detail``, ``message`` (first found wins); ``detail`` as a list
+    of validation problems (``{"loc": [...], "msg": ...}``) gives them all, each with
+    the field it names."""
     if not isinstance(body, Mapping):
         return []
     found = []
@@ -274,7 +276,20 @@ def _messages(body: Any) -> list[str]:
             found.append(value)
         elif isinstance(value, Mapping):
             found.extend(_messages(value))
+        elif isinstance(value, list) and value:
+            problems = [_problem(v) for v in value]
+            if all(problems):
+                found.append("; ".join(p for p in problems if p))
     return found
+
+
+def _problem(entry: Any) -> str | None:
+    """``body.field: message`` of one validation problem, ``None`` if it is not one."""
+    if not isinstance(entry, Mapping) or not isinstance(entry.get("msg"), str):
+        return None
+    loc = entry.get("loc")
+    where = ".".join(str(part) for part in loc) if isinstance(loc, list) and loc else ""
+    return f"{where}: {entry['msg']}" if where else entry["msg"]
 
 
 def _snippet(raw: bytes) -> str:

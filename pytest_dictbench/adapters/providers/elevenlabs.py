@@ -1,6 +1,13 @@
 """``elevenlabs``: ElevenLabs Scribe: ``POST {base_url}/v1/speech-to-text``, multipart
 with ``file``, ``model_id``, ``language_code`` and the options (``tag_audio_events``
-marks laughter and the like, useful for verbatim suites); the key is ``xi-api-key``."""
+marks laughter and the like, useful for verbatim suites; ``keyterms``, a list, is sent
+as one field per term); the key is ``xi-api-key``.
+
+The answer is one transcript: ``text``, the detected ``language_code`` (ISO 639-3) and
+its probability, ``words`` and ``transcription_id`` (the capture's request id). The
+options that change that shape (``use_multi_channel``: one transcript per channel;
+``webhook``: an answer without the transcript) are not accepted.
+"""
 
 from __future__ import annotations
 
@@ -13,24 +20,30 @@ from .client import Session
 
 __all__ = ["ELEVENLABS"]
 
-_OPTIONS = frozenset({"tag_audio_events", "diarize", "num_speakers", "timestamps_granularity",
-                      "temperature", "seed"})
+_OPTIONS = frozenset({"tag_audio_events", "diarize", "num_speakers", "diarization_threshold",
+                      "timestamps_granularity", "temperature", "seed", "keyterms",
+                      "file_format"})
+
+
+def _field(value: Any) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
 def _run(transcriber: ProviderTranscriber, session: Session, request: CaptureRequest,
          audio: Audio) -> Result:
-    fields = {"model_id": str(transcriber.model)}
+    fields = [("model_id", str(transcriber.model))]
     language = transcriber.language_code(request)
     if language:
-        fields["language_code"] = language
+        fields.append(("language_code", language))
     for name, value in sorted(transcriber.options.items()):
-        fields[name] = ("true" if value else "false") if isinstance(value, bool) else str(value)
+        values = value if isinstance(value, list) else [value]
+        fields.extend((name, _field(v)) for v in values)
     body, content_type = encode_multipart(fields, "file", audio.path.name, audio.content,
                                           audio.content_type)
     reply = session.send("POST", "/v1/speech-to-text", content=body,
                          headers={"Content-Type": content_type})
     answer: Any = reply.body if isinstance(reply.body, dict) else {}
-    facts = {"request_id": reply.headers.get("request-id") or answer.get("transcription_id"),
+    facts = {"request_id": answer.get("transcription_id") or reply.headers.get("request-id"),
              "language_code": answer.get("language_code"),
              "language_probability": answer.get("language_probability")}
     text = answer.get("text")
