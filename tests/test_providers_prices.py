@@ -27,6 +27,9 @@ def test_every_bundled_price_names_a_kind_a_date_and_a_source() -> None:
         assert kind in PROVIDERS, kind
         assert price.snapshot_date == "2026-12-01" and price.source_url.startswith("https://")
         assert (price.usd_per_audio_minute is None) != (not price.usd_per_million_tokens), model
+        # each says whether its figure was read on the provider's own page
+        assert price.checked.startswith(("verified: ", "verified in part: ", "unverified: ")), \
+            (kind, model, price.checked)
 
 
 def test_costs_by_hand() -> None:

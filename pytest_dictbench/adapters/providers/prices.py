@@ -36,6 +36,9 @@ class Price:
     usd_per_million_tokens: Mapping[str, Decimal] = field(default_factory=dict)
     #: "bundled" or "product" (the product's ``[pricing]``).
     origin: str = "bundled"
+    #: Whether the figure was found on the provider's own page ("verified: ...") or not
+    #: ("unverified: ..."), for a bundled price.
+    checked: str = ""
 
     def cost(self, billed_seconds: float | None, tokens: Mapping[str, int]) -> Decimal | None:
         """USD for one capture; ``None`` when the answer lacks what the price needs."""
@@ -81,7 +84,7 @@ def bundled_prices() -> dict[tuple[str, str], Price]:
             prices[kind, model] = Price(
                 kind, model, str(entry["snapshot_date"]), entry["source_url"],
                 None if minute is None else _decimal(minute, f"{where} usd_per_audio_minute"),
-                tokens)
+                tokens, checked=str(entry.get("checked", "")))
     return prices
 
 
