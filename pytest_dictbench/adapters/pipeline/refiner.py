@@ -1,6 +1,7 @@
 """Running a pipeline's refine steps: the language-model calls and their cache.
 
-Each step is one call through a judge client (:mod:`pytest_dictbench.judge.client`):
+Each step is one call through a judge client (:mod:`pytest_dictbench.judge.client`), or
+for ``client = "gemini"`` the Gemini client (:mod:`.gemini_client`):
 the instruction, filled in, is the user turn, and the model answers through a one-field
 tool (``{"text": ...}``; structured output on an OpenAI-compatible endpoint), so the
 rewrite never carries a preamble. Failed calls are retried by the judges' backoff
@@ -129,8 +130,18 @@ class Refiner:
         self.factory = factory or JudgeClientFactory(timeout=timeout)
         self.retry = retry or RetryPolicy()
         self.concurrency = concurrency
+        self.timeout = timeout
         #: API calls made so far (each attempt counts).
         self.calls = 0
+
+    def _client(self, step: RefineStep, config: JudgeConfig) -> JudgeClient:
+        """The client of ``step``: the judges' factory's, or the Gemini one (which
+        retries transient failures itself, with the same policy)."""
+        if step.client != "gemini":
+            return self.factory(config)
+        from .gemini_client import GeminiRefineClient
+
+        return GeminiRefineClient(config, timeout=self.timeout, policy=self.retry)
 
     def run(self, jobs: Sequence[tuple[str, Mapping[str, str]]]) -> list[list[StepResult]]:
         """For each (raw text, template values): the results of the steps it went
@@ -198,8 +209,8 @@ class Refiner:
     async def _ask(self, step: RefineStep, config: JudgeConfig, prompt: Prompt,
                    clients: dict[str, JudgeClient], calls: list[int]
                    ) -> tuple[str, TokenUsage]:
-        if step.name not in clients:
-            clients[step.name] = self.factory(config)  # a missing key is reported here
+        if step.name not in clients:  # a missing key is reported here
+            clients[step.name] = self._client(step, config)
         client = clients[step.name]
 
         async def send() -> Any:

@@ -1,7 +1,8 @@
 """A pipeline's ``[[refine]]`` steps: their settings, read and checked, and templates.
 
 A step names a language model reached through one of the judges' clients
-(``client = "anthropic" | "openai"``), the instruction it is given (``template`` or
+(``client = "anthropic" | "openai"``) or the Gemini API (``client = "gemini"``,
+:mod:`.gemini_client`), the instruction it is given (``template`` or
 ``template_file``, with ``{text}`` and optionally ``{context}``, ``{genre}``,
 ``{locale}``) and its sampling settings. Every problem is a
 :class:`~pytest_dictbench.errors.ProductError` naming the product file and the step.
@@ -20,9 +21,8 @@ from ...jsonl import read_text
 
 __all__ = ["CLIENTS", "PLACEHOLDERS", "RefineStep", "fill_template", "read_steps"]
 
-#: Clients a step may use (the judges' ones). ``gemini`` is named by the issue but has no
-#: client yet: it is refused with that reason.
-CLIENTS = ("anthropic", "openai")
+#: Clients a step may use: the judges' two, and the Gemini API.
+CLIENTS = ("anthropic", "openai", "gemini")
 
 #: What a template may contain in braces; ``{text}`` is required.
 PLACEHOLDERS = ("text", "context", "genre", "locale")
@@ -112,9 +112,6 @@ def read_step(raw: Any, index: int, path: Path) -> RefineStep:
     name = _string(raw, "name", where, path) or f"refine{index}"
     where = f"[[refine]] step {index} ({name})"
     client = _string(raw, "client", where, path, required=True)
-    if client == "gemini":
-        raise ProductError(f"{where}: client 'gemini' has no adapter yet (use "
-                           f"{' or '.join(CLIENTS)})", path=path)
     if client not in CLIENTS:
         raise ProductError(f"{where}: client must be one of {', '.join(CLIENTS)}, got "
                            f"{client!r}", path=path)
