@@ -77,6 +77,13 @@ def test_items_record_raw_and_refined_and_score_raw_by_default(
     assert step["latency"]["n"] == 4
     assert entry["pipeline"]["asr"] == ["asr"] and entry["pipeline"]["scored"] == ["raw"]
     assert all(REFINE_KEY not in p.read_text() for p in (project.path / "reports").iterdir())
+    markdown = (project.path / "reports" / "dictbench.md").read_text()
+    assert "**Refine pipelines**" in markdown and "**Refine steps**" in markdown
+    # 4 rewrites at 100 tokens in x $3 + 20 out x $15 per million: $0.0024 in all
+    assert "| pipe | asr | raw |" in markdown and "| $0.002400 | $0.002400 |" in markdown
+    assert "| pipe | refine1 | fixer | 4 | 4 | 0 | 0 | 0 |" in markdown
+    page = (project.path / "reports" / "dictbench.html").read_text()
+    assert "<h3>Refine pipelines</h3>" in page and "<h3>Refine steps</h3>" in page
 
 
 def test_score_text_refined_scores_the_rewrite(project: pytest.Pytester,
@@ -212,6 +219,11 @@ def test_the_split_runs_one_half_and_says_so_in_the_report(
         split = report(project)["split"]
         assert split["half"] == half and split["seed"] == 20261201
         assert split["suites"]["mini"]["cases"] == 2 and split["suites"]["mini"]["of"] == 4
+        markdown = (project.path / "reports" / "dictbench.md").read_text()
+        assert f"This report covers the {half} half only (seed 20261201" in markdown
+        assert "| mini | 2 | 4 |" in markdown
+        assert "<h2>Dev/test split</h2>" in \
+            (project.path / "reports" / "dictbench.html").read_text()
     assert halves["dev"].isdisjoint(halves["test"])
     assert halves["dev"] | halves["test"] == {"c1", "c2", "c3", "c4"}
     # only the selected half was refined: 2 calls per run, none for deselected items

@@ -25,7 +25,8 @@ from .html_parts import (
     table,
 )
 from .html_style import CSS
-from .method_tables import method_tables
+from .method_tables import PlainTable, method_tables
+from .pipelines import pipeline_tables, split_tables
 from .rig import rig_notes, rig_tables_text
 from .sections import (
     error_items,
@@ -247,6 +248,13 @@ def _rig(rig: Mapping[str, Any]) -> str:
     return "\n".join(parts)
 
 
+def _plain(extra: PlainTable, level: int = 3) -> list[str]:
+    return [f"<h{level}>{esc(extra.title)}</h{level}>",
+            f'<p class="meta">{esc(extra.note)}</p>' if extra.note else "",
+            table([esc(h) for h in extra.head], [[esc(c) for c in row] for row in extra.rows],
+                  numeric=extra.numeric)]
+
+
 def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
            expected: Mapping[str, Sequence[str]], colors: Mapping[str, str],
            use_figures: bool) -> str:
@@ -267,11 +275,8 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
         _summary_figures(suite),
         "<h3>Products</h3>", _products(suite),
     ]
-    for extra in method_tables(suite):
-        parts += [f"<h3>{esc(extra.title)}</h3>",
-                  f'<p class="meta">{esc(extra.note)}</p>' if extra.note else "",
-                  table([esc(h) for h in extra.head], [[esc(c) for c in row] for row in extra.rows],
-                        numeric=extra.numeric)]
+    for extra in (*method_tables(suite), *pipeline_tables(suite)):
+        parts += _plain(extra)
     groups = metric_groups(suite)
     if groups:
         parts += [f"<h3>{esc(groups.title)}</h3>", metric_groups_table(groups)]
@@ -337,6 +342,8 @@ def render_html(report: Mapping[str, Any], records: Sequence[ItemRecord],
     if gate:
         body.append('<section class="gate"><h2>CI gate</h2><ul>'
                     + "".join(f"<li>{esc(line)}</li>" for line in gate) + "</ul></section>")
+    for extra in split_tables(report):
+        body.append('<section class="split">' + "".join(_plain(extra, 2)) + "</section>")
     body += [_overview(suites)]
     body += [_suite(s, suite_records(records, s["id"]), (expected or {}).get(s["id"], {}),
                     colors, use_figures) for s in suites]

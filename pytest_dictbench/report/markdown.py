@@ -14,7 +14,8 @@ from typing import Any
 from ..judge.report import RULE_HEAD, rule_rows
 from ..methods.base import ItemRecord
 from ..text.visible import visible
-from .method_tables import method_tables
+from .method_tables import PlainTable, method_tables
+from .pipelines import pipeline_tables, split_tables
 from .rig import rig_notes, rig_tables_text
 from .sections import (
     GroupTable,
@@ -279,6 +280,12 @@ def _rig(rig: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _plain(extra: PlainTable) -> list[str]:
+    return [f"**{md(extra.title)}**" + (f": {md(extra.note)}" if extra.note else ""), "",
+            *_table([md(h) for h in extra.head], [[md(c) for c in row] for row in extra.rows],
+                    extra.numeric)]
+
+
 def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
            expected: Mapping[str, Sequence[str]]) -> list[str]:
     r = suite.get("ranking", {})
@@ -294,10 +301,8 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
     if gate and not gate.get("ready", True):
         lines += [f"Execution gate closed: {md(', '.join(gate.get('blocking_items', [])))}", ""]
     lines += ([] if "rig" in suite else _leaderboard(suite)) + _metric_groups(suite)
-    for extra in method_tables(suite):
-        lines += [f"**{md(extra.title)}**" + (f": {md(extra.note)}" if extra.note else ""), "",
-                  *_table([md(h) for h in extra.head],
-                          [[md(c) for c in row] for row in extra.rows], extra.numeric)]
+    for extra in (*method_tables(suite), *pipeline_tables(suite)):
+        lines += _plain(extra)
     for group in ([] if "rig" in suite else group_tables(suite, records)):
         lines += _group(group)
     lines += _validity(suite)
@@ -322,6 +327,8 @@ def render_markdown(report: Mapping[str, Any], records: Sequence[ItemRecord],
     gate = gate_lines(report)
     if gate:
         lines += ["## CI gate", "", *(f"- {md(line)}" for line in gate), ""]
+    for extra in split_tables(report):
+        lines += _plain(extra)
     for suite in report.get("suites", []):
         lines += _suite(suite, suite_records(records, suite["id"]),
                         (expected or {}).get(suite["id"], {}))
