@@ -10,7 +10,7 @@ in one pass per argv element: substituted data is never scanned again, and nothi
 in the template is interpreted.
 
 With ``output = "json"`` the standard output is one JSON object, a transcript record
-(:func:`~pytest_dictbench.adapters.live.transcript_record`): ``{"text": ...}``, or
+(:func:`~pytest_dictbench.adapters.transcript.transcript_record`): ``{"text": ...}``, or
 ``{"status": "unsupported"}``, ``{"status": "failed", "error": ...}``, and the rig fields
 ``capture_complete`` and ``edit_actions``. The default ``output = "text"`` is the text.
 """

@@ -15,14 +15,8 @@ faster-whisper, a Python callable). For each item it
 Audio problems and configuration problems raise (the item errors, nothing is cached);
 a failing product gives an ``error`` output, which is cached and retried next run.
 
-A transcriber returns the text, or a *transcript record* (a mapping) when it has more
-to say: ``text``; ``status``, one of the output statuses (``complete`` by default;
-``unsupported``, ``not_tested``, ``blank``, ``failed``, ``invalid``); ``error`` (why it
-failed); the rig fields ``capture_complete`` (bool) and ``edit_actions`` (whole
-number); ``latency_s``, seconds the transcriber measured itself, recorded instead of
-the timed call (a desktop app's wait for settled text is not its latency); and
-``desktop``, the facts of a desktop capture (a mapping, kept on failed and invalid lines
-too). Anything else in it is refused, so a typo cannot pass unseen.
+A transcriber returns the text, or a *transcript record* (a mapping), read by
+:func:`.transcript.transcript_record`.
 """
 
 from __future__ import annotations
@@ -36,13 +30,14 @@ from typing import Any, Protocol, runtime_checkable
 from ..audio.io import AudioError, audio_info, read_audio, sha256_file
 from ..environment import detect_environment
 from ..errors import CaptureError, DictbenchError
-from ..model import OUTPUT_STATUSES, Case, Output, Product, Suite
+from ..model import Case, Output, Product, Suite
 from ..products import output_from_line, outputs_file
 from ..redact import register_settings_secrets, scrub
 from ..suites import MANIFEST, inside, unpaired_surrogate
 from .base import AdapterOptions
 from .capture_cache import CaptureCache
 from .settings import public_settings
+from .transcript import KEPT_FIELDS, transcript_record
 
 __all__ = ["CaptureRequest", "LiveAdapter", "Transcriber", "offline_audit", "transcript_record",
            "warmup_audio"]
@@ -335,52 +330,6 @@ def offline_audit(transcriber: Transcriber, request: CaptureRequest, text: str |
         return {"completed": False, "text_matched": False,
                 "reason": f"{status}: {error}" if error else status}
     return {"completed": True, "text_matched": offline_text == text, "reason": None}
-
-
-#: Transcript-record fields beside ``text``, ``status`` and ``error``, with their check.
-RECORD_FIELDS: dict[str, Callable[[Any], bool]] = {
-    "capture_complete": lambda v: isinstance(v, bool),
-    "edit_actions": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
-    # what a cloud provider said about the run (request id, model version, usage, cost)
-    "provider": lambda v: isinstance(v, Mapping),
-    # seconds the transcriber measured itself (a capture made ahead, concurrently)
-    "latency_s": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
-    and 0 <= v < 86_400,
-    # what a desktop rig saw (settle outcome, timings, last text); kept on every line
-    "desktop": lambda v: isinstance(v, Mapping),
-}
-#: Record fields kept on a line whatever its status (what a failed capture saw).
-KEPT_FIELDS = frozenset({"desktop"})
-
-
-def transcript_record(answer: Any) -> tuple[str, str | None, str | None, dict[str, Any]]:
-    """``(status, text, error, rig fields)`` of what a transcriber returned: its text, or
-    a transcript record (see module doc). A malformed record raises ``ValueError``."""
-    if isinstance(answer, str):
-        return "complete", answer, None, {}
-    if not isinstance(answer, Mapping):
-        raise ValueError(f"transcriber returned {type(answer).__name__}, not text or a "
-                         "transcript record")
-    unknown = sorted(set(answer) - {"text", "status", "error", *RECORD_FIELDS})
-    if unknown:
-        raise ValueError(f"transcript record has unknown field(s) {', '.join(unknown)}")
-    status = answer.get("status", "complete")
-    if status not in OUTPUT_STATUSES or status == "error":
-        raise ValueError(f"transcript record status {status!r} is not one of "
-                         f"{', '.join(s for s in OUTPUT_STATUSES if s != 'error')}")
-    text, error = answer.get("text"), answer.get("error")
-    if not isinstance(text, (str, type(None))) or not isinstance(error, (str, type(None))):
-        raise ValueError("transcript record text and error must be strings")
-    if status == "complete" and text is None:
-        raise ValueError("a complete transcript record needs its text")
-    fields = {}
-    for name, valid in RECORD_FIELDS.items():
-        if name in answer:
-            if not valid(answer[name]):
-                raise ValueError(f"transcript record field {name} has the invalid value "
-                                 f"{answer[name]!r}")
-            fields[name] = answer[name]
-    return status, text, error, fields
 
 
 def warmup_audio(suite: Suite) -> tuple[str, Path] | None:
