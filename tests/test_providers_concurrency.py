@@ -18,6 +18,7 @@ from provider_servers import KEY, KEY_ENV, DeepgramFake, ProviderServer, Request
 
 from pytest_dictbench.adapters import builtin_adapters
 from pytest_dictbench.adapters.base import AdapterOptions
+from pytest_dictbench.adapters.live import CaptureRequest
 from pytest_dictbench.errors import ProductError
 from pytest_dictbench.model import Suite
 
@@ -137,3 +138,56 @@ def test_concurrency_below_one_is_a_product_error(tmp_path: Path, suite: Suite,
     product = make_product(tmp_path, "deepgram", {"base_url": server.url, "concurrency": 0})
     with pytest.raises(ProductError, match="concurrency must be at least 1"):
         builtin_adapters()["deepgram"](product, suite, AdapterOptions(warmup=False))
+
+
+class HeldDeepgram(SlowDeepgram):
+    """Holds the request whose audio is ``held`` until ``release`` is set."""
+
+    def __init__(self, held: bytes) -> None:
+        super().__init__(0.0)
+        self.held, self.release = held, threading.Event()
+
+    def answer(self, request: Request) -> Reply:
+        if request.body == self.held:
+            self.release.wait(60)
+        return super().answer(request)
+
+
+def test_an_interrupted_run_keeps_the_captures_made_ahead_that_finished(
+        tmp_path: Path, suite: Suite) -> None:
+    """``finish(wait=False)`` (Ctrl-C): c2 and c4, answered, are written in plan order;
+    c3, still in flight, is not waited for; c5 on, never started, are not sent."""
+    fake = HeldDeepgram((suite.root / "audio/c3.wav").read_bytes())
+    with ProviderServer(fake) as server:
+        product = make_product(tmp_path / "p", "deepgram", {
+            "base_url": server.url, "api_key_env": KEY_ENV, "concurrency": 4})
+        live = builtin_adapters()["deepgram"](product, suite, AdapterOptions(warmup=False))
+        live.plan([(case, 1) for case in suite.cases])
+        assert live.get(suite.cases[0], 1).status == "complete"  # c1; c2..c4 started
+        ahead = live._transcriber.ahead
+        started = [ahead.peek(CaptureRequest(c.id, (suite.root / c.data["audio"]).resolve(),
+                                             "")) for c in suite.cases[1:4]]
+        deadline = time.monotonic() + 60
+        while not (started[0].done() and started[2].done()) and time.monotonic() < deadline:
+            time.sleep(0.01)  # waiting for a condition, bounded
+        assert live.finish(wait=False) == 2
+        fake.release.set()
+        lines = [json.loads(line) for line in cache_lines(product, suite)]
+        assert [line["case_id"] for line in lines] == ["c1", "c2", "c4"]
+        assert len(fake.requests) == 4
+
+
+def test_finish_waits_for_the_captures_in_flight(
+        tmp_path: Path, suite: Suite) -> None:
+    fake = HeldDeepgram((suite.root / "audio/c3.wav").read_bytes())
+    fake.release.set()
+    with ProviderServer(fake) as server:
+        product = make_product(tmp_path / "p", "deepgram", {
+            "base_url": server.url, "api_key_env": KEY_ENV, "concurrency": 4})
+        live = builtin_adapters()["deepgram"](product, suite, AdapterOptions(warmup=False))
+        live.plan([(case, 1) for case in suite.cases])
+        live.get(suite.cases[0], 1)
+        assert live.finish() == 3
+        lines = [json.loads(line) for line in cache_lines(product, suite)]
+        assert [line["case_id"] for line in lines] == ["c1", "c2", "c3", "c4"]
+        assert live.finish() == 0  # nothing left: a second call writes nothing
