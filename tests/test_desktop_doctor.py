@@ -51,6 +51,12 @@ def test_doctor_names_a_bad_product_file(tmp_path: Path,
     ({"app": ["x"], "hotkey": "F9", "replay_if_empty": -1}, "replay_if_empty must be"),
     ({"app": ["x"], "hotkey": "F9", "platform": "windows"}, "platform must be"),
     ({"app": ["x"], "hotkey": "F9", "typo_s": 1}, "unknown key(s) typo_s"),
+    ({"app": ["x"], "hotkey": "F9", "ready_log": "ready ("},
+     "ready_log is not a valid regular expression"),
+    ({"app": ["x"], "hotkey": "F9", "ready_window": ""}, "ready_window must be a non-empty"),
+    ({"app": ["x"], "hotkey": "F9", "launch_wait_s": -1}, "launch_wait_s must be >= 0"),
+    ({"app": ["x"], "hotkey": "F9", "ready_log": "r", "launch_wait_s": 0},
+     "launch_wait_s must be positive"),
 ])
 def test_bad_settings_are_product_errors(tmp_path: Path, settings: dict[str, Any],
                                          message: str) -> None:
@@ -66,6 +72,16 @@ def test_settings_defaults_follow_the_rubric_seed(tmp_path: Path) -> None:
     assert config.hotkey.modifiers == ("Control_L", "Alt_L")
     assert config.app == (str((tmp_path / "run-app").resolve()), "--x")
     assert (config.hotkey_mode, config.relaunch) == ("toggle", "session")
+    assert not config.ready and config.launch_wait_s == 2  # a fixed wait
+
+
+def test_a_readiness_setting_makes_launch_wait_s_the_longest_wait(tmp_path: Path) -> None:
+    config = DesktopConfig.from_product(make_product(tmp_path, "desktop", {
+        "app": ["x"], "hotkey": "F9", "ready_log": r"^listening on \S+",
+        "ready_window": "Dictation"}))
+    assert config.launch_wait_s == 60
+    assert config.ready.log is not None and config.ready.log.search("x\nlistening on F9")
+    assert config.ready.window is not None and config.ready.window.pattern == "Dictation"
 
 
 def test_a_machine_without_the_rig_stops_the_run_naming_what_is_missing(

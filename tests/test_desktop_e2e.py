@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
+from tests.desktop_apps import READY
 from tests.desktop_support import APPS, Desktop, private_desktop
 
 EN = Path(__file__).resolve().parents[1] / "cases" / "en-dictation"
@@ -51,7 +52,7 @@ def test_three_clips_settle_time_out_and_stay_empty(
     (pytester.path / "products" / "refapp.toml").write_text(
         'name = "refapp"\nversion = "1"\nadapter = "desktop"\n[settings]\n'
         f'app = {app}\nhotkey = "F9"\nstable_s = 2\nmax_wait_s = 14\n'
-        'launch_wait_s = 6\n', encoding="utf-8")
+        f'ready_log = "{READY}"\nlaunch_wait_s = 120\n', encoding="utf-8")
     result = pytester.runpytest("cases/mini", "--product=refapp", "-p", "no:cacheprovider",
                                 "-rA")
     lines = [json.loads(line) for line in

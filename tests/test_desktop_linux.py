@@ -8,6 +8,8 @@ driver) and reads what it recorded in the capture cache.
 from __future__ import annotations
 
 import json
+import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,10 +26,12 @@ from pytest_dictbench.adapters.desktop.linux import LinuxBackend
 from pytest_dictbench.errors import ProductError
 from pytest_dictbench.model import Case, Output, Suite
 from tests.adapter_support import CANARY, make_product
+from tests.desktop_apps import READY
 from tests.desktop_support import Desktop, app_argv, private_desktop
 
 RATE = 16000
 ONSET_S = 0.5
+READY_LOG = "^[0-9.]+ " + re.escape(READY)
 
 
 @pytest.fixture(scope="module")
@@ -57,21 +61,28 @@ def tone_suite(root: Path, ids: tuple[str, ...] = ("c1", "c2")) -> Suite:
 
 
 class Rig:
-    """One product on the scripted app, its script rewritten per test."""
+    """One product on the scripted app, its script rewritten per test; the rig waits
+    for the app's ready line (``READY_LOG``) unless ``settings`` say otherwise."""
 
-    def __init__(self, tmp: Path, **settings: Any) -> None:
+    def __init__(self, tmp: Path, app_args: tuple[str, ...] = (), **settings: Any) -> None:
         self.script = tmp / "script.json"
         self.steps([])
         app = app_argv("scripted_app", "--script", str(self.script),
-                       "--mode", settings.get("hotkey_mode", "toggle"))
+                       "--mode", settings.get("hotkey_mode", "toggle"), *app_args)
         base = {"app": app, "hotkey": "F9", "stable_s": 2.0, "max_wait_s": 10.0,
-                "empty_wait_s": 8.0, "launch_wait_s": 5.0, "hotkey_lead_s": 0.2}
-        self.product = make_product(tmp / "products", "desktop", {**base, **settings})
+                "empty_wait_s": 8.0, "ready_log": READY_LOG, "launch_wait_s": 60.0,
+                "hotkey_lead_s": 0.2}
+        chosen = {k: v for k, v in {**base, **settings}.items() if v is not None}
+        self.product = make_product(tmp / "products", "desktop", chosen)
         self.suite = tone_suite(tmp / "suite")
         self.adapter = desktop_adapter(self.product, self.suite, AdapterOptions(warmup=False))
 
     def steps(self, steps: list[dict[str, Any]]) -> None:
         self.script.write_text(json.dumps(steps), encoding="utf-8")
+        Path(f"{self.script}.dictations").unlink(missing_ok=True)
+
+    def log(self) -> str:
+        return (self.product.outputs_dir / "desktop-app.log").read_text(encoding="utf-8")
 
     def get(self, case: int = 0, repetition: int = 1) -> Output:
         output = self.adapter.get(self.suite.cases[case], repetition)
@@ -124,6 +135,63 @@ def test_a_dead_hotkey_is_replayed_once_then_failed_with_the_reason(rig: Rig) ->
     assert "no text arrived" in (output.error or "") and "'F9'" in (output.error or "")
     assert output.meta["desktop"]["attempt"] == 2
     assert output.meta["desktop"]["replays"] == 1
+    # toggle mode: the app's state is unknown after an empty attempt (a lost press
+    # would leave it dictating), so it is relaunched before the replay
+    assert rig.log().count(READY) == 2
+
+
+def test_an_app_slow_to_grab_its_hotkey_is_waited_for(desktop: Desktop, tmp_path: Path
+                                                      ) -> None:
+    # 4 s before the app can hear its hotkey: a fixed wait shorter than that loses the
+    # start press, and in toggle mode the rig's stop press would start the dictation
+    rig = Rig(tmp_path, app_args=("--grab-delay", "4"))
+    try:
+        rig.steps([{"wait_audio": True}, {"type": "in phase"}])
+        first = rig.get()
+        second = rig.get(case=1)
+        assert (first.status, first.text) == ("complete", "in phase"), first.error
+        assert (second.status, second.text) == ("complete", "in phase"), second.error
+        assert rig.log().count(READY) == 1
+    finally:
+        rig.close()
+
+
+def test_a_ready_window_is_waited_for(desktop: Desktop, tmp_path: Path) -> None:
+    rig = Rig(tmp_path, app_args=("--grab-delay", "3", "--window", "Scripted dictation"),
+              ready_log=None, ready_window="^Scripted dictation$")
+    try:
+        rig.steps([{"wait_audio": True}, {"type": "window"}])
+        output = rig.get()
+        assert (output.status, output.text) == ("complete", "window"), output.error
+    finally:
+        rig.close()
+
+
+def test_an_app_never_ready_is_an_item_error_naming_its_log(desktop: Desktop, tmp_path: Path
+                                                             ) -> None:
+    rig = Rig(tmp_path, ready_log="never printed", launch_wait_s=2)
+    try:
+        output = rig.get()
+        assert output.status == "error"
+        error = output.error or ""
+        assert "not ready 2 s after its launch (launch_wait_s)" in error, error
+        assert "ready_log 'never printed'" in error
+        assert str(rig.product.outputs_dir / "desktop-app.log") in error
+    finally:
+        rig.close()
+
+
+def test_an_app_exiting_before_it_is_ready_says_what_it_printed(desktop: Desktop,
+                                                                 tmp_path: Path) -> None:
+    rig = Rig(tmp_path, app=[sys.executable, "-c",
+                             "print('no microphone found'); raise SystemExit(3)"])
+    try:
+        output = rig.get()
+        assert output.status == "error"
+        assert "exited with status 3 before it was ready" in (output.error or "")
+        assert "no microphone found" in (output.error or "")
+    finally:
+        rig.close()
 
 
 def test_text_arriving_on_the_replay_is_kept(rig: Rig) -> None:

@@ -14,6 +14,7 @@ from Xlib import X, display
 
 from pytest_dictbench.adapters.desktop.pulse import AUDIBLE
 from pytest_dictbench.adapters.desktop.xkeys import XKeys, parse_hotkey
+from tests.desktop_apps import READY
 
 RATE = 16000
 _MASKS = {"Control_L": X.ControlMask, "Shift_L": X.ShiftMask, "Alt_L": X.Mod1Mask,
@@ -34,6 +35,8 @@ class Mic:
         self.recording = False
         self.samples = array.array("h")
         self.heard = threading.Event()
+        #: Set once the default source delivers samples.
+        self.streaming = threading.Event()
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -43,6 +46,7 @@ class Mic:
             data = self.process.stdout.read(320)
             if not data:
                 return
+            self.streaming.set()
             chunk = array.array("h", data[: len(data) - len(data) % 2])
             if self.recording:
                 self.samples.extend(chunk)
@@ -64,14 +68,22 @@ def arguments(extra: Callable[[argparse.ArgumentParser], None] | None = None
     parser = argparse.ArgumentParser()
     parser.add_argument("--hotkey", default="F9")
     parser.add_argument("--mode", choices=("toggle", "hold"), default="toggle")
+    parser.add_argument("--grab-delay", type=float, default=0.0,
+                        help="seconds before grabbing the hotkey (a slow start)")
+    parser.add_argument("--window", help="map a window with this title once ready")
     if extra:
         extra(parser)
     return parser.parse_args()
 
 
-def run(mode: str, spec: str, on_start: Callable[[], None], on_stop: Callable[[], None]
-        ) -> None:
-    """Grab the hotkey on the root window and call back on start and stop, forever."""
+def run(args: argparse.Namespace, mic: Mic, on_start: Callable[[], None],
+        on_stop: Callable[[], None]) -> None:
+    """Grab the hotkey on the root window and call back on start and stop, forever.
+
+    Prints its ready line (the tests' ``ready_log``) only once the hotkey is grabbed
+    and the microphone delivers samples: a press before then would be lost."""
+    mode, spec = args.mode, args.hotkey
+    time.sleep(args.grab_delay)
     hotkey = parse_hotkey(spec)
     keys = XKeys()
     x = display.Display()
@@ -82,7 +94,15 @@ def run(mode: str, spec: str, on_start: Callable[[], None], on_stop: Callable[[]
         mask |= _MASKS[name]
     root.grab_key(code, mask, True, X.GrabModeAsync, X.GrabModeAsync)
     x.sync()
-    log(f"ready: hotkey {spec} ({mode})")
+    if not mic.streaming.wait(60):
+        fail("the default source delivered no samples in 60 s")
+    if args.window:
+        shown = root.create_window(960, 700, 40, 40, 0, x.screen().root_depth,
+                                   background_pixel=x.screen().black_pixel)
+        shown.set_wm_name(args.window)
+        shown.map()
+        x.sync()
+    log(f"{READY} hotkey {spec} ({mode})")
     active = False
     while True:
         event = x.next_event()

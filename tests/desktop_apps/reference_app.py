@@ -57,7 +57,7 @@ def main() -> None:
         log("start")
         mic.start()
 
-    run(args.mode, args.hotkey, on_start, on_stop)
+    run(args, mic, on_start, on_stop)
 
 
 if __name__ == "__main__":

@@ -5,10 +5,12 @@ Steps, one object each: ``{"wait_audio": true}`` (until the microphone hears sou
 ``{"wait_stop": true}`` (until the hotkey's stop), ``{"sleep": s}``, ``{"type": text}``,
 ``{"backspace": n}``, ``{"flicker": text, "times": n, "every": s}`` (type and delete),
 ``{"steal_focus": true}`` (a window of its own takes the keyboard focus),
-``{"exit": code}`` (crash), ``{"from_dictation": n}`` (the rest only from the app's
-n-th dictation on). An empty script does nothing, like a dead hotkey.
+``{"exit": code}`` (crash), ``{"from_dictation": n}`` (the rest only from the n-th
+dictation with this script on, counted across launches in ``<script>.dictations``).
+An empty script does nothing, like a dead hotkey.
 
-    python tests/desktop_apps/scripted_app.py --hotkey F9 --script steps.json
+    python tests/desktop_apps/scripted_app.py --hotkey F9 --script steps.json \
+        [--grab-delay S] [--window TITLE]
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ def main() -> None:
 
     mic, keys = Mic(), XKeys()
     stopped = threading.Event()
+    counter = Path(args.script + ".dictations")
     dictations = [0]
 
     def play(steps: list[dict[str, Any]]) -> None:
@@ -80,7 +83,9 @@ def main() -> None:
             log(f"step {step}")
 
     def on_start() -> None:
-        dictations[0] += 1
+        done = int(counter.read_text()) if counter.exists() else 0
+        dictations[0] = done + 1
+        counter.write_text(str(dictations[0]))
         log(f"start {dictations[0]}")
         stopped.clear()
         mic.start()
@@ -92,7 +97,7 @@ def main() -> None:
         mic.stop()
         stopped.set()
 
-    run(args.mode, args.hotkey, on_start, on_stop)
+    run(args, mic, on_start, on_stop)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,11 @@ from .pulse import PulseRoute, Tap
 from .settle import Snapshot
 from .xkeys import Hotkey, XKeys
 
-__all__ = ["LinuxBackend", "rig_lock_path"]
+__all__ = ["LinuxBackend", "rig_lock_path", "start_logged"]
+
+
+#: The longest wait for the tap to read the virtual microphone before the first audio.
+TAP_WAIT_S = 15.0
 
 
 def rig_lock_path(kind: str, name: str) -> Path:
@@ -61,6 +65,23 @@ class _Process:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+
+
+def start_logged(argv: Sequence[str], env: Mapping[str, str] | None, log: Path | None
+                 ) -> _Process:
+    """Start ``argv`` in a session of its own, its output appended to ``log``."""
+    out: Any = subprocess.DEVNULL
+    if log is not None:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        out = open(log, "ab")  # noqa: SIM115  (the child keeps it)
+    try:
+        process = subprocess.Popen(list(argv), env=None if env is None else dict(env),
+                                   stdout=out, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL, start_new_session=True)
+    finally:
+        if log is not None:
+            out.close()
+    return _Process(process)
 
 
 class EditorProcess:
@@ -260,18 +281,7 @@ class LinuxBackend:
         self._route()  # the app must find its default source in place
         if self._editor is None or not self._editor.alive():
             self._editor = EditorProcess(self.env)  # starts while the app starts
-        out: Any = subprocess.DEVNULL
-        if log is not None:
-            log.parent.mkdir(parents=True, exist_ok=True)
-            out = open(log, "ab")  # noqa: SIM115  (the child keeps it)
-        try:
-            process = subprocess.Popen(list(argv), env=self.env, stdout=out,
-                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                       start_new_session=True)
-        finally:
-            if log is not None:
-                out.close()
-        return _Process(process)
+        return start_logged(argv, self.env, log)
 
     def open_document(self, title: str) -> LinuxDocument:
         if self._editor is None or not self._editor.alive():
@@ -289,8 +299,15 @@ class LinuxBackend:
 
     def play(self, audio: Path) -> _Playback:
         tap = self._route()
+        if not tap.wait_streaming(TAP_WAIT_S):
+            raise CaptureError(f"the tap on {self.sink}.monitor read nothing in "
+                               f"{TAP_WAIT_S:g} s: check the audio route "
+                               "(`dictbench desktop doctor`)")
         tap.arm()
         return _Playback(self.route.play(audio), tap)
+
+    def window_titles(self) -> list[str]:
+        return self.keys.window_titles()
 
     def record_screen(self, path: Path) -> _Process | None:
         if shutil.which("ffmpeg") is None:

@@ -101,6 +101,7 @@ class Tap:
         self._armed = False
         self._first: float | None = None
         self._last: float | None = None
+        self._streaming = threading.Event()
         self._thread = threading.Thread(target=self._read, daemon=True)
         self._thread.start()
 
@@ -108,6 +109,11 @@ class Tap:
         """Forget what was heard; the next audible sample is the first."""
         with self._lock:
             self._armed, self._first, self._last = True, None, None
+
+    def wait_streaming(self, timeout_s: float) -> bool:
+        """Wait until the tap reads samples from the monitor (False: not in time); audio
+        played before then would be heard late or not at all."""
+        return self._streaming.wait(timeout_s)
 
     def heard(self) -> tuple[float | None, float | None]:
         """(first, last) audible sample since :meth:`arm`, in ``time.monotonic`` seconds."""
@@ -124,6 +130,7 @@ class Tap:
             if not data:
                 return
             now = time.monotonic()
+            self._streaming.set()
             pending += data
             usable = len(pending) - len(pending) % 2
             samples = array.array("h", pending[:usable])
