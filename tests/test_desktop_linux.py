@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -297,6 +299,34 @@ def test_relaunch_by_block_starts_the_app_again(desktop: Desktop, tmp_path: Path
         assert rig.get(case=0, repetition=2).status == "complete"
         assert rig.driver._app is not first and first is not None
         assert first.exit_code() is not None  # the old app was stopped
+    finally:
+        rig.close()
+
+
+def test_the_screen_is_recorded_during_the_item(desktop: Desktop, tmp_path: Path) -> None:
+    rig = Rig(tmp_path, record_screen=True)
+    try:
+        rig.steps([{"wait_audio": True}, {"type": "on video"}])
+        started = time.monotonic()
+        output = rig.get()
+        took = time.monotonic() - started
+        assert (output.status, output.text) == ("complete", "on video"), output.error
+        name = output.meta["desktop"]["screen_recording"]
+        assert name == "screen/c1.1.1.mp4"
+        video = rig.product.outputs_dir / name
+        assert video.stat().st_size > 0
+        probe = subprocess.run(
+            ["ffprobe", "-v", "error", "-show_entries",
+             "format=duration:stream=codec_type,codec_name,width,height,nb_frames",
+             "-of", "json", str(video)], capture_output=True, text=True, check=True)
+        found = json.loads(probe.stdout)
+        stream = found["streams"][0]
+        assert (stream["codec_type"], stream["codec_name"]) == ("video", "h264")
+        assert (stream["width"], stream["height"]) == (1024, 768)  # the Xvfb screen
+        assert int(stream["nb_frames"]) > 0
+        # from the fresh document to its close: the 2 s clip and stable_s (2 s) at least,
+        # never longer than the item took
+        assert 4.0 <= float(found["format"]["duration"]) <= took + 1.0
     finally:
         rig.close()
 

@@ -12,9 +12,11 @@ from collections.abc import Callable
 
 from Xlib import X, display
 
-from pytest_dictbench.adapters.desktop.pulse import AUDIBLE
-from pytest_dictbench.adapters.desktop.xkeys import XKeys, parse_hotkey
-from tests.desktop_apps import READY
+from tests.desktop_apps import READY, rig_module
+
+AUDIBLE = rig_module("pulse").AUDIBLE
+XKeys = rig_module("xkeys").XKeys
+parse_hotkey = rig_module("xkeys").parse_hotkey
 
 RATE = 16000
 _MASKS = {"Control_L": X.ControlMask, "Shift_L": X.ShiftMask, "Alt_L": X.Mod1Mask,

@@ -25,7 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.desktop_apps.common import Mic, arguments, log, run
+from tests.desktop_apps.common import Mic, XKeys, arguments, log, run
 
 
 def steal_focus() -> None:
@@ -46,7 +46,6 @@ def steal_focus() -> None:
 
 def main() -> None:
     args = arguments(lambda p: p.add_argument("--script", required=True))
-    from pytest_dictbench.adapters.desktop.xkeys import XKeys
 
     mic, keys = Mic(), XKeys()
     stopped = threading.Event()

@@ -91,9 +91,10 @@ class DesktopTranscriber:
                  ) -> tuple[Verdict, dict[str, Any]]:
         cfg, backend = self.config, self.backend
         document = backend.open_document(f"dictbench {stem}")
-        screen = backend.record_screen(self.outputs / "screen" / f"{stem}.mp4") \
-            if cfg.record_screen else None
+        screen = None
         try:
+            if cfg.record_screen:
+                screen = backend.record_screen(self.outputs / "screen" / f"{stem}.mp4")
             if not document.wait_focused(cfg.focus_timeout_s):
                 self._relaunch = True
                 raise CaptureError(f"the document did not get the keyboard focus in "

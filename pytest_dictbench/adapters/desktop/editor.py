@@ -1,9 +1,12 @@
 """The Linux destination documents: minimal plain-text editor windows of the rig's own.
 
-Run as ``python -m pytest_dictbench.adapters.desktop.editor``: one process (started once
-per rig, so a fresh document costs a window, not a Python start) reads commands on
-standard input and reports on standard output, as JSON lines:
+Run as a script (``python -P .../editor.py``: it imports only the standard library and
+python-xlib, so it starts in a fraction of a second even where importing the whole
+package takes seconds): one process (started once per rig, so a fresh document costs a
+window, not a Python start) reads commands on standard input and reports on standard
+output, as JSON lines:
 
+- ``{"ready": true}`` once it takes commands;
 - ``new TITLE``: closes the current document window and opens a new, empty one titled
   ``TITLE``, gives it the keyboard focus, then reports ``{"document": n}``;
 - ``close``: closes the current document window;
@@ -112,6 +115,7 @@ class Editor:
 
     def run(self) -> None:
         threading.Thread(target=self.listen, daemon=True).start()
+        self.root.after(0, lambda: self.emit({"ready": True}))
         self.root.after(0, self.poll)
         self.root.mainloop()
 
