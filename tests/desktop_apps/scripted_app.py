@@ -28,8 +28,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tests.desktop_apps.common import Mic, XKeys, arguments, log, run
 
 
-def steal_focus() -> None:
+def steal_focus(stolen: threading.Event) -> None:
+    """Map a window of its own and give it the input focus; ``stolen`` once X says so."""
     from Xlib import X, display
+    from Xlib.error import XError
 
     x = display.Display()
     screen = x.screen()
@@ -37,10 +39,18 @@ def steal_focus() -> None:
                                        background_pixel=screen.white_pixel)
     window.map()
     x.sync()
-    time.sleep(0.05)
-    window.set_input_focus(X.RevertToParent, X.CurrentTime)
-    x.sync()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:  # until it is viewable and has the focus
+        try:
+            window.set_input_focus(X.RevertToParent, X.CurrentTime)
+            x.sync()
+            if getattr(x.get_input_focus().focus, "id", None) == window.id:
+                break
+        except XError:
+            pass
+        time.sleep(0.01)
     log("focus stolen")
+    stolen.set()
     time.sleep(30)
 
 
@@ -74,8 +84,9 @@ def main() -> None:
                     keys.backspace(len(step["flicker"]))
                     time.sleep(step.get("every", 0.2))
             elif step.get("steal_focus"):
-                threading.Thread(target=steal_focus, daemon=True).start()
-                time.sleep(0.2)
+                stolen = threading.Event()
+                threading.Thread(target=steal_focus, args=(stolen,), daemon=True).start()
+                stolen.wait(60)
             elif "exit" in step:
                 log(f"exit {step['exit']}")
                 os._exit(step["exit"])
