@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import argparse
 import array
+import collections
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from Xlib import X, display
 
 from tests.desktop_apps import READY, rig_module
 
 AUDIBLE = rig_module("pulse").AUDIBLE
+SampleClock = rig_module("pulse").SampleClock
 XKeys = rig_module("xkeys").XKeys
 parse_hotkey = rig_module("xkeys").parse_hotkey
 
@@ -37,6 +40,9 @@ class Mic:
         self.recording = False
         self.samples = array.array("h")
         self.heard = threading.Event()
+        #: When the first audible sample since :meth:`start` came (dated like the rig's
+        #: tap, by the sample count), once :attr:`heard` is set.
+        self.heard_at = 0.0
         #: Set once the default source delivers samples.
         self.streaming = threading.Event()
         threading.Thread(target=self._read, daemon=True).start()
@@ -44,15 +50,20 @@ class Mic:
     def _read(self) -> None:
         assert self.process.stdout is not None
         threshold = AUDIBLE * 32768
+        clock = SampleClock(RATE)
         while True:
             data = self.process.stdout.read(320)
             if not data:
                 return
+            now = time.monotonic()
             self.streaming.set()
             chunk = array.array("h", data[: len(data) - len(data) % 2])
+            base = clock.add(len(chunk), now)
             if self.recording:
                 self.samples.extend(chunk)
-                if not self.heard.is_set() and any(abs(s) > threshold for s in chunk):
+                loud = [i for i, s in enumerate(chunk) if abs(s) > threshold]
+                if loud and not self.heard.is_set():
+                    self.heard_at = base + loud[0] / RATE
                     self.heard.set()
 
     def start(self) -> None:
@@ -106,10 +117,18 @@ def run(args: argparse.Namespace, mic: Mic, on_start: Callable[[], None],
         x.sync()
     log(f"{READY} hotkey {spec} ({mode})")
     active = False
+    pushed: collections.deque[Any] = collections.deque()
     while True:
-        event = x.next_event()
+        event = pushed.popleft() if pushed else x.next_event()
         if event.type not in (X.KeyPress, X.KeyRelease) or event.detail != code:
             continue
+        if event.type == X.KeyRelease:
+            following = _next_soon(x)
+            if following is not None and following.type == X.KeyPress and \
+                    following.detail == code and following.time == event.time:
+                continue  # the key is held: X's autorepeat, a release and a press at once
+            if following is not None:
+                pushed.append(following)
         if mode == "hold":
             if event.type == X.KeyPress and not active:
                 active = True
@@ -120,6 +139,17 @@ def run(args: argparse.Namespace, mic: Mic, on_start: Callable[[], None],
         elif event.type == X.KeyPress:
             active = not active
             (on_start if active else on_stop)()
+
+
+def _next_soon(x: Any, wait_s: float = 0.05) -> Any:
+    """The next X event if one comes within ``wait_s`` (autorepeat sends its press
+    together with its release), else None."""
+    deadline = time.monotonic() + wait_s
+    while not x.pending_events():
+        if time.monotonic() > deadline:
+            return None
+        time.sleep(0.002)
+    return x.next_event()
 
 
 def fail(message: str) -> None:

@@ -2,7 +2,8 @@
 anew each time, so a test changes it without a relaunch) instead of transcribing.
 
 Steps, one object each: ``{"wait_audio": true}`` (until the microphone hears sound),
-``{"wait_stop": true}`` (until the hotkey's stop), ``{"sleep": s}``, ``{"type": text}``,
+``{"wait_stop": true}`` (until the hotkey's stop), ``{"sleep": s}``,
+``{"sleep_after_audio": s}`` (until ``s`` after the first audible sample), ``{"type": text}``,
 ``{"backspace": n}``, ``{"flicker": text, "times": n, "every": s}`` (type and delete),
 ``{"steal_focus": true}`` (a window of its own takes the keyboard focus),
 ``{"exit": code}`` (crash), ``{"from_dictation": n}`` (the rest only from the n-th
@@ -69,11 +70,16 @@ def main() -> None:
                     return
             elif step.get("wait_audio"):
                 mic.heard.wait(60)
+                log(f"heard at {mic.heard_at:.4f}")
+            elif "sleep_after_audio" in step:  # until that long after the first sample
+                time.sleep(max(0.0, mic.heard_at + step["sleep_after_audio"]
+                               - time.monotonic()))
             elif step.get("wait_stop"):
                 stopped.wait(60)
             elif "sleep" in step:
                 time.sleep(step["sleep"])
             elif "type" in step:
+                log(f"typing at {time.monotonic():.4f}")
                 keys.type_text(step["type"])
             elif "backspace" in step:
                 keys.backspace(step["backspace"])
