@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 import time
@@ -27,9 +28,11 @@ sys.path.insert(0, str(ROOT))
 from pytest_dictbench.adapters.desktop.config import DesktopConfig  # noqa: E402
 from pytest_dictbench.adapters.desktop.driver import DesktopTranscriber, audible_span  # noqa: E402
 from pytest_dictbench.adapters.desktop.linux import LinuxBackend  # noqa: E402
+from pytest_dictbench.adapters.desktop.ready import Readiness  # noqa: E402
 from pytest_dictbench.adapters.desktop.settle import SettleRule  # noqa: E402
 from pytest_dictbench.adapters.desktop.xkeys import parse_hotkey  # noqa: E402
 from pytest_dictbench.adapters.live import CaptureRequest  # noqa: E402
+from tests.desktop_apps import READY  # noqa: E402
 from tests.desktop_support import app_argv, private_desktop  # noqa: E402
 
 AUDIO = ROOT / "cases" / "en-dictation" / "audio"
@@ -50,7 +53,8 @@ def main() -> None:
     with private_desktop():
         config = DesktopConfig(platform="linux", app=tuple(argv), hotkey=parse_hotkey("F9"),
                                rule=SettleRule(stable_s=args.stable_s, max_wait_s=60),
-                               launch_wait_s=6.0 if args.app == "reference" else 1.5)
+                               launch_wait_s=120.0,
+                               ready=Readiness(re.compile(re.escape(READY))))
         driver = DesktopTranscriber(config, LinuxBackend(None, "dictbench_mic"), work)
         driver.transcribe(CaptureRequest("warmup", clips[0], "en-US", warmup=True))
         overheads = []

@@ -86,3 +86,21 @@ def test_hotkeys_go_through_osascript() -> None:
     assert [c[:2] for c in run.calls] == [["osascript", "-e"], ["osascript", "-e"]]
     assert "key down (key code 101)" in run.calls[0][2]
     assert "key up (key code 101)" in run.calls[1][2]
+
+
+def test_ready_window_reads_the_visible_windows_titles_one_a_line() -> None:
+    from pytest_dictbench.adapters.desktop.macos import WINDOW_TITLES_SCRIPT
+
+    assert "every process whose visible is true" in WINDOW_TITLES_SCRIPT
+    assert "linefeed" in WINDOW_TITLES_SCRIPT and WINDOW_TITLES_SCRIPT.startswith("set ")
+
+    class Titles(Recorder):
+        def __call__(self, argv: Sequence[str]) -> str:
+            super().__call__(argv)
+            return "Untitled, 2\nSuperWhisper\n\n"
+
+    run = Titles("")
+    assert MacBackend("BlackHole 2ch", run).window_titles() == ["Untitled, 2", "SuperWhisper"]
+    assert run.calls == [["osascript", "-e", WINDOW_TITLES_SCRIPT]]
+    # no permission yet: no titles (the wait for ready_window then says what it awaited)
+    assert MacBackend("BlackHole 2ch", Recorder("", fail=("osascript",))).window_titles() == []

@@ -165,3 +165,16 @@ def test_polling_finds_the_same_final_text_as_the_change_stream(
     assert (verdict.state, verdict.text) == (exact.state, exact.text)
     if exact.settled_at is not None and verdict.settled_at is not None:
         assert 0 <= verdict.settled_at - exact.settled_at <= 0.05 + 1e-6
+
+
+def test_the_tap_dates_samples_by_their_count_not_by_a_late_read() -> None:
+    from pytest_dictbench.adapters.desktop.pulse import SampleClock
+
+    clock = SampleClock(100)  # 100 samples a second: sample i of the stream at start + i/100
+    assert clock.add(10, now=1.10) == pytest.approx(1.00)  # samples 0-9 came at 1.00-1.09
+    # read 0.15 s late (a loaded machine): samples 10-19 still came at 1.10, not 1.25
+    assert clock.add(10, now=1.35) == pytest.approx(1.10)
+    assert clock.add(30, now=1.50) == pytest.approx(1.20)  # a backlog of 30, read at once
+    # a read on time shows the stream began a little earlier: every later date follows
+    assert clock.add(10, now=1.595) == pytest.approx(1.495)
+    assert clock.start == pytest.approx(0.995)

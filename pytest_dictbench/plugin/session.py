@@ -120,6 +120,11 @@ class DictbenchSession:
                 raise ProductError(
                     f"unknown adapter kind {product.adapter!r} (known: "
                     f"{', '.join(sorted(registry.adapters))})", path=product.path)
+            # an adapter kind that needs the machine (a display, a device) checks it
+            # here, before collection: a usage error, not a collection error per item
+            preflight = getattr(registry.adapters[product.adapter], "preflight", None)
+            if preflight is not None and not self.worker:
+                preflight(product)
 
     # -- used by collection and items (workers and controller alike) --------------------
 

@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import argparse
 import array
+import collections
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from Xlib import X, display
 
-from pytest_dictbench.adapters.desktop.pulse import AUDIBLE
-from pytest_dictbench.adapters.desktop.xkeys import XKeys, parse_hotkey
+from tests.desktop_apps import READY, rig_module
+
+AUDIBLE = rig_module("pulse").AUDIBLE
+SampleClock = rig_module("pulse").SampleClock
+XKeys = rig_module("xkeys").XKeys
+parse_hotkey = rig_module("xkeys").parse_hotkey
 
 RATE = 16000
 _MASKS = {"Control_L": X.ControlMask, "Shift_L": X.ShiftMask, "Alt_L": X.Mod1Mask,
@@ -34,19 +40,30 @@ class Mic:
         self.recording = False
         self.samples = array.array("h")
         self.heard = threading.Event()
+        #: When the first audible sample since :meth:`start` came (dated like the rig's
+        #: tap, by the sample count), once :attr:`heard` is set.
+        self.heard_at = 0.0
+        #: Set once the default source delivers samples.
+        self.streaming = threading.Event()
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
         assert self.process.stdout is not None
         threshold = AUDIBLE * 32768
+        clock = SampleClock(RATE)
         while True:
             data = self.process.stdout.read(320)
             if not data:
                 return
+            now = time.monotonic()
+            self.streaming.set()
             chunk = array.array("h", data[: len(data) - len(data) % 2])
+            base = clock.add(len(chunk), now)
             if self.recording:
                 self.samples.extend(chunk)
-                if not self.heard.is_set() and any(abs(s) > threshold for s in chunk):
+                loud = [i for i, s in enumerate(chunk) if abs(s) > threshold]
+                if loud and not self.heard.is_set():
+                    self.heard_at = base + loud[0] / RATE
                     self.heard.set()
 
     def start(self) -> None:
@@ -64,14 +81,22 @@ def arguments(extra: Callable[[argparse.ArgumentParser], None] | None = None
     parser = argparse.ArgumentParser()
     parser.add_argument("--hotkey", default="F9")
     parser.add_argument("--mode", choices=("toggle", "hold"), default="toggle")
+    parser.add_argument("--grab-delay", type=float, default=0.0,
+                        help="seconds before grabbing the hotkey (a slow start)")
+    parser.add_argument("--window", help="map a window with this title once ready")
     if extra:
         extra(parser)
     return parser.parse_args()
 
 
-def run(mode: str, spec: str, on_start: Callable[[], None], on_stop: Callable[[], None]
-        ) -> None:
-    """Grab the hotkey on the root window and call back on start and stop, forever."""
+def run(args: argparse.Namespace, mic: Mic, on_start: Callable[[], None],
+        on_stop: Callable[[], None]) -> None:
+    """Grab the hotkey on the root window and call back on start and stop, forever.
+
+    Prints its ready line (the tests' ``ready_log``) only once the hotkey is grabbed
+    and the microphone delivers samples: a press before then would be lost."""
+    mode, spec = args.mode, args.hotkey
+    time.sleep(args.grab_delay)
     hotkey = parse_hotkey(spec)
     keys = XKeys()
     x = display.Display()
@@ -82,12 +107,28 @@ def run(mode: str, spec: str, on_start: Callable[[], None], on_stop: Callable[[]
         mask |= _MASKS[name]
     root.grab_key(code, mask, True, X.GrabModeAsync, X.GrabModeAsync)
     x.sync()
-    log(f"ready: hotkey {spec} ({mode})")
+    if not mic.streaming.wait(60):
+        fail("the default source delivered no samples in 60 s")
+    if args.window:
+        shown = root.create_window(960, 700, 40, 40, 0, x.screen().root_depth,
+                                   background_pixel=x.screen().black_pixel)
+        shown.set_wm_name(args.window)
+        shown.map()
+        x.sync()
+    log(f"{READY} hotkey {spec} ({mode})")
     active = False
+    pushed: collections.deque[Any] = collections.deque()
     while True:
-        event = x.next_event()
+        event = pushed.popleft() if pushed else x.next_event()
         if event.type not in (X.KeyPress, X.KeyRelease) or event.detail != code:
             continue
+        if event.type == X.KeyRelease:
+            following = _next_soon(x)
+            if following is not None and following.type == X.KeyPress and \
+                    following.detail == code and following.time == event.time:
+                continue  # the key is held: X's autorepeat, a release and a press at once
+            if following is not None:
+                pushed.append(following)
         if mode == "hold":
             if event.type == X.KeyPress and not active:
                 active = True
@@ -98,6 +139,17 @@ def run(mode: str, spec: str, on_start: Callable[[], None], on_stop: Callable[[]
         elif event.type == X.KeyPress:
             active = not active
             (on_start if active else on_stop)()
+
+
+def _next_soon(x: Any, wait_s: float = 0.05) -> Any:
+    """The next X event if one comes within ``wait_s`` (autorepeat sends its press
+    together with its release), else None."""
+    deadline = time.monotonic() + wait_s
+    while not x.pending_events():
+        if time.monotonic() > deadline:
+            return None
+        time.sleep(0.002)
+    return x.next_event()
 
 
 def fail(message: str) -> None:

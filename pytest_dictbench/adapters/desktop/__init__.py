@@ -18,7 +18,7 @@ from .backend import DesktopBackend
 from .config import DesktopConfig
 from .driver import DesktopTranscriber
 
-__all__ = ["DesktopAdapter", "desktop_adapter", "make_backend"]
+__all__ = ["DesktopAdapter", "check_machine", "desktop_adapter", "make_backend"]
 
 
 def make_backend(config: DesktopConfig) -> DesktopBackend:
@@ -29,7 +29,8 @@ def make_backend(config: DesktopConfig) -> DesktopBackend:
         return MacBackend(config.input_device)
     from .linux import LinuxBackend
 
-    return LinuxBackend(config.display, config.input_device)
+    return LinuxBackend(config.display, config.input_device,
+                        record_screen=config.record_screen)
 
 
 class DesktopAdapter(LiveAdapter):
@@ -42,16 +43,36 @@ class DesktopAdapter(LiveAdapter):
             self._transcriber.start_block()
 
 
-def desktop_adapter(product: Product, suite: Suite, options: AdapterOptions) -> LiveAdapter:
-    """Adapter factory for ``adapter = "desktop"``. A machine that cannot run the rig
-    (no display, no audio route or input device, no app binary) stops the run here,
-    before any item, with what is missing and how to fix it."""
-    config = DesktopConfig.from_product(product)
-    backend = make_backend(config)
-    problems = backend.problems(config.app)
+def check_machine(product: Product) -> None:
+    """Raise :class:`ProductError` (one line, everything missing and how to fix it) when
+    this machine cannot run the rig for ``product``: no display, no audio route or input
+    device, no app binary. The plugin calls it before collection (a usage error)."""
+    _refuse_unfit(DesktopConfig.from_product(product), product)
+
+
+def _refuse_unfit(config: DesktopConfig, product: Product) -> None:
+    problems = make_backend(config).problems(config.app)
     if problems:
         raise ProductError("the desktop rig cannot run here: " + "; ".join(problems) +
                            " (see `dictbench desktop doctor`)", path=product.path)
-    outputs = outputs_file(product, suite).parent
-    return DesktopAdapter(product, suite, options,
-                          lambda: DesktopTranscriber(config, backend, outputs))
+
+
+class _DesktopFactory:
+    """The ``desktop`` adapter factory, with the machine check a run makes first."""
+
+    #: Called with each ``desktop`` product before collection (see :func:`check_machine`).
+    preflight = staticmethod(check_machine)
+
+    def __call__(self, product: Product, suite: Suite, options: AdapterOptions
+                 ) -> LiveAdapter:
+        config = DesktopConfig.from_product(product)
+        _refuse_unfit(config, product)
+        backend = make_backend(config)
+        outputs = outputs_file(product, suite).parent
+        return DesktopAdapter(product, suite, options,
+                              lambda: DesktopTranscriber(config, backend, outputs))
+
+
+#: Adapter factory for ``adapter = "desktop"``. A machine that cannot run the rig stops
+#: the run before any item, with what is missing and how to fix it.
+desktop_adapter = _DesktopFactory()

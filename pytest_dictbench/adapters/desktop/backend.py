@@ -83,6 +83,10 @@ class DesktopBackend(Protocol):
 
     def play(self, audio: Path) -> Playback: ...
 
+    def window_titles(self) -> Sequence[str]:
+        """The titles of the windows shown on the display now (for ``ready_window``)."""
+        ...
+
     def record_screen(self, path: Path) -> App | None:
         """Start recording the screen to ``path`` (None where it cannot)."""
         ...

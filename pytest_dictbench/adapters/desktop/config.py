@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...model import Product
 from ..settings import Settings
+from .ready import Readiness
 from .settle import SettleRule
 from .xkeys import Hotkey, parse_hotkey
 
@@ -15,7 +17,8 @@ __all__ = ["DEFAULT_INPUT", "DesktopConfig"]
 
 KNOWN = {"platform", "app", "hotkey", "hotkey_mode", "stable_s", "max_wait_s", "empty_wait_s",
          "replay_if_empty", "relaunch", "record_screen", "display", "input_device",
-         "launch_wait_s", "hotkey_lead_s", "focus_timeout_s", "poll_s"}
+         "launch_wait_s", "ready_log", "ready_window", "hotkey_lead_s", "focus_timeout_s",
+         "poll_s"}
 #: The virtual input device by platform: the null sink the Linux rig sets up, and the
 #: device macOS rigs use.
 DEFAULT_INPUT = {"linux": "dictbench_mic", "macos": "BlackHole 2ch"}
@@ -38,8 +41,11 @@ class DesktopConfig:
     record_screen: bool = False
     display: str | None = None
     input_device: str = DEFAULT_INPUT["linux"]
-    #: Seconds given to a launched app before the first item.
+    #: Seconds given to a launched app before the first item: a fixed wait, or with
+    #: :attr:`ready` the longest wait for it (see :mod:`.ready`).
     launch_wait_s: float = 2.0
+    #: When a launched app is ready (``ready_log``, ``ready_window``); empty: fixed wait.
+    ready: Readiness = field(default_factory=Readiness)
     #: Seconds between the hotkey (start) and the audio.
     hotkey_lead_s: float = 0.3
     focus_timeout_s: float = 5.0
@@ -74,6 +80,7 @@ class DesktopConfig:
                               empty_wait_s=s.positive("empty_wait_s", 10.0))
         except ValueError as exc:
             raise s.error(f"[settings] {exc}") from None
+        ready = Readiness(_pattern(s, "ready_log"), _pattern(s, "ready_window"))
         replays = s.get("replay_if_empty", int, 1)
         if replays < 0:
             raise s.error(f"[settings] replay_if_empty must be >= 0, got {replays}")
@@ -82,10 +89,36 @@ class DesktopConfig:
                    record_screen=s.get("record_screen", bool, False),
                    display=s.get("display", str, None),
                    input_device=s.get("input_device", str, DEFAULT_INPUT[platform]),
-                   launch_wait_s=s.get("launch_wait_s", float, 2.0),
+                   launch_wait_s=_launch_wait(s, ready),
+                   ready=ready,
                    hotkey_lead_s=s.get("hotkey_lead_s", float, 0.3),
                    focus_timeout_s=s.positive("focus_timeout_s", 5.0),
                    poll_s=s.positive("poll_s", 0.02))
 
     def app_log(self, outputs: Path) -> Path:
         return outputs / "desktop-app.log"
+
+
+def _launch_wait(s: Settings, ready: Readiness) -> float:
+    """``launch_wait_s``: a fixed wait (default 2 s, 0 allowed), or with a readiness
+    setting the longest wait for it (default 60 s)."""
+    if ready:
+        return s.positive("launch_wait_s", 60.0)
+    value = float(s.get("launch_wait_s", float, 2.0))
+    if value < 0:
+        raise s.error(f"[settings] launch_wait_s must be >= 0, got {value!r}")
+    return value
+
+
+def _pattern(s: Settings, name: str) -> re.Pattern[str] | None:
+    """The regular expression of setting ``name`` (None when absent)."""
+    text = s.get(name, str, None)
+    if text is None:
+        return None
+    if not text:
+        raise s.error(f"[settings] {name} must be a non-empty regular expression")
+    try:
+        return re.compile(text, re.MULTILINE)
+    except re.error as exc:
+        raise s.error(f"[settings] {name} is not a valid regular expression "
+                      f"({exc}): {text!r}") from None

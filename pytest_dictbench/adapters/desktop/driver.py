@@ -27,6 +27,7 @@ from ..settings import public_settings
 from .backend import App, DesktopBackend
 from .config import DesktopConfig
 from .pulse import AUDIBLE
+from .ready import LogWatch, wait_ready
 from .settle import Verdict, settle, timings
 
 __all__ = ["DesktopTranscriber", "audible_span"]
@@ -75,6 +76,11 @@ class DesktopTranscriber:
         stem = f"{request.case_id}{'.warmup' if request.warmup else ''}.{number}"
         attempts = 1 + self.config.replay_if_empty
         for attempt in range(1, attempts + 1):
+            if attempt > 1 and self.config.hotkey_mode == "toggle":
+                # nothing arrived: the app may have missed a press and be dictating now,
+                # out of phase with the rig's toggles; a relaunch puts it back at rest
+                self._relaunch = True
+                self._ensure_app()
             verdict, facts = self._attempt(path, onset, duration, f"{stem}.{attempt}")
             facts.update(attempt=attempt, replays=attempt - 1)
             if verdict.state != "empty":
@@ -85,9 +91,10 @@ class DesktopTranscriber:
                  ) -> tuple[Verdict, dict[str, Any]]:
         cfg, backend = self.config, self.backend
         document = backend.open_document(f"dictbench {stem}")
-        screen = backend.record_screen(self.outputs / "screen" / f"{stem}.mp4") \
-            if cfg.record_screen else None
+        screen = None
         try:
+            if cfg.record_screen:
+                screen = backend.record_screen(self.outputs / "screen" / f"{stem}.mp4")
             if not document.wait_focused(cfg.focus_timeout_s):
                 self._relaunch = True
                 raise CaptureError(f"the document did not get the keyboard focus in "
@@ -191,14 +198,23 @@ class DesktopTranscriber:
             return
         if self._app is not None:
             self._app.stop()
-        self._app = self.backend.launch(self.config.app, self.outputs / "desktop-app.log")
+        log = self.config.app_log(self.outputs)
+        watch = LogWatch.at_end(log)
+        self._app = self.backend.launch(self.config.app, log)
         self._relaunch = False
-        time.sleep(self.config.launch_wait_s)
+        if self.config.ready:
+            try:
+                wait_ready(self._app, self.config.ready, watch, self.config.launch_wait_s,
+                           self.backend.window_titles)
+            except CaptureError:
+                self._relaunch = True  # an app that never got ready is stopped next time
+                raise
+            return
+        time.sleep(self.config.launch_wait_s)  # no readiness setting: a fixed wait
         code = self._app.exit_code()
         if code is not None:
             raise CaptureError(f"the app {self.config.app[0]!r} exited with status {code} "
-                               f"right after its launch (its output: "
-                               f"{self.outputs / 'desktop-app.log'})")
+                               f"right after its launch (its output: {log})")
 
     def close(self) -> None:
         """Stop the app the rig launched, take the audio route down, free the display."""

@@ -1,9 +1,12 @@
 """The Linux destination documents: minimal plain-text editor windows of the rig's own.
 
-Run as ``python -m pytest_dictbench.adapters.desktop.editor``: one process (started once
-per rig, so a fresh document costs a window, not a Python start) reads commands on
-standard input and reports on standard output, as JSON lines:
+Run as a script (``python -P .../editor.py``: it imports only the standard library and
+python-xlib, so it starts in a fraction of a second even where importing the whole
+package takes seconds): one process (started once per rig, so a fresh document costs a
+window, not a Python start) reads commands on standard input and reports on standard
+output, as JSON lines:
 
+- ``{"ready": true}`` once it takes commands;
 - ``new TITLE``: closes the current document window and opens a new, empty one titled
   ``TITLE``, gives it the keyboard focus, then reports ``{"document": n}``;
 - ``close``: closes the current document window;
@@ -26,6 +29,8 @@ from typing import Any
 from Xlib import X, display
 
 POLL_MS = 10
+#: A key older than this is not what changed the text (another clock, a stale key).
+MAX_KEY_LAG_S = 2.0
 
 
 class Editor:
@@ -40,6 +45,9 @@ class Editor:
         self.frame = 0
         self.number = 0
         self._last: tuple[str, bool] | None = None
+        #: X time (ms) of the first key since the last snapshot (see :meth:`changed_at`).
+        self._key_ms: int | None = None
+        self._last_at = 0.0
         self._requests: list[str] = []
         self._lock = threading.Lock()
 
@@ -51,6 +59,7 @@ class Editor:
         self.window.geometry("640x360+20+20")
         self.text = tk.Text(self.window, wrap="word", undo=False)
         self.text.pack(fill="both", expand=True)
+        self.text.bind("<Key>", self._keyed, add="+")
         self.window.wait_visibility()  # mapped: only a viewable window can take the focus
         self.window.update()
         self.frame = int(self.window.wm_frame(), 16)
@@ -59,7 +68,7 @@ class Editor:
         self.x.create_resource_object("window", self.frame).set_input_focus(
             X.RevertToParent, X.CurrentTime)
         self.x.sync()
-        self._last = None
+        self._last, self._key_ms = None, None
         self.emit({"document": self.number})
 
     def close(self) -> None:
@@ -74,6 +83,22 @@ class Editor:
         window = getattr(self.x.get_input_focus().focus, "id", None)
         mask = self.x.display.info.resource_id_mask
         return isinstance(window, int) and window & ~mask == self.frame & ~mask
+
+    def _keyed(self, event: Any) -> None:
+        if self._key_ms is None and isinstance(event.time, int):
+            self._key_ms = event.time
+
+    def changed_at(self, now: float) -> float:
+        """When the text began to change: the X server's time of the first key since
+        the last snapshot (its clock is ``CLOCK_MONOTONIC`` in milliseconds, 32 bits),
+        so a poll that runs late on a loaded machine does not date the text late; the
+        poll's own time for a change no key explains."""
+        key, self._key_ms = self._key_ms, None
+        if key is not None:
+            lag = ((int(now * 1000) - key) % 2**32) / 1000
+            if 0 <= lag < MAX_KEY_LAG_S:
+                return now - lag
+        return now
 
     def emit(self, obj: dict[str, Any]) -> None:
         sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
@@ -97,9 +122,15 @@ class Editor:
                 # X focus is ours but Tk forgot it (a key grab's FocusOut, e.g. an app's
                 # global hotkey): without this Tk drops the keys typed next
                 self.text.focus_force()
+            changed = self._last is not None and state[0] != self._last[0]
+            if not changed:
+                self._key_ms = None  # keys that changed nothing (Tk inserts at once)
             if state != self._last:
-                self._last = state
-                self.emit({"document": self.number, "at": time.monotonic(),
+                at = time.monotonic()
+                if changed:  # never before the snapshot already sent
+                    at = max(self.changed_at(at), self._last_at)
+                self._last, self._last_at = state, at
+                self.emit({"document": self.number, "at": at,
                            "text": state[0], "focused": state[1]})
         self.root.after(POLL_MS, self.poll)
 
@@ -112,6 +143,7 @@ class Editor:
 
     def run(self) -> None:
         threading.Thread(target=self.listen, daemon=True).start()
+        self.root.after(0, lambda: self.emit({"ready": True}))
         self.root.after(0, self.poll)
         self.root.mainloop()
 

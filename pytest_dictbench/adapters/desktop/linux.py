@@ -27,7 +27,15 @@ from .pulse import PulseRoute, Tap
 from .settle import Snapshot
 from .xkeys import Hotkey, XKeys
 
-__all__ = ["LinuxBackend", "rig_lock_path"]
+__all__ = ["LinuxBackend", "rig_lock_path", "start_logged"]
+
+
+#: The longest wait for the document editor to start (a loaded machine is slow).
+EDITOR_START_S = 120.0
+#: The longest wait for ffmpeg's first frame of a screen recording.
+SCREEN_START_S = 30.0
+#: The longest wait for the tap to read the virtual microphone before the first audio.
+TAP_WAIT_S = 15.0
 
 
 def rig_lock_path(kind: str, name: str) -> Path:
@@ -63,16 +71,35 @@ class _Process:
                 self.process.wait()
 
 
+def start_logged(argv: Sequence[str], env: Mapping[str, str] | None, log: Path | None
+                 ) -> _Process:
+    """Start ``argv`` in a session of its own, its output appended to ``log``."""
+    out: Any = subprocess.DEVNULL
+    if log is not None:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        out = open(log, "ab")  # noqa: SIM115  (the child keeps it)
+    try:
+        process = subprocess.Popen(list(argv), env=None if env is None else dict(env),
+                                   stdout=out, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL, start_new_session=True)
+    finally:
+        if log is not None:
+            out.close()
+    return _Process(process)
+
+
 class EditorProcess:
     """The editor (:mod:`.editor`), started once; its snapshots read as it reports them."""
 
     def __init__(self, env: Mapping[str, str]) -> None:
+        # a script, not ``-m``: importing the package would import every adapter kind
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "pytest_dictbench.adapters.desktop.editor"],
+            [sys.executable, "-P", str(Path(__file__).with_name("editor.py"))],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=dict(env), text=True, encoding="utf-8")
         self._shots: dict[int, list[Snapshot]] = {}
         self._opened: set[int] = set()
+        self._ready = False
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self.number = 0
@@ -82,6 +109,10 @@ class EditorProcess:
         for line in stream:
             obj = json.loads(line)
             with self._changed:
+                if obj.get("ready") is True:
+                    self._ready = True
+                    self._changed.notify_all()
+                    continue
                 number = int(obj["document"])
                 if "at" in obj:
                     self._shots.setdefault(number, []).append(
@@ -100,7 +131,13 @@ class EditorProcess:
         self.process.stdin.flush()
 
     def new(self, title: str, timeout_s: float = 30) -> int:
-        """Open a fresh document; its number once the editor shows it."""
+        """Open a fresh document; its number once the editor shows it (waiting first,
+        up to :data:`EDITOR_START_S`, for the editor to take commands)."""
+        with self._changed:
+            if not self._changed.wait_for(lambda: self._ready or self.process.poll()
+                                          is not None, EDITOR_START_S):
+                raise RuntimeError(f"the document editor did not start in "
+                                   f"{EDITOR_START_S:g} s")
         self.number += 1
         self.send("new " + " ".join(title.split()))
         with self._changed:
@@ -180,9 +217,9 @@ class LinuxBackend:
 
     platform = "linux"
 
-    def __init__(self, display: str | None, sink: str) -> None:
+    def __init__(self, display: str | None, sink: str, record_screen: bool = False) -> None:
         self.display = display or os.environ.get("DISPLAY", "")
-        self.sink = sink
+        self.sink, self.screen = sink, record_screen
         self.env = {**os.environ, "DISPLAY": self.display}
         self.route = PulseRoute(sink, self.env)
         self._keys: XKeys | None = None
@@ -214,6 +251,8 @@ class LinuxBackend:
             found.append("tkinter is missing (the document window): apt-get install "
                          "python3-tk")
         found += self.route.problems()
+        if self.screen and shutil.which("ffmpeg") is None:
+            found.append("ffmpeg is missing (record_screen = true): apt-get install ffmpeg")
         if app and shutil.which(app[0]) is None and not Path(app[0]).is_file():
             found.append(f"the app's binary {app[0]!r} is not found (the product's "
                          "[settings] app)")
@@ -260,18 +299,7 @@ class LinuxBackend:
         self._route()  # the app must find its default source in place
         if self._editor is None or not self._editor.alive():
             self._editor = EditorProcess(self.env)  # starts while the app starts
-        out: Any = subprocess.DEVNULL
-        if log is not None:
-            log.parent.mkdir(parents=True, exist_ok=True)
-            out = open(log, "ab")  # noqa: SIM115  (the child keeps it)
-        try:
-            process = subprocess.Popen(list(argv), env=self.env, stdout=out,
-                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                       start_new_session=True)
-        finally:
-            if log is not None:
-                out.close()
-        return _Process(process)
+        return start_logged(argv, self.env, log)
 
     def open_document(self, title: str) -> LinuxDocument:
         if self._editor is None or not self._editor.alive():
@@ -289,16 +317,37 @@ class LinuxBackend:
 
     def play(self, audio: Path) -> _Playback:
         tap = self._route()
+        if not tap.wait_streaming(TAP_WAIT_S):
+            raise CaptureError(f"the tap on {self.sink}.monitor read nothing in "
+                               f"{TAP_WAIT_S:g} s: check the audio route "
+                               "(`dictbench desktop doctor`)")
         tap.arm()
         return _Playback(self.route.play(audio), tap)
 
+    def window_titles(self) -> list[str]:
+        return self.keys.window_titles()
+
     def record_screen(self, path: Path) -> _Process | None:
+        """Start ffmpeg on the display; returns once it has written its first frame
+        (the file has its header), so the item's first instants are on the video."""
         if shutil.which("ffmpeg") is None:
             return None
         path.parent.mkdir(parents=True, exist_ok=True)
-        return _Process(subprocess.Popen(
-            screen_command(self.display, path), stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=self.env), "q")
+        path.unlink(missing_ok=True)
+        process = subprocess.Popen(screen_command(self.display, path), stdin=subprocess.PIPE,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                   env=self.env)
+        deadline = time.monotonic() + SCREEN_START_S
+        while not (path.exists() and path.stat().st_size > 0):
+            if process.poll() is not None or time.monotonic() > deadline:
+                _Process(process).stop()
+                said = process.stderr.read().decode(errors="replace") if process.stderr \
+                    else ""
+                raise CaptureError(f"the screen recording did not start (ffmpeg on display "
+                                   f"{self.display!r}, exit status {process.returncode}): "
+                                   f"{' '.join(said.split())[-300:]}")
+            time.sleep(0.02)
+        return _Process(process, "q")
 
     def close(self) -> None:
         if self._editor is not None:

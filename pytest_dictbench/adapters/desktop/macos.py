@@ -17,12 +17,12 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from ...errors import ProductError
-from .linux import _Process, rig_lock_path
+from .linux import _Process, rig_lock_path, start_logged
 from .settle import Snapshot
 from .xkeys import Hotkey
 
-__all__ = ["KEY_CODES", "MacBackend", "hotkey_script", "new_document_script",
-           "play_command", "read_document_script"]
+__all__ = ["KEY_CODES", "WINDOW_TITLES_SCRIPT", "MacBackend", "hotkey_script",
+           "new_document_script", "play_command", "read_document_script"]
 
 #: macOS virtual key codes for the keys a dictation hotkey uses.
 KEY_CODES = {"F5": 96, "F6": 97, "F7": 98, "F8": 100, "F9": 101, "F10": 109, "F11": 103,
@@ -104,6 +104,19 @@ def record_command(device: str) -> list[str]:
     """Record the device as raw 16 kHz mono samples on standard output (the tap)."""
     return ["sox", "-q", "-t", "coreaudio", device, "-t", "raw", "-r", "16000", "-c", "1",
             "-b", "16", "-e", "signed-integer", "-"]
+
+
+#: The titles of the visible processes' windows, one a line (``ready_window``).
+WINDOW_TITLES_SCRIPT = "\n".join([
+    'set titles to ""',
+    'tell application "System Events"',
+    "  repeat with shown in (every process whose visible is true)",
+    "    repeat with each in (every window of shown)",
+    "      set titles to titles & (name of each) & linefeed",
+    "    end repeat",
+    "  end repeat",
+    "end tell",
+    "return titles"])
 
 
 Runner = Callable[[Sequence[str]], str]
@@ -199,8 +212,7 @@ class MacBackend:
             yield
 
     def launch(self, argv: Sequence[str], log: Path | None) -> _Process:
-        return _Process(subprocess.Popen(list(argv), stdout=subprocess.DEVNULL,
-                                         stderr=subprocess.DEVNULL))
+        return start_logged(argv, None, log)
 
     def open_document(self, title: str) -> MacDocument:
         return MacDocument(title, self.run)
@@ -218,6 +230,13 @@ class MacBackend:
         started = time.monotonic()
         return _MacPlayback(subprocess.Popen(play_command(audio, self.device),
                                              stderr=subprocess.PIPE), started + onset)
+
+    def window_titles(self) -> list[str]:
+        try:
+            listed = self.run(["osascript", "-e", WINDOW_TITLES_SCRIPT])
+        except (RuntimeError, OSError):
+            return []
+        return [line for line in listed.splitlines() if line]
 
     def record_screen(self, path: Path) -> _Process | None:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -18,11 +18,13 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["AUDIBLE", "PulseRoute", "Tap"]
+__all__ = ["AUDIBLE", "PulseRoute", "SampleClock", "Tap"]
 
 #: A sample louder than this (of full scale, about -40 dBFS) is audible.
 AUDIBLE = 0.01
 TAP_RATE = 16000
+#: paplay's buffer, in milliseconds.
+PLAY_LATENCY_MS = 250
 _CHUNK = 160  # samples per read: 10 ms
 
 
@@ -84,9 +86,36 @@ class PulseRoute:
 
     def play(self, audio: Path) -> subprocess.Popen[bytes]:
         """Start playing ``audio`` once, in real time, into the sink."""
-        return subprocess.Popen(["paplay", "--latency-msec=20", "-d", self.sink, str(audio)],
+        # a deep buffer: a player starved for a moment must not leave gaps in the audio
+        # (the timings come from the tap, so the buffer's latency does not enter them)
+        return subprocess.Popen(["paplay", f"--latency-msec={PLAY_LATENCY_MS}", "-d",
+                                 self.sink, str(audio)],
                                 env=self.env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE)
+
+
+class SampleClock:
+    """Dates the samples of a real-time stream by their count, not by when they are read.
+
+    A reader on a loaded machine reads late, and a backlog read at once would be dated
+    late by as much; it is never early. So the stream's start is the earliest of
+    ``read time - samples read so far / rate`` over all reads, and sample ``i`` came at
+    ``start + i / rate``.
+    """
+
+    def __init__(self, rate: int) -> None:
+        self.rate = rate
+        self.count = 0
+        self.start: float | None = None
+
+    def add(self, samples: int, now: float) -> float:
+        """Count ``samples`` more, read at ``now``; when the first of them arrived."""
+        first = self.count
+        self.count += samples
+        estimate = now - self.count / self.rate
+        if self.start is None or estimate < self.start:
+            self.start = estimate
+        return self.start + first / self.rate
 
 
 class Tap:
@@ -101,6 +130,7 @@ class Tap:
         self._armed = False
         self._first: float | None = None
         self._last: float | None = None
+        self._streaming = threading.Event()
         self._thread = threading.Thread(target=self._read, daemon=True)
         self._thread.start()
 
@@ -108,6 +138,11 @@ class Tap:
         """Forget what was heard; the next audible sample is the first."""
         with self._lock:
             self._armed, self._first, self._last = True, None, None
+
+    def wait_streaming(self, timeout_s: float) -> bool:
+        """Wait until the tap reads samples from the monitor (False: not in time); audio
+        played before then would be heard late or not at all."""
+        return self._streaming.wait(timeout_s)
 
     def heard(self) -> tuple[float | None, float | None]:
         """(first, last) audible sample since :meth:`arm`, in ``time.monotonic`` seconds."""
@@ -119,21 +154,22 @@ class Tap:
         stream = self._process.stdout
         assert stream is not None
         pending = b""
+        clock = SampleClock(TAP_RATE)
         while True:
             data = stream.read(_CHUNK * 2)
             if not data:
                 return
             now = time.monotonic()
+            self._streaming.set()
             pending += data
             usable = len(pending) - len(pending) % 2
             samples = array.array("h", pending[:usable])
             pending = pending[usable:]
+            base = clock.add(len(samples), now)
             loud = [i for i, s in enumerate(samples) if abs(s) > threshold]
             if not loud:
                 continue
-            # the chunk's last sample arrived now: date each sample back from it
-            first = now - (len(samples) - 1 - loud[0]) / TAP_RATE
-            last = now - (len(samples) - 1 - loud[-1]) / TAP_RATE
+            first, last = base + loud[0] / TAP_RATE, base + loud[-1] / TAP_RATE
             with self._lock:
                 if self._armed:
                     if self._first is None:

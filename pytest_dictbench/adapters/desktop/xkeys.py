@@ -123,6 +123,32 @@ class XKeys:
             return None, False
         return int(code), self.display.keycode_to_keysym(code, 0) != keysym
 
+    def window_titles(self) -> list[str]:
+        """The titles (``_NET_WM_NAME``, else ``WM_NAME``) of the viewable windows, in
+        tree order; a window that goes away while being read is skipped."""
+        from Xlib import X, Xatom
+        from Xlib.error import XError
+
+        utf8 = self.display.intern_atom("UTF8_STRING")
+        net_name = self.display.intern_atom("_NET_WM_NAME")
+        titles: list[str] = []
+        pending = [self.display.screen().root]
+        while pending:
+            window = pending.pop(0)
+            try:
+                pending.extend(window.query_tree().children)
+                if window.get_attributes().map_state != X.IsViewable:
+                    continue
+                title = window.get_full_property(net_name, utf8) or \
+                    window.get_full_property(Xatom.WM_NAME, X.AnyPropertyType)
+            except XError:
+                continue
+            if title is not None and title.value:
+                value = title.value
+                titles.append(value.decode("utf-8", errors="replace")
+                              if isinstance(value, bytes) else str(value))
+        return titles
+
     def close(self) -> None:
         self.display.close()
 
