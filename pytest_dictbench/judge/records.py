@@ -157,20 +157,40 @@ class Verdict:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Verdict:
-        """Rebuild from :meth:`to_json` (raises ``KeyError``/``TypeError``/``ValueError``)."""
-        rules = {
-            str(rule): RuleVerdict(int(v["score"]), str(v["reason"]))
-            for rule, v in data["rules"].items()
-        }
+        """Rebuild from :meth:`to_json`, checking the stored types: a score is a
+        non-negative integer (never ``1.9``, ``true`` or ``"2"``), a reason, judge, model
+        and hash are strings (raises ``KeyError``/``TypeError``/``ValueError``). Whether a
+        score is in its rule's range is the task's to say (:func:`~.request.cached_problem`)."""
+        rules: dict[str, RuleVerdict] = {}
+        for rule, v in _object(data["rules"], "rules").items():
+            score, reason = _object(v, f"rule {rule}")["score"], v["reason"]
+            if isinstance(score, bool) or not isinstance(score, int) or score < 0:
+                raise ValueError(f"rule {rule}: score {score!r} is not a verdict score")
+            rules[rule] = RuleVerdict(score, _text(reason, f"rule {rule} reason"))
+        batch = data.get("batch", False)
+        if not isinstance(batch, bool):
+            raise ValueError(f"batch is {batch!r}, not true or false")
         return cls(
-            judge=str(data["judge"]),
-            model=str(data["model"]),
-            content_hash=str(data["hash"]),
+            judge=_text(data["judge"], "judge"),
+            model=_text(data["model"], "model"),
+            content_hash=_text(data["hash"], "hash"),
             rules=rules,
             usage=TokenUsage.from_json(data.get("usage")),
-            batch=bool(data.get("batch", False)),
-            extra=dict(data.get("extra") or {}),
+            batch=batch,
+            extra=dict(_object(data.get("extra") or {}, "extra")),
         )
+
+
+def _object(value: Any, what: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{what} is not an object")
+    return value
+
+
+def _text(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{what} is {value!r}, not a string")
+    return value
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ from .records import (
     SpendMeter,
     Verdict,
 )
-from .request import cache_key
+from .request import cache_key, cached_problem
 
 __all__ = [
     "JudgeMode",
@@ -237,6 +237,10 @@ async def judge_all(
         for config in judges:
             chash = cache_key(request, config)
             cached = cache.get(chash) if cache is not None else None
+            problem = cached_problem(cached, request) if cached is not None else ""
+            if problem and cache is not None:  # a tampered line: a miss, with a warning
+                cache.discard(chash, problem)
+                cached = None
             if cached is not None:
                 per[config.name] = JudgeOutcome(config.name, "cached", cached)
                 run.cache_hits += 1

@@ -56,11 +56,22 @@ class TokenUsage:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> TokenUsage:
+        """Rebuild from :meth:`to_json`; a count that is not a non-negative integer raises
+        ``ValueError`` (a stored line is never read as a nearby number)."""
         data = data or {}
-        return cls(*(int(data.get(name) or 0) for name in (
+        if not isinstance(data, Mapping):
+            raise ValueError("usage is not an object")
+
+        def count(name: str) -> int:
+            value = data.get(name, 0)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"usage {name} is {value!r}, not a count")
+            return value
+
+        return cls(*(count(name) for name in (
             "input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens")),
             unknown=data.get("unknown") is True,
-            cache_write_1h_tokens=int(data.get("cache_write_1h_tokens") or 0))
+            cache_write_1h_tokens=count("cache_write_1h_tokens"))
 
 
 def usage_from(values: Mapping[str, Any] | None, names: Sequence[str]) -> TokenUsage:
