@@ -12,6 +12,7 @@ import hashlib
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Literal
 
 from ..jsonl import canonical_line
@@ -140,6 +141,22 @@ class Verdict:
     #: Further answer fields a judge task keeps besides per-rule scores (see
     #: :class:`~.task.JudgeTask`); empty for the rubric.
     extra: Mapping[str, Any] = field(default_factory=dict)
+    #: Tokens billed through a batch for unusable answers to this request before it was
+    #: judged again live (charged at the batch discount, whatever ``batch`` says).
+    batch_usage: TokenUsage = field(default_factory=TokenUsage)
+
+    @property
+    def billed_usage(self) -> TokenUsage:
+        """Every token billed to obtain this verdict (the batch tokens included)."""
+        return self.usage + self.batch_usage
+
+    def cost_decimal(self, config: JudgeConfig) -> Decimal | None:
+        """Exact list price of every token billed for this verdict (``None``: unknown)."""
+        cost = config.cost_decimal(self.usage, batch=self.batch)
+        if self.batch_usage == TokenUsage():
+            return cost
+        earlier = config.cost_decimal(self.batch_usage, batch=True)
+        return None if cost is None or earlier is None else cost + earlier
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -153,6 +170,8 @@ class Verdict:
             data["batch"] = True
         if self.extra:
             data["extra"] = dict(self.extra)
+        if self.batch_usage != TokenUsage():
+            data["batch_usage"] = self.batch_usage.to_json()
         return data
 
     @classmethod
@@ -178,6 +197,7 @@ class Verdict:
             usage=TokenUsage.from_json(data.get("usage")),
             batch=batch,
             extra=dict(_object(data.get("extra") or {}, "extra")),
+            batch_usage=TokenUsage.from_json(data.get("batch_usage")),
         )
 
 

@@ -347,7 +347,7 @@ def _judgement(run: Any, combined: Any, request: JudgeRequest,
             unscored.append(f"judge {config.name!r}: {outcome.detail}")
         if outcome.verdict is not None:
             scores[config.name] = {r: v.score for r, v in outcome.verdict.rules.items()}
-            usage = outcome.verdict.usage
+            usage = outcome.verdict.billed_usage
             entry = spend.setdefault(config.model, {
                 "input_tokens": 0, "output_tokens": 0, "cache_write_tokens": 0,
                 "cache_read_tokens": 0, "cost_usd": 0.0, "verdicts": 0})
@@ -355,7 +355,7 @@ def _judgement(run: Any, combined: Any, request: JudgeRequest,
             entry["output_tokens"] += usage.output_tokens
             entry["cache_write_tokens"] += usage.cache_write_tokens
             entry["cache_read_tokens"] += usage.cache_read_tokens
-            cost = config.cost_usd(usage, batch=outcome.verdict.batch)
+            cost = outcome.verdict.cost_decimal(config)
             if cost is None or entry["cost_usd"] is None:  # unknown, never $0
                 entry["cost_usd"] = None
                 why = config.missing_price or f"judge {config.name!r}: an answer " \
@@ -363,7 +363,7 @@ def _judgement(run: Any, combined: Any, request: JudgeRequest,
                 if why not in entry.setdefault("cost_unknown", []):
                     entry["cost_unknown"].append(why)
             else:
-                entry["cost_usd"] = float(Decimal(str(entry["cost_usd"])) + Decimal(str(cost)))
+                entry["cost_usd"] = float(Decimal(str(entry["cost_usd"])) + cost)
             entry["verdicts"] += 1
     pending = []
     for p in combined.pending:
