@@ -137,6 +137,8 @@ class Judging:
         #: per group: each item's judgement, or why the group could not be judged
         self._done: dict[tuple[str, str], dict[tuple[str, int], Judgement] | str] = {}
         self._budgets: dict[str, Any] = {}
+        #: The budget figures of the run's xdist workers, per suite (controller only).
+        self.worker_budgets: dict[str, dict[str, Any]] = {}
         self.calls = 0
         self.cache_hits = 0
         self._human: dict[tuple[str, str, str, str], list[Any]] | None = None
@@ -162,6 +164,35 @@ class Judging:
             self._budgets[suite_id] = Budget(limit) if self.budget_ledger is None or \
                 limit is None else SharedBudget(limit, ledger=self.budget_ledger, key=suite_id)
         return self._budgets[suite_id]
+
+    def budget_figures(self) -> dict[str, dict[str, Any]]:
+        """Each limited suite budget's figures in this process (an xdist worker hands
+        them to the controller, which adds its workers' with :meth:`merge_budgets`)."""
+        from ..judge.estimate import merge_budget_figures
+
+        figures: dict[str, dict[str, Any]] = {}
+        merge_budget_figures(figures, self.worker_budgets)
+        merge_budget_figures(figures, {suite: budget.figures() for suite, budget
+                                       in sorted(self._budgets.items()) if budget.limited})
+        return figures
+
+    def merge_budgets(self, figures: Any) -> None:
+        """Add a worker's :meth:`budget_figures` (ignored unless a mapping)."""
+        from ..judge.estimate import merge_budget_figures
+
+        if isinstance(figures, Mapping):
+            merge_budget_figures(self.worker_budgets, figures)
+
+    def add_budgets(self, summary: dict[str, Any]) -> dict[str, Any]:
+        """``summary`` with a ``judge_budget`` field on each suite that had a budget:
+        the limit, the spend, the requests not sent, the worst case held (J12)."""
+        from ..judge.estimate import budget_report
+
+        figures = self.budget_figures()
+        for suite in summary.get("suites", ()):
+            if isinstance(suite, dict) and suite.get("id") in figures:
+                suite["judge_budget"] = budget_report(figures[suite["id"]])
+        return summary
 
     def for_item(self, item: JudgeItem, output: Output, method: Method,
                  settings: JudgeSettings | None, items: Sequence[Any]) -> Judgement:

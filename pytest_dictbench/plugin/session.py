@@ -234,12 +234,12 @@ class DictbenchSession:
             if record["suite"] not in suites:
                 suite = self.load_suite(self.config.rootpath / record["suite_path"])
                 suites[suite.id] = suite
-        return summarize(
+        return self.judging.add_budgets(summarize(
             records, suites, {p.name: p for p in self.products}, self.registry.methods,
             {sid: canary_status(suite) for sid, suite in suites.items()},
             StatsOptions(resamples=self.config.getoption("dictbench_resamples"),
                          seed=self.seed),
-        )
+        ))
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if not self.worker and session.items:
@@ -249,6 +249,7 @@ class DictbenchSession:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if is_worker(self.config):  # the controller collects nothing: tell it the drafts
             self.config.workeroutput["dictbench_drafts"] = self._draft_counts()  # type: ignore[attr-defined]
+            self.config.workeroutput["dictbench_budgets"] = self.judging.budget_figures()  # type: ignore[attr-defined]
             return
         if exitstatus == pytest.ExitCode.INTERRUPTED and xdist_stop(self.config):
             # -x, --maxfail or crashed workers under xdist: a stop like a serial run's
