@@ -197,6 +197,8 @@ class LiveAdapter:
         redacted = scrubbed != text  # the score is of a changed text: flagged on the item
         text = scrubbed
         error = scrub(error) if error is not None else None
+        if "stderr" in fields:
+            fields["stderr"] = scrub(fields["stderr"])
         if status == "complete" and isinstance(text, str) and unpaired_surrogate(text):
             error = f"transcript {unpaired_surrogate(text)}"
             text = text.encode("utf-8", "replace").decode("utf-8")
@@ -348,6 +350,8 @@ RECORD_FIELDS: dict[str, Callable[[Any], bool]] = {
     and 0 <= v < 86_400,
     # what a desktop rig saw (settle outcome, timings, last text); kept on every line
     "desktop": lambda v: isinstance(v, Mapping),
+    # the end of a command's stderr, kept with an empty transcript (scrubbed)
+    "stderr": lambda v: isinstance(v, str) and len(v) <= 2000,
 }
 #: Record fields kept on a line whatever its status (what a failed capture saw).
 KEPT_FIELDS = frozenset({"desktop"})

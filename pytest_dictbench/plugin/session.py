@@ -179,7 +179,9 @@ class DictbenchSession:
             "metrics": dict(result.metrics) if result else {},
             "message": (result.message if result else message) or message,
             "provisional": result.provisional if result else 0,
-            "empty": bool(output is not None and not output.text.strip()),
+            # a completed capture with no text; a rejected request is an error, not empty
+            "empty": bool(output is not None and output.status == "complete"
+                          and not output.is_error and not output.text.strip()),
             "canary_leak": bool(text and suite.canary and suite.canary in text),
             "case": group,
             "text": text,
@@ -200,6 +202,10 @@ class DictbenchSession:
                if output and isinstance(output.meta.get("pipeline"), dict) else {}),
             **(extra or {}),
         }
+        stderr = output.meta.get("stderr") if output is not None and record["empty"] else None
+        if isinstance(stderr, str) and stderr.strip():  # why the command wrote nothing
+            record["message"] = "; ".join(filter(None, [
+                record["message"], f"stderr: {stderr.strip().splitlines()[-1]}"]))
         return redact_record(record, suite) if is_private(suite) else record
 
     # -- controller side ---------------------------------------------------------------
