@@ -38,6 +38,7 @@ from ..report.terminal import baseline_line, summary_lines
 from ..rig.package import is_package, load_package
 from ..rig.results import export_csv
 from ..suites import MANIFEST, canary_status, load_suite
+from ..text.japanese import analyser_info
 from .gate import Gating
 from .judge import Judging, has_judged_rules
 from .junit import junit_properties, session_result
@@ -350,6 +351,8 @@ class DictbenchSession:
             "workers": getattr(self.config.option, "numprocesses", None),
             "judge": {"mode": self.judging.mode, "calls": self.judging.calls,
                       "cache_hits": self.judging.cache_hits},
+            # what Japanese words, names and numbers were cut with (the gate compares it)
+            "analyser": analyser_info(),
         }
 
     def _draft_counts(self) -> dict[str, int]:
