@@ -37,6 +37,7 @@ from ..judge.settings import JudgeSettings
 from ..methods.base import Method
 from ..model import ItemLike, Output, RuleScore, ScoreContext
 from ..private import is_private, public_case_id
+from .judge_budget import SuiteBudgets
 
 __all__ = ["JUDGE_MODES", "NO_JUDGEMENT", "JudgeItem", "Judgement", "Judging", "has_judged_rules"]
 
@@ -121,8 +122,9 @@ def _group(item: JudgeItem) -> tuple[str, str]:
     return (item.suite.id, item.product.name)
 
 
-class Judging:
-    """Per-process judge runner; one per dictbench session."""
+class Judging(SuiteBudgets):
+    """Per-process judge runner; one per dictbench session (each suite's budget and its
+    figures: :class:`~.judge_budget.SuiteBudgets`)."""
 
     def __init__(self, mode: str, folder: Path, audit: int = 0, *, batch_wait: float = 0.0,
                  budget_ledger: Path | None = None, progress: Any = None) -> None:
@@ -153,46 +155,6 @@ class Judging:
                    batch_wait=config.getoption("dictbench_judge_batch_wait"),
                    budget_ledger=Path(ledger) if ledger else None,
                    progress=_terminal_line(config))
-
-    def budget(self, suite_id: str, settings: JudgeSettings) -> Any:
-        """The suite's ``budget_usd`` (shared by its groups, and under xdist by every
-        worker through the run's ledger file)."""
-        from ..judge.estimate import Budget, SharedBudget
-
-        if suite_id not in self._budgets:
-            limit = settings.budget_usd
-            self._budgets[suite_id] = Budget(limit) if self.budget_ledger is None or \
-                limit is None else SharedBudget(limit, ledger=self.budget_ledger, key=suite_id)
-        return self._budgets[suite_id]
-
-    def budget_figures(self) -> dict[str, dict[str, Any]]:
-        """Each limited suite budget's figures in this process (an xdist worker hands
-        them to the controller, which adds its workers' with :meth:`merge_budgets`)."""
-        from ..judge.estimate import merge_budget_figures
-
-        figures: dict[str, dict[str, Any]] = {}
-        merge_budget_figures(figures, self.worker_budgets)
-        merge_budget_figures(figures, {suite: budget.figures() for suite, budget
-                                       in sorted(self._budgets.items()) if budget.limited})
-        return figures
-
-    def merge_budgets(self, figures: Any) -> None:
-        """Add a worker's :meth:`budget_figures` (ignored unless a mapping)."""
-        from ..judge.estimate import merge_budget_figures
-
-        if isinstance(figures, Mapping):
-            merge_budget_figures(self.worker_budgets, figures)
-
-    def add_budgets(self, summary: dict[str, Any]) -> dict[str, Any]:
-        """``summary`` with a ``judge_budget`` field on each suite that had a budget:
-        the limit, the spend, the requests not sent, the worst case held (J12)."""
-        from ..judge.estimate import budget_report
-
-        figures = self.budget_figures()
-        for suite in summary.get("suites", ()):
-            if isinstance(suite, dict) and suite.get("id") in figures:
-                suite["judge_budget"] = budget_report(figures[suite["id"]])
-        return summary
 
     def for_item(self, item: JudgeItem, output: Output, method: Method,
                  settings: JudgeSettings | None, items: Sequence[Any]) -> Judgement:
