@@ -8,7 +8,8 @@ The gate gives one verdict per suite x product of the run. It fails when
 - with a baseline, the product is not in the baseline run, or no case was scored in
   both runs (nothing was compared, so nothing was shown not to have dropped), or cases
   of the baseline are not in this run (deselected, not reached) unless missing items
-  are allowed, or the baseline is from another version of the suite;
+  are allowed, or the baseline is from another version of the suite, or (a Japanese
+  suite) was analysed with another dictionary or split mode;
 - a product named for the run has no item in it at all (an empty selection included);
 - its drop against the baseline, on the cases both runs scored, is statistically
   resolved (the bootstrap interval of the difference lies below 0) and larger than
@@ -28,8 +29,10 @@ from .methods.base import ItemRecord
 from .report.sections import fmt_p
 
 __all__ = [
+    "ANALYSER_KEYS",
     "NOT_RUN",
     "GateOptions",
+    "analyser_failure",
     "baseline_comparisons",
     "gate_failures",
     "gate_verdicts",
@@ -159,15 +162,41 @@ def version_failure(suite: str, before: str | None, now: str | None) -> list[str
             "of different suite versions are not compared (make a new baseline)"]
 
 
+#: What must match between a baseline's analyser and this run's for Japanese scores to
+#: be compared (the analyser's own version may differ).
+ANALYSER_KEYS = ("analyser", "dictionary", "dictionary_version", "split_mode")
+
+
+def _analyser_words(info: Mapping[str, Any]) -> str:
+    return (f"{info.get('dictionary')} {info.get('dictionary_version')} (split mode "
+            f"{info.get('split_mode')}, {info.get('analyser')})")
+
+
+def analyser_failure(locale: str | None, before: Mapping[str, Any] | None,
+                     now: Mapping[str, Any] | None) -> list[str]:
+    """A Japanese suite's baseline cut its words, names and numbers with another
+    dictionary or split mode: its scores are not comparable, both named. A baseline
+    that recorded no analyser (an older run) is not flagged."""
+    if not str(locale or "").lower().startswith("ja") or not before or not now:
+        return []
+    if all(before.get(key) == now.get(key) for key in ANALYSER_KEYS):
+        return []
+    return [f"the baseline was analysed with {_analyser_words(before)}, this run with "
+            f"{_analyser_words(now)}: Japanese words, names and numbers depend on the "
+            "dictionary, so the scores are not compared (make a new baseline)"]
+
+
 def gate_verdicts(report: Mapping[str, Any], comparisons: Sequence[Mapping[str, Any]],
                   options: GateOptions, *, baseline: Iterable[ItemRecord] | None = None,
                   records: Iterable[ItemRecord] = (), products: Sequence[str] = (),
-                  baseline_versions: Mapping[str, str] | None = None
-                  ) -> list[dict[str, Any]]:
+                  baseline_versions: Mapping[str, str] | None = None,
+                  analysers: tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]
+                  = (None, None)) -> list[dict[str, Any]]:
     """One verdict per suite x product of the run, in report order:
     ``{"suite", "product", "passed", "failures": [reason, ...]}``; then one failing
     verdict per suite for each of ``products`` (the products named for the run) that no
-    suite of the run has an item of."""
+    suite of the run has an item of. ``analysers``: the baseline's
+    and this run's morphological analyser (run-info.json ``analyser``)."""
     before = group_records(baseline) if baseline is not None else None
     now = group_records(records)
     by_key = {(c["suite"], c["product"]): c for c in comparisons}
@@ -180,6 +209,7 @@ def gate_verdicts(report: Mapping[str, Any], comparisons: Sequence[Mapping[str, 
             failures = _missing(entry, options)
             if before is not None:
                 failures += version_failure(key[0], versions.get(key[0]), suite.get("version"))
+                failures += analyser_failure(suite.get("locale"), *analysers)
                 failures += _baseline(key, by_key.get(key), key in before, options)
                 if key in before:
                     failures += _baseline_cases(now.get(key, []), before[key], options)

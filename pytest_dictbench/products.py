@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from .errors import OutputError, ProductError
 from .jsonl import read_jsonl
@@ -37,6 +39,7 @@ def load_product(name: str, folder: Path) -> Product:
             f"product {name!r} not found (known: {', '.join(known) or 'none'})", path=path)
     data = read_toml(path, ProductError, dates=False)
     validate(data, "product.schema.json", ProductError, path=path)
+    _check_pricing(data.get("pricing", {}), path)
     if data["name"] != name:
         raise ProductError(f"name {data['name']!r} does not match the file name", path=path)
     settings = _pipeline_settings(data, path)
@@ -52,6 +55,38 @@ def load_product(name: str, folder: Path) -> Product:
         pricing=data.get("pricing", {}), workflows=tuple(data.get("workflows", ())),
         description=data.get("description", ""),
     )
+
+
+#: The highest list price a product may declare, US dollars per audio minute: anything
+#: above is a typo (a person transcribes for a few dollars a minute).
+MAX_USD_PER_AUDIO_MINUTE = 1000.0
+
+
+def _check_pricing(pricing: dict[str, Any], path: Path) -> None:
+    """Refuse a ``[pricing]`` figure that cannot be a list price (the schema has checked
+    the types): a price above :data:`MAX_USD_PER_AUDIO_MINUTE`, a snapshot date that is
+    not a calendar date, a source that is not an http(s) address with a host and no
+    user-info. Errors name the file and ``pricing.<key>``."""
+    def refuse(key: str, why: str) -> ProductError:
+        return ProductError(f"pricing.{key} {pricing[key]!r} {why}", path=path)
+
+    if pricing.get("usd_per_audio_minute", 0) > MAX_USD_PER_AUDIO_MINUTE:
+        raise refuse("usd_per_audio_minute",
+                     f"is above {MAX_USD_PER_AUDIO_MINUTE:g} US dollars per audio minute")
+    if "snapshot_date" in pricing:
+        try:
+            date.fromisoformat(pricing["snapshot_date"])
+        except ValueError:
+            raise refuse("snapshot_date", "is not a calendar date (YYYY-MM-DD)") from None
+    if "source_url" in pricing:
+        url = urlsplit(pricing["source_url"].strip())
+        if url.scheme not in ("http", "https"):
+            raise refuse("source_url", "is not an http or https address")
+        if not url.hostname:
+            raise refuse("source_url", "has no host")
+        if "@" in url.netloc:
+            raise refuse("source_url", "has user-info (user:password@); a price page "
+                         "needs none, and it would be written into reports")
 
 
 def _pipeline_settings(data: dict[str, Any], path: Path) -> dict[str, Any]:

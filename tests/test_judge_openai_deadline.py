@@ -78,3 +78,22 @@ def test_a_streamed_answer_names_streaming_and_the_judge() -> None:
     outcome = run.outcome(next(iter(run.requests)), "judge-o")
     assert outcome is not None and "does not support" in outcome.detail
     assert "streaming" in outcome.detail and "judge-o" in outcome.detail
+
+
+def test_an_endpoint_that_requires_streaming_gets_the_hint() -> None:
+    """J28 (a): a 400 saying the endpoint wants ``stream`` names streaming, the judge and
+    its base_url (not only the raw HTTP error)."""
+    from judge_server import MessagesServer, Reply
+
+    refusal = Reply(status=400, body={"error": {"message": "stream must be true"}})
+    with MessagesServer(lambda request: refusal) as server:
+        url = server.url + "/v1"
+        config = JudgeConfig("judge-o", "m", family="openai", base_url=url,
+                             price_in_per_mtok=1.0, price_out_per_mtok=1.0)
+        factory = JudgeClientFactory(timeout=5.0, environ={"OPENAI_API_KEY": API_KEY})
+        run = run_judges([make_request()], server.url, judges=[config], factory=factory)
+    outcome = run.outcome(next(iter(run.requests)), "judge-o")
+    assert outcome is not None and outcome.status == "error"
+    assert "stream must be true" in outcome.detail
+    assert "does not support" in outcome.detail and "judge 'judge-o'" in outcome.detail
+    assert url in outcome.detail

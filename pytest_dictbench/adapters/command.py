@@ -43,7 +43,7 @@ __all__ = ["CommandTranscriber", "command_adapter", "expand_argv", "parse_comman
 DEFAULT_TIMEOUT_S = 300.0
 
 _PLACEHOLDER = re.compile(r"\{(audio|locale|case_id|context|seed|target)\}")
-#: Characters of the last stderr line quoted in an error message.
+#: Characters of stderr quoted in an error message or kept with an empty capture.
 _STDERR_CHARS = 300
 #: Seconds to wait for the end of stdout once the command itself has exited: a
 #: grandchild it left running may hold the pipe open.
@@ -117,7 +117,8 @@ class CommandTranscriber:
             raise CaptureError(f"command output is not valid UTF-8 (offset {exc.start})"
                                ) from None
         if not self.json_output:
-            return text
+            tail = _stderr_tail(stderr)
+            return {"text": "", "stderr": tail} if not text and tail else text
         try:
             record = json.loads(text)
         except json.JSONDecodeError as exc:
@@ -125,6 +126,9 @@ class CommandTranscriber:
                                f"{exc.msg} at offset {exc.pos}") from None
         if not isinstance(record, dict):
             raise CaptureError("command output is JSON but not an object (output = \"json\")")
+        tail = _stderr_tail(stderr)
+        if record.get("text") == "" and tail and "stderr" not in record:
+            record["stderr"] = tail
         return record
 
     def transcribe_offline(self, request: CaptureRequest) -> str | dict[str, Any]:
@@ -187,6 +191,14 @@ def _last_line(stderr: bytes) -> str:
     if len(last) > _STDERR_CHARS:
         last = last[:_STDERR_CHARS] + "..."
     return f"; stderr: {last}"
+
+
+def _stderr_tail(stderr: bytes) -> str:
+    """The last non-blank lines of ``stderr``, at most ``_STDERR_CHARS`` characters (the
+    older part cut): what an empty capture keeps of why it is empty."""
+    lines = [line.rstrip() for line in stderr.decode("utf-8", "replace").splitlines()]
+    tail = "\n".join(line for line in lines if line.strip())
+    return tail[-_STDERR_CHARS:].lstrip()
 
 
 def _read_until(process: subprocess.Popen[bytes], deadline: float) -> tuple[bytes, bytes]:

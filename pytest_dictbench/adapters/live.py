@@ -192,6 +192,8 @@ class LiveAdapter:
         redacted = scrubbed != text  # the score is of a changed text: flagged on the item
         text = scrubbed
         error = scrub(error) if error is not None else None
+        if "stderr" in fields:
+            fields["stderr"] = scrub(fields["stderr"])
         if status == "complete" and isinstance(text, str) and unpaired_surrogate(text):
             error = f"transcript {unpaired_surrogate(text)}"
             text = text.encode("utf-8", "replace").decode("utf-8")

@@ -30,7 +30,7 @@ from .batch_book import BOOK_FILE, BatchBook, BatchEntry
 from .batch_results import BatchResult, check_results_url, parse_results
 from .client import AnthropicJudgeClient
 from .estimate import worst_case_cost
-from .records import JudgeConfig, JudgeOutcome, JudgeRequest, RetryPolicy, Verdict
+from .records import JudgeConfig, JudgeOutcome, JudgeRequest, RetryPolicy, TokenUsage, Verdict
 from .request import task_of
 from .transport import shorten
 
@@ -195,6 +195,8 @@ class BatchPass:
         self.failures = failures
         #: Results of collected batches with no job in this pass (selection changed).
         self.dropped = 0
+        #: Tokens of unusable batch answers per job sent again live (kept in its cost).
+        self.earlier: dict[Job, TokenUsage] = {}
 
     #: Per-batch limits used when submitting (the API's; see :data:`MAX_BATCH_REQUESTS`).
     max_requests = MAX_BATCH_REQUESTS
@@ -361,6 +363,7 @@ class BatchPass:
                     outcomes[job] = JudgeOutcome(config.name, "judged", verdict)
                     continue
             retry[job] = f"invalid answer in batch {entry.id}: {problem}"
+            self.earlier[job] = self.earlier.get(job, TokenUsage()) + result.answer.usage
         for chash in entry.hashes:
             if chash not in seen and (entry.judge, chash) in jobs:
                 retry[(entry.judge, chash)] = f"no result in batch {entry.id}"

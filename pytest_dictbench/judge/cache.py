@@ -3,8 +3,11 @@
 One JSON object per line (see :meth:`~.records.Verdict.to_json`). Each new verdict is
 appended with a single ``write`` on a descriptor opened with ``O_APPEND``, so concurrent
 appenders never interleave inside a line; :meth:`VerdictCache.close` fsyncs. A line that
-does not parse - typically the last one, cut short by a crash - is skipped with a
-:class:`JudgeCacheWarning` naming ``file:line``; the verdict is simply judged again.
+does not parse - typically the last one, cut short by a crash - or that breaks the verdict
+schema (a score that is not an integer, a reason that is not text) is skipped with a
+:class:`JudgeCacheWarning` naming ``file:line``; the verdict is simply judged again. A
+score outside its rule's range (``7`` for a rubric rule) is found when the verdict is
+looked up for a request, and is a miss with the same warning (:meth:`discard`).
 
 The store holds verdicts, hashes, judge names, models and token counts: no key, no
 header, nothing from the client.
@@ -39,6 +42,8 @@ class VerdictCache:
         self.path = Path(path) if path is not None else None
         self.fsync = fsync
         self._verdicts: dict[str, Verdict] = {}
+        #: The file line each loaded verdict came from (for warnings naming it).
+        self._lines: dict[str, int] = {}
         self._fd: int | None = None
         #: True when the file's last byte is not a newline (a torn last line).
         self._needs_newline = False
@@ -60,12 +65,22 @@ class VerdictCache:
             try:
                 verdict = Verdict.from_json(obj)
             except (ValueError, KeyError, TypeError, AttributeError) as exc:
-                skip(JudgeError(type(exc).__name__, path=path, line=number))
+                skip(JudgeError(f"{type(exc).__name__}: {exc}", path=path, line=number))
                 continue
             self._verdicts[verdict.content_hash] = verdict
+            self._lines[verdict.content_hash] = number
 
     def get(self, content_hash: str) -> Verdict | None:
         return self._verdicts.get(content_hash)
+
+    def discard(self, content_hash: str, problem: str) -> None:
+        """Forget a loaded verdict that breaks its task's schema, with a
+        :class:`JudgeCacheWarning` naming ``file:line``: it is judged again (a miss)."""
+        self._verdicts.pop(content_hash, None)
+        line = self._lines.pop(content_hash, None)
+        where = f"{self.path}:{line}" if line is not None else str(self.path)
+        warnings.warn(f"{where}: {problem}: cached verdict ignored; it will be judged "
+                      "again", JudgeCacheWarning, stacklevel=2)
 
     def __contains__(self, content_hash: object) -> bool:
         return content_hash in self._verdicts

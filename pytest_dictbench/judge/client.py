@@ -95,14 +95,18 @@ def _lax_usage(text: str) -> TokenUsage | None:
 
 
 def read_message(message: Any, tool_name: str) -> RawAnswer:
-    """Find the ``tool_name`` tool call in an SDK ``Message``."""
+    """Find the one ``tool_name`` tool call in an SDK ``Message``: none, or more than one
+    (which may disagree), is an invalid answer."""
     usage = _usage_of(message)
     content = getattr(message, "content", None)
     if not isinstance(content, list):
         return RawAnswer(None, usage, "response has no content list")
-    for block in content:
-        if getattr(block, "type", None) == "tool_use" and getattr(block, "name", "") == tool_name:
-            return RawAnswer(getattr(block, "input", None), usage)
+    calls = [block for block in content if getattr(block, "type", None) == "tool_use"
+             and getattr(block, "name", "") == tool_name]
+    if len(calls) > 1:
+        return RawAnswer(None, usage, f"response has {len(calls)} {tool_name} calls, not one")
+    if calls:
+        return RawAnswer(getattr(calls[0], "input", None), usage)
     stop = getattr(message, "stop_reason", None)
     return RawAnswer(None, usage, f"no {tool_name} call in the response (stop_reason {stop})")
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import lru_cache
@@ -53,9 +53,11 @@ __all__ = [
     "Budget",
     "Estimate",
     "SharedBudget",
+    "budget_report",
     "estimate_output",
     "estimate_prompt",
     "estimate_text",
+    "merge_budget_figures",
     "worst_case_cost",
 ]
 
@@ -162,6 +164,15 @@ class Budget:
     #: Requests not sent because of the limit.
     refused: int = 0
     notes: list[str] = field(default_factory=list)
+    #: The worst case held for the requests that were sent (the estimate the limit was
+    #: checked against), to set beside what they cost.
+    held: float = 0.0
+
+    def figures(self) -> dict[str, Any]:
+        """This process's share, as exact decimal strings (summed across xdist workers
+        by :func:`merge_budget_figures`)."""
+        return {"budget_usd": self.limit, "spent": str(_d(self.spent)),
+                "held": str(_d(self.held)), "refused": self.refused}
 
     @property
     def limited(self) -> bool:
@@ -180,6 +191,27 @@ class Budget:
         """Replace a reservation by what the request really cost."""
         self.reserved = float(_d(self.reserved) - _d(reserved))
         self.spent = float(_d(self.spent) + _d(actual))
+        self.held = float(_d(self.held) + _d(reserved))
+
+
+def merge_budget_figures(into: dict[str, dict[str, Any]],
+                         figures: Mapping[str, Mapping[str, Any]]) -> None:
+    """Add one process's :meth:`Budget.figures` per suite to ``into`` (exact sums)."""
+    for suite, share in figures.items():
+        entry = into.setdefault(suite, {"budget_usd": share["budget_usd"], "spent": "0",
+                                        "held": "0", "refused": 0})
+        entry["spent"] = str(_d(entry["spent"]) + Decimal(share["spent"]))
+        entry["held"] = str(_d(entry["held"]) + Decimal(share["held"]))
+        entry["refused"] += int(share["refused"])
+
+
+def budget_report(figures: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``judge_budget`` field of a suite in dictbench.json: the limit, the spend,
+    the requests the limit stopped, and the worst case held for the requests sent."""
+    return {"budget_usd": figures["budget_usd"],
+            "spent_usd": round(float(Decimal(figures["spent"])), 6),
+            "requests_not_sent": figures["refused"],
+            "worst_case_usd": round(float(Decimal(figures["held"])), 6)}
 
 
 @dataclass

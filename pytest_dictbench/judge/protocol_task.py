@@ -2,7 +2,8 @@
 
 A *protocol* supplies ``version``, ``system``, ``tool_description``,
 ``tool_schema(rule_ids)``, ``user_message(case, output_text, rule_ids)`` and
-``parse(tool_input, rule_ids) -> {rule: (score, reason)}``. :class:`ProtocolTask` turns
+``parse(tool_input, rule_ids) -> {rule: (score, reason)}``, and may list in
+``count_rules`` the rules whose score is a count rather than 0-2. :class:`ProtocolTask` turns
 it into a :class:`~.task.JudgeTask`, so the client, batch mode, the verdict cache,
 double judging and human decisions serve it exactly as they serve the rubric.
 """
@@ -27,6 +28,11 @@ class ProtocolTask:
     """The judge task of a method-supplied protocol (see the module docstring)."""
 
     protocol: Any
+
+    @property
+    def count_rules(self) -> tuple[str, ...]:
+        """Rules whose score is a count (any integer >= 0), not a 0-2 verdict."""
+        return tuple(getattr(self.protocol, "count_rules", ()))
 
     @property
     def name(self) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from . import guide
-from .records import JudgeConfig, JudgeRequest, RuleVerdict, content_hash
+from .records import JudgeConfig, JudgeRequest, RuleVerdict, Verdict, content_hash
 from .task import JudgeTask, Prompt, anthropic_params
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "RubricTask",
     "build_params",
     "cache_key",
+    "cached_problem",
     "check_schema",
     "parse_verdicts",
     "request_key_content",
@@ -203,6 +204,19 @@ RUBRIC_TASK = RubricTask()
 def task_of(request: JudgeRequest) -> JudgeTask:
     """The request's task, the rubric's (guide alone) by default."""
     return request.task if request.task is not None else RUBRIC_TASK
+
+
+def cached_problem(verdict: Verdict, request: JudgeRequest) -> str:
+    """Why a cached verdict cannot stand for ``request`` (``""`` when it can): its rules
+    are not the request's, or a score is outside 0-2 (rules a task lists in its
+    ``count_rules``, such as the keypoints insertions, hold any count)."""
+    if set(verdict.rules) != set(request.rule_ids):
+        return "its rules are not the request's"
+    counts = frozenset(getattr(task_of(request), "count_rules", ()))
+    for rule, rule_verdict in verdict.rules.items():
+        if rule not in counts and rule_verdict.score not in (0, 1, 2):
+            return f"rule {rule}: score {rule_verdict.score} is not 0, 1 or 2"
+    return ""
 
 
 def cache_key(request: JudgeRequest, config: JudgeConfig) -> str:

@@ -15,7 +15,7 @@ import asyncio
 import random
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ..errors import JudgeError
@@ -37,9 +37,10 @@ from .records import (
     ModelSpend,
     RetryPolicy,
     SpendMeter,
+    TokenUsage,
     Verdict,
 )
-from .request import cache_key
+from .request import cache_key, cached_problem
 
 __all__ = [
     "JudgeMode",
@@ -140,8 +141,10 @@ class _Judging:
             self.clients[config.name] = self.client_factory(config)
         return self.clients[config.name]
 
-    async def judge(self, request: JudgeRequest, config: JudgeConfig, chash: str) -> JudgeOutcome:
-        """One (content, judge) job with our backoff; the verdict is cached on success."""
+    async def judge(self, request: JudgeRequest, config: JudgeConfig, chash: str,
+                    earlier: TokenUsage | None = None) -> JudgeOutcome:
+        """One (content, judge) job with our backoff; the verdict is cached on success.
+        ``earlier``: tokens of unusable batch answers to it, kept in the verdict's cost."""
         client = self.client(config)
 
         async def ask() -> Verdict:
@@ -157,6 +160,8 @@ class _Judging:
             return _error_outcome(config, exc, client)
         except GaveUp as exc:
             return _error_outcome(config, exc.error, client, exc.attempts)
+        if earlier is not None:
+            verdict = replace(verdict, batch_usage=earlier)
         if self.cache is not None:
             self.cache.put(verdict)
         return JudgeOutcome(config.name, "judged", verdict)
@@ -178,6 +183,8 @@ def _error_outcome(
 def _add_spend(into: dict[str, ModelSpend], config: JudgeConfig, verdict: Verdict) -> None:
     spend = into.setdefault(config.model, ModelSpend(config.model))
     spend.add(config, verdict.usage, batch=verdict.batch)
+    if verdict.batch_usage != TokenUsage():
+        spend.add(config, verdict.batch_usage, batch=True)
 
 
 def _check_inputs(requests: Sequence[JudgeRequest], judges: Sequence[JudgeConfig]) -> None:
@@ -237,6 +244,10 @@ async def judge_all(
         for config in judges:
             chash = cache_key(request, config)
             cached = cache.get(chash) if cache is not None else None
+            problem = cached_problem(cached, request) if cached is not None else ""
+            if problem and cache is not None:  # a tampered line: a miss, with a warning
+                cache.discard(chash, problem)
+                cached = None
             if cached is not None:
                 per[config.name] = JudgeOutcome(config.name, "cached", cached)
                 run.cache_hits += 1
@@ -254,13 +265,14 @@ async def judge_all(
         for config in judges:  # build clients first: a missing key fails before any call
             if any(name == config.name for name, _ in firsts):
                 state.client(config)
-        live = list(firsts)
+        live, earlier = list(firsts), {}
         if book is not None and firsts:
             batches = BatchPass(state, book, wait=batch_wait, poll=batch_poll,
                                 progress=progress, failures=batch_failures)
             decided, live = await batches.run(mode, firsts)
-            run.batch_dropped = batches.dropped
-        results = await asyncio.gather(*(state.judge(*firsts[job], job[1]) for job in live))
+            run.batch_dropped, earlier = batches.dropped, batches.earlier
+        results = await asyncio.gather(*(state.judge(*firsts[job], job[1], earlier.get(job))
+                                         for job in live))
         decided.update(zip(live, results, strict=True))
     finally:
         await state.close()

@@ -14,13 +14,20 @@ from typing import Any
 import pytest
 
 from ..errors import DictbenchError
-from ..gate import GateOptions, baseline_comparisons, gate_failures, gate_verdicts
+from ..gate import (
+    ANALYSER_KEYS,
+    GateOptions,
+    baseline_comparisons,
+    gate_failures,
+    gate_verdicts,
+)
 from ..jsonl import read_json, read_jsonl
 from ..schemas import validate
 from ..stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..suites import MANIFEST
+from ..text.japanese import analyser_info
 
-__all__ = ["Gating", "load_baseline"]
+__all__ = ["Gating", "baseline_analyser", "load_baseline"]
 
 
 class Gating:
@@ -30,6 +37,8 @@ class Gating:
         option = config.getoption
         self.baseline = load_baseline(option("dictbench_baseline"), config.invocation_params.dir)
         self.baseline_versions = baseline_versions(option("dictbench_baseline"),
+                                                   config.invocation_params.dir)
+        self.baseline_analyser = baseline_analyser(option("dictbench_baseline"),
                                                    config.invocation_params.dir)
         self.options: GateOptions | None = None
         if self.baseline is not None or option("dictbench_min_score") is not None or \
@@ -54,11 +63,17 @@ class Gating:
             report["baseline"] = {"comparisons": comparisons, "suite_versions": {
                 sid: {"baseline": version, "now": now[sid]}
                 for sid, version in sorted(self.baseline_versions.items()) if sid in now}}
+            if self.baseline_analyser is not None:
+                report["baseline"]["analyser"] = {
+                    "baseline": self.baseline_analyser, "now": analyser_info(),
+                    "same": all(self.baseline_analyser.get(k) == analyser_info().get(k)
+                                for k in ANALYSER_KEYS)}
         if self.options is None:
             return
         self.verdicts = gate_verdicts(report, comparisons, self.options, baseline=self.baseline,
                                       records=records, products=products,
-                                      baseline_versions=self.baseline_versions)
+                                      baseline_versions=self.baseline_versions,
+                                      analysers=(self.baseline_analyser, analyser_info()))
         self.failures = gate_failures(self.verdicts)
         report["gate"] = {
             "passed": not self.failures, "failures": self.failures,
@@ -118,3 +133,17 @@ def baseline_versions(value: str | None, cwd: Path) -> dict[str, str]:
     suites = report.get("suites", []) if isinstance(report, dict) else []
     return {s["id"]: s["version"] for s in suites if isinstance(s, dict)
             and isinstance(s.get("id"), str) and isinstance(s.get("version"), str)}
+
+
+def baseline_analyser(value: str | None, cwd: Path) -> dict[str, Any] | None:
+    """The morphological analyser a baseline run recorded in its ``run-info.json``
+    (``None``: no baseline, no such file, or a run from before it was recorded)."""
+    if value is None:
+        return None
+    path = cwd / value
+    run_info = (path if path.is_dir() else path.parent) / "run-info.json"
+    if not run_info.is_file():
+        return None
+    info = read_json(run_info, DictbenchError)
+    analyser = info.get("analyser") if isinstance(info, dict) else None
+    return dict(analyser) if isinstance(analyser, dict) else None

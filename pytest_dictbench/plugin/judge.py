@@ -37,6 +37,7 @@ from ..judge.settings import JudgeSettings
 from ..methods.base import Method
 from ..model import ItemLike, Output, RuleScore, ScoreContext
 from ..private import is_private, public_case_id
+from .judge_budget import SuiteBudgets
 
 __all__ = ["JUDGE_MODES", "NO_JUDGEMENT", "JudgeItem", "Judgement", "Judging", "has_judged_rules"]
 
@@ -121,8 +122,9 @@ def _group(item: JudgeItem) -> tuple[str, str]:
     return (item.suite.id, item.product.name)
 
 
-class Judging:
-    """Per-process judge runner; one per dictbench session."""
+class Judging(SuiteBudgets):
+    """Per-process judge runner; one per dictbench session (each suite's budget and its
+    figures: :class:`~.judge_budget.SuiteBudgets`)."""
 
     def __init__(self, mode: str, folder: Path, audit: int = 0, *, batch_wait: float = 0.0,
                  budget_ledger: Path | None = None, progress: Any = None) -> None:
@@ -137,6 +139,8 @@ class Judging:
         #: per group: each item's judgement, or why the group could not be judged
         self._done: dict[tuple[str, str], dict[tuple[str, int], Judgement] | str] = {}
         self._budgets: dict[str, Any] = {}
+        #: The budget figures of the run's xdist workers, per suite (controller only).
+        self.worker_budgets: dict[str, dict[str, Any]] = {}
         self.calls = 0
         self.cache_hits = 0
         self._human: dict[tuple[str, str, str, str], list[Any]] | None = None
@@ -151,17 +155,6 @@ class Judging:
                    batch_wait=config.getoption("dictbench_judge_batch_wait"),
                    budget_ledger=Path(ledger) if ledger else None,
                    progress=_terminal_line(config))
-
-    def budget(self, suite_id: str, settings: JudgeSettings) -> Any:
-        """The suite's ``budget_usd`` (shared by its groups, and under xdist by every
-        worker through the run's ledger file)."""
-        from ..judge.estimate import Budget, SharedBudget
-
-        if suite_id not in self._budgets:
-            limit = settings.budget_usd
-            self._budgets[suite_id] = Budget(limit) if self.budget_ledger is None or \
-                limit is None else SharedBudget(limit, ledger=self.budget_ledger, key=suite_id)
-        return self._budgets[suite_id]
 
     def for_item(self, item: JudgeItem, output: Output, method: Method,
                  settings: JudgeSettings | None, items: Sequence[Any]) -> Judgement:
@@ -347,7 +340,7 @@ def _judgement(run: Any, combined: Any, request: JudgeRequest,
             unscored.append(f"judge {config.name!r}: {outcome.detail}")
         if outcome.verdict is not None:
             scores[config.name] = {r: v.score for r, v in outcome.verdict.rules.items()}
-            usage = outcome.verdict.usage
+            usage = outcome.verdict.billed_usage
             entry = spend.setdefault(config.model, {
                 "input_tokens": 0, "output_tokens": 0, "cache_write_tokens": 0,
                 "cache_read_tokens": 0, "cost_usd": 0.0, "verdicts": 0})
@@ -355,7 +348,7 @@ def _judgement(run: Any, combined: Any, request: JudgeRequest,
             entry["output_tokens"] += usage.output_tokens
             entry["cache_write_tokens"] += usage.cache_write_tokens
             entry["cache_read_tokens"] += usage.cache_read_tokens
-            cost = config.cost_usd(usage, batch=outcome.verdict.batch)
+            cost = outcome.verdict.cost_decimal(config)
             if cost is None or entry["cost_usd"] is None:  # unknown, never $0
                 entry["cost_usd"] = None
                 why = config.missing_price or f"judge {config.name!r}: an answer " \
@@ -363,7 +356,7 @@ def _judgement(run: Any, combined: Any, request: JudgeRequest,
                 if why not in entry.setdefault("cost_unknown", []):
                     entry["cost_unknown"].append(why)
             else:
-                entry["cost_usd"] = float(Decimal(str(entry["cost_usd"])) + Decimal(str(cost)))
+                entry["cost_usd"] = float(Decimal(str(entry["cost_usd"])) + cost)
             entry["verdicts"] += 1
     pending = []
     for p in combined.pending:

@@ -38,6 +38,7 @@ from ..report.terminal import baseline_line, summary_lines
 from ..rig.package import is_package, load_package
 from ..rig.results import export_csv
 from ..suites import MANIFEST, canary_status, load_suite
+from ..text.japanese import analyser_info
 from .gate import Gating
 from .judge import Judging, has_judged_rules
 from .junit import junit_properties, session_result
@@ -184,7 +185,9 @@ class DictbenchSession:
             "metrics": dict(result.metrics) if result else {},
             "message": (result.message if result else message) or message,
             "provisional": result.provisional if result else 0,
-            "empty": bool(output is not None and not output.text.strip()),
+            # a completed capture with no text; a rejected request is an error, not empty
+            "empty": bool(output is not None and output.status == "complete"
+                          and not output.is_error and not output.text.strip()),
             "canary_leak": bool(text and suite.canary and suite.canary in text),
             "case": group,
             "text": text,
@@ -205,6 +208,10 @@ class DictbenchSession:
                if output and isinstance(output.meta.get("pipeline"), dict) else {}),
             **(extra or {}),
         }
+        stderr = output.meta.get("stderr") if output is not None and record["empty"] else None
+        if isinstance(stderr, str) and stderr.strip():  # why the command wrote nothing
+            record["message"] = "; ".join(filter(None, [
+                record["message"], f"stderr: {stderr.strip().splitlines()[-1]}"]))
         return redact_record(record, suite) if is_private(suite) else record
 
     # -- controller side ---------------------------------------------------------------
@@ -239,12 +246,12 @@ class DictbenchSession:
             if record["suite"] not in suites:
                 suite = self.load_suite(self.config.rootpath / record["suite_path"])
                 suites[suite.id] = suite
-        return summarize(
+        return self.judging.add_budgets(summarize(
             records, suites, {p.name: p for p in self.products}, self.registry.methods,
             {sid: canary_status(suite) for sid, suite in suites.items()},
             StatsOptions(resamples=self.config.getoption("dictbench_resamples"),
                          seed=self.seed),
-        )
+        ))
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if not self.worker and session.items:
@@ -254,6 +261,7 @@ class DictbenchSession:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if is_worker(self.config):  # the controller collects nothing: tell it the drafts
             self.config.workeroutput["dictbench_drafts"] = self._draft_counts()  # type: ignore[attr-defined]
+            self.config.workeroutput["dictbench_budgets"] = self.judging.budget_figures()  # type: ignore[attr-defined]
             return
         if exitstatus == pytest.ExitCode.INTERRUPTED and xdist_stop(self.config):
             # -x, --maxfail or crashed workers under xdist: a stop like a serial run's
@@ -348,6 +356,8 @@ class DictbenchSession:
             "workers": getattr(self.config.option, "numprocesses", None),
             "judge": {"mode": self.judging.mode, "calls": self.judging.calls,
                       "cache_hits": self.judging.cache_hits},
+            # what Japanese words, names and numbers were cut with (the gate compares it)
+            "analyser": analyser_info(),
         }
 
     def _draft_counts(self) -> dict[str, int]:

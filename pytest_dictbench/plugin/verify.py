@@ -3,8 +3,9 @@
 Checks, in order: the manifest (schema, cases, paths inside the suite); the sha256 of
 every listed file; the canary in every data file; every case's consistency (the
 method's ``check_case``); every audio file against the suite's audio specification;
-the execution gate; and draft cases still waiting for review. Node ids read
-``<suite>/suite.toml::<check>[<file or case>]``.
+every case's declared ``duration_s`` against its audio file's length (within
+:data:`DURATION_TOLERANCE_S`); the execution gate; and draft cases still waiting for
+review. Node ids read ``<suite>/suite.toml::<check>[<file or case>]``.
 
 For a private suite, case ids and the names of its data files (audio files are named
 after cases) are shown as stable keyed hashes in node ids and failure text, and a
@@ -126,6 +127,10 @@ class VerifyCollector(pytest.File):
                 if "audio" in case.data:
                     yield self._item(f"audio[{case.data['audio']}]",
                                      lambda c=case: _check_audio(suite, c.data["audio"]))
+        for case in suite.cases:
+            if "audio" in case.data and "duration_s" in case.data:
+                yield self._item(f"duration[{case.id}]", lambda c=case: _check_duration(
+                    suite, c.id, c.data["audio"], c.data["duration_s"]))
         yield self._item("execution_gate", lambda: _check_gate(suite))
         if suite.drafts:
             yield self._item("drafts", lambda: _check_drafts(suite))
@@ -178,6 +183,23 @@ def _check_audio(suite: Suite, rel: str) -> None:
     failed = [f.describe() for f in check_audio(suite.root / rel, spec) if not f.passed]
     if failed:
         raise IntegrityFailure(f"{suite.root / rel}: " + "; ".join(failed))
+
+
+#: How far a case's declared ``duration_s`` may be from its audio file's length, seconds.
+DURATION_TOLERANCE_S = 0.5
+
+
+def _check_duration(suite: Suite, case_id: str, rel: str, declared: float) -> None:
+    """The declared ``duration_s`` (it prices the ASR cost) is the audio's length."""
+    from ..audio.io import audio_info
+
+    _check_regular(suite.root / rel, "audio file")
+    actual = audio_info(suite.root / rel).duration
+    if abs(actual - declared) > DURATION_TOLERANCE_S:
+        raise IntegrityFailure(
+            f"case {case_id!r}: duration_s {declared:g} but {rel} is {actual:.2f} s long "
+            f"(more than {DURATION_TOLERANCE_S:g} s apart); correct duration_s in "
+            f"{suite.root / suite.manifest.get('cases', 'cases.jsonl')}")
 
 
 def _check_gate(suite: Suite) -> None:

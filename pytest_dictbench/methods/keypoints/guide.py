@@ -64,6 +64,8 @@ class KeypointsProtocol:
 
     version = GUIDE_VERSION
     system = SYSTEM_TEXT
+    #: The insertions pseudo-rule holds a count, not a 0-2 verdict.
+    count_rules = (INSERTIONS_RULE,)
     tool_description = ("Record a verdict (present, missing or contradicted) and a reason "
                         "for every key point, and the claims inserted by the hypothesis. "
                         "Call exactly once.")
