@@ -5,6 +5,7 @@ A decision line::
     {"suite": "ja-dictation", "case": "ja-014", "product": "acme", "output_hash": "<sha256>",
      "rule": "A6", "score": 2, "reason": "one fix counted once (A1)", "decided_by": "kk"}
 
+A score is an integer; ``2.0`` (a whole number written as a float) is read as ``2``.
 Other fields are allowed (so a filled-in line of ``pending.jsonl``, which keeps the judges'
 opinions, is a valid decision). Bad lines raise :class:`JudgeError` naming ``file:line``;
 two lines deciding the same rule of the same output differently are an error too.
@@ -92,7 +93,7 @@ def load_decisions(path: Path | str) -> list[Decision]:
         _check(obj, path, line)
         decision = Decision(
             suite=obj["suite"], case=obj["case"], product=obj["product"],
-            output_hash=obj["output_hash"], rule=obj["rule"], score=obj["score"],
+            output_hash=obj["output_hash"], rule=obj["rule"], score=int(obj["score"]),
             reason=obj["reason"], decided_by=obj["decided_by"], origin=f"{path}:{line}",
         )
         earlier = decisions.get(decision.target)

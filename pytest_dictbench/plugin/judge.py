@@ -180,7 +180,10 @@ class Judging:
         done = self._done[group]
         if isinstance(done, str):  # the group could not be judged: every item errs
             return Judgement(error=done)
-        return done.get((item.case.id, item.repetition), NO_JUDGEMENT)
+        found = done.get((item.case.id, item.repetition))
+        # an item the judges were not asked about (a known answer decides every rule)
+        # still takes a person's decisions
+        return found if found is not None else self._human_only(item, output)
 
     def _human_only(self, item: JudgeItem, output: Output) -> Judgement:
         """A person's decisions on ``item`` (suites without judges)."""
