@@ -110,10 +110,15 @@ def summary_lines(report: Mapping[str, Any]) -> list[str]:
 
 
 def shared_cases(c: Mapping[str, Any], a: str, b: str) -> str:
-    """``on 5 shared cases (scored: a 24, b 5)``: how much of each side was compared."""
+    """``on 5 shared cases (scored: a 24, b 5)``: how much of each side was compared
+    (and how many provisional cases were left out, when any were)."""
     counts = ""
     if "cases_a" in c:
-        counts = f" (scored: {a} {c['cases_a']}, {b} {c['cases_b']})"
+        left_out = ""
+        if c.get("provisional_a") or c.get("provisional_b"):
+            left_out = (f"; provisional, left out: {a} {c.get('provisional_a', 0)}, "
+                        f"{b} {c.get('provisional_b', 0)}")
+        counts = f" (scored: {a} {c['cases_a']}, {b} {c['cases_b']}{left_out})"
     return f"on {c['n']} shared case{'s' if c['n'] != 1 else ''}{counts}"
 
 

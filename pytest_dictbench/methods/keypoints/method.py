@@ -116,7 +116,7 @@ class Keypoints:
         unjudged = [r.rule for r in rules if r.score is None]
         failures = sorted({r.evidence for r in rules
                            if r.score is None and r.evidence.startswith("judge error")})
-        metrics["provisional"] = 1
+        metrics["provisional"] = len(unjudged)  # the record's own count, one vocabulary
         message = f"provisional: no verdict on {', '.join(unjudged)}"
         return ItemResult(passed=True, score=None, rules=tuple(rules), metrics=metrics,
                           message="; ".join([message, *failures]),
