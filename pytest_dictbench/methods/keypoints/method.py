@@ -64,7 +64,7 @@ class Keypoints:
     def score(self, case: Case, output: Output, ctx: ScoreContext) -> ItemResult:
         params = KeypointsParams.from_mapping(ctx.params)
         kcase = KeypointsCase.from_case(case)
-        names = compare_names(kcase.reference, output.text)
+        names = compare_names(kcase.reference, output.text, match=params.names_match)
         metrics: dict[str, float] = {"key_points": len(kcase.key_points),
                                      **_names_metrics(names)}
         if not output.text.strip():
