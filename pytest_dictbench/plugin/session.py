@@ -238,7 +238,8 @@ class DictbenchSession:
             records, suites, {p.name: p for p in self.products}, self.registry.methods,
             {sid: canary_status(suite) for sid, suite in suites.items()},
             StatsOptions(resamples=self.config.getoption("dictbench_resamples"),
-                         seed=self.seed),
+                         seed=self.seed, explicit_seed=self.config.getoption(
+                             "dictbench_seed", None) is not None),
         )
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
