@@ -104,3 +104,14 @@ def test_a_float_score_in_a_decision_is_written_as_an_integer(project) -> None:
     d1 = record(pytester.path, "ja-002")["rules"]["D1"]
     assert (d1["score"], d1["source"], d1["auto"]["score"]) == (2, "human", 0)
     assert type(d1["score"]) is int
+
+
+def test_overturned_automated_scores_are_named_in_the_terminal(project) -> None:
+    # S31: only dictbench.json and the md/html tables said so; a CI log showed nothing
+    pytester, cases = project
+    set_output(pytester.path, "ja-002", cases[1]["alternatives"][0]["text"].rstrip("。"))
+    with MessagesServer(all_twos) as server:
+        result = run_judged(pytester, server, KEY, "--judge=live", "-k", "ja-002")
+    assert record(pytester.path, "ja-002")["rules"]["D1"]["auto"]["score"] == 0
+    result.stdout.fnmatch_lines(
+        ["ja-dictation/p: judges or a person overturned automated scores: *D1 1 of 1*"])

@@ -71,6 +71,9 @@ def _notes(suite: Mapping[str, Any]) -> list[str]:
                          f"({', '.join(entry['redacted'])})")
         if entry.get("reason"):
             notes.append(f"{where}: not ranked: {entry['reason']}")
+        overturned = overturned_note(entry.get("tables") or {})
+        if overturned:
+            notes.append(f"{where}: {overturned}")
     for c in suite.get("comparisons", []):
         interval = c["interval"]
         verdict = "resolved" if c["resolved"] else "not resolved"
@@ -81,6 +84,18 @@ def _notes(suite: Mapping[str, Any]) -> list[str]:
             f"{c['only_b_failed']}; McNemar p={fmt_p(c['mcnemar_p'])} "
             f"(Holm {fmt_p(c.get('p_holm', c['mcnemar_p']))}); {shared_cases(c, c['a'], c['b'])}")
     return notes
+
+
+def overturned_note(tables: Mapping[str, Any]) -> str:
+    """``judges or a person overturned automated scores: A1 7 of 22, B1 1 of 3`` (of
+    the automated scores they decided), so that a lenient judge shows in a CI log;
+    empty when none was overturned."""
+    overturned = tables.get("overturned") or {}
+    judged = tables.get("judged_over_auto") or {}
+    parts = [f"{rule} {n} of {judged.get(rule, n)}" for rule, n in overturned.items() if n]
+    if not parts:
+        return ""
+    return "judges or a person overturned automated scores: " + ", ".join(parts)
 
 
 def _rig(suite: Mapping[str, Any]) -> list[str]:
