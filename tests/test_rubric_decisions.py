@@ -115,3 +115,30 @@ def test_overturned_automated_scores_are_named_in_the_terminal(project) -> None:
     assert record(pytester.path, "ja-002")["rules"]["D1"]["auto"]["score"] == 0
     result.stdout.fnmatch_lines(
         ["ja-dictation/p: judges or a person overturned automated scores: *D1 1 of 1*"])
+
+
+def test_decisions_that_decide_nothing_are_listed_with_file_line_and_why(project) -> None:
+    # S29: stale and misdirected decisions went unused without a word anywhere
+    pytester, cases = project
+    digest = set_output(pytester.path, "ja-002", cases[1]["alternatives"][0]["text"])
+    decide(pytester.path,
+           decision(digest),                       # line 1: applied
+           decision("0" * 64),                     # line 2: stale output
+           decision(digest, case="JA-001"),        # line 3: no such case
+           decision(digest, rule="C9"),            # line 4: a rule the case does not score
+           decision(digest, product="old-name"),   # line 5: product not in the run
+           decision(digest, suite="other-suite"))  # line 6: suite not in the run
+    result = pytester.runpytest("--product=p", "-k", "ja-002")
+    origin = "judges/adjudications.jsonl"
+    result.stdout.fnmatch_lines([
+        f"decision not applied: {origin}:2: ja-dictation/p rule D1: stale: *",
+        f"decision not applied: {origin}:3: ja-dictation/p rule D1: its case is not in *",
+        f"decision not applied: {origin}:4: ja-dictation/p rule C9: rule 'C9' is not scored*",
+        f"decision not applied: {origin}:5: ja-dictation/old-name rule D1: product *",
+        f"decision not applied: {origin}:6: other-suite/p rule D1: suite 'other-suite' *"])
+    report = json.loads((pytester.path / "reports/dictbench.json").read_text("utf-8"))
+    assert [d["origin"] for d in report["decisions_unused"]] == [
+        f"{origin}:{n}" for n in range(2, 7)]
+    markdown = (pytester.path / "reports/dictbench.md").read_text("utf-8")
+    assert "## Decisions not applied" in markdown and f"{origin}:2" in markdown
+    assert record(pytester.path, "ja-002")["rules"]["D1"]["source"] == "human"

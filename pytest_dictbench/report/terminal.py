@@ -86,6 +86,13 @@ def _notes(suite: Mapping[str, Any]) -> list[str]:
     return notes
 
 
+def unused_decision_lines(report: Mapping[str, Any]) -> list[str]:
+    """One line per human decision that decided nothing in the run, with its file:line
+    and why (``decisions_unused`` in dictbench.json)."""
+    return [f"decision not applied: {d['origin']}: {d['suite']}/{d['product']} rule "
+            f"{d['rule']}: {d['reason']}" for d in report.get("decisions_unused", ())]
+
+
 def overturned_note(tables: Mapping[str, Any]) -> str:
     """``judges or a person overturned automated scores: A1 7 of 22, B1 1 of 3`` (of
     the automated scores they decided), so that a lenient judge shows in a CI log;
@@ -121,6 +128,7 @@ def summary_lines(report: Mapping[str, Any]) -> list[str]:
     for suite in report.get("suites", []):
         board = _leaderboard(suite) or _rig(suite)
         lines += (["", *board] if board else []) + _notes(suite)
+    lines += unused_decision_lines(report)
     return [visible(line) for line in lines]
 
 
