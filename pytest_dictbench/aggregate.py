@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .adapters.pipeline.summary import pipeline_summary
@@ -17,6 +17,7 @@ from .pricing import cost_summary
 from .ranking import RankingRules, provisional_counts, rank_products
 from .rig.offline import claim_status
 from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED, latency_summary, mean_ci
+from .suites import suite_seed
 
 __all__ = ["REPORT_SCHEMA_VERSION", "StatsOptions", "case_scores", "record_sort_key",
            "summarize"]
@@ -32,6 +33,17 @@ class StatsOptions:
 
     resamples: int = DEFAULT_RESAMPLES
     seed: int = DEFAULT_SEED
+    #: The seed was given on the command line: it wins over a suite's own
+    #: ``[seeds] bootstrap`` (which wins over the ini value and the default).
+    explicit_seed: bool = False
+
+    def for_suite(self, suite: Suite) -> StatsOptions:
+        """The options a suite's statistics use (its own bootstrap seed, if it sets one
+        and the command line does not)."""
+        own = suite_seed(suite, "bootstrap")
+        if own is None or self.explicit_seed:
+            return self
+        return replace(self, seed=own)
 
 
 def record_sort_key(record: ItemRecord) -> tuple[str, str, str, int, str]:
@@ -74,7 +86,10 @@ def _product_entry(records: Sequence[ItemRecord], suite: Suite, product: Product
         "adapter": product.adapter if product else None,
         **_environment(dict(product.environment) if product else {}, records),
         "items": len(records),
-        "passed": statuses.count("passed"),
+        # a provisional item is no pass yet (skipped in the test results, counted in
+        # "provisional")
+        "passed": sum(1 for r in records if r["status"] == "passed"
+                      and not r.get("provisional")),
         "failed": statuses.count("failed"),
         "errors": statuses.count("error"),
         "not_tested": statuses.count("not_tested"),
@@ -267,8 +282,12 @@ def summarize(
     for suite_id in sorted(grouped):
         suite = suites[suite_id]
         missing = sorted(f for f, ok in canary.get(suite_id, {}).items() if not ok)
-        entries.append(_suite_entry(suite, methods[suite.method], grouped[suite_id],
-                                    products, missing, options))
+        own = options.for_suite(suite)
+        entry = _suite_entry(suite, methods[suite.method], grouped[suite_id], products,
+                             missing, own)
+        if own is not options:  # only then: other suites' reports stay as they were
+            entry["statistics"] = {"seed": own.seed, "from": "suite.toml [seeds] bootstrap"}
+        entries.append(entry)
     for entry in entries:  # one family of comparisons per suite, as the seed corrects
         adjust_pvalues(entry["comparisons"])
     return {

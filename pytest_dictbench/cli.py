@@ -31,7 +31,7 @@ from .files import atomic_write
 from .hashes import refresh_hashes, write_files_table
 from .jsonl import read_jsonl
 from .rig.package import is_package, load_package
-from .suites import MANIFEST, inside, load_suite
+from .suites import MANIFEST, inside, load_suite, suite_seed
 from .workbench.commands import add_commands as add_workbench_commands
 
 __all__ = ["main", "spoken_form"]
@@ -84,9 +84,11 @@ def cmd_synth(args: argparse.Namespace) -> int:
     suite = load_suite(Path(args.suite))
     cases_path = suite.root / suite.manifest.get("cases", "cases.jsonl")
     out = inside(suite.root, args.out, what="--out folder", where=suite.root / MANIFEST)
+    own = suite_seed(suite, "voices")
+    seed = args.seed if args.seed is not None else own if own is not None else VOICE_SEED
     results = synth_suite_cases(
         suite.cases, suite.locale, out, canary=suite.canary,
-        seed=args.seed, text_of=_script, rate=args.rate, target_lufs=args.lufs,
+        seed=seed, text_of=_script, rate=args.rate, target_lufs=args.lufs,
         silence_ms=args.silence_ms)
     by_case = {r["case_id"]: r for r in results}
     rows = [obj for _, obj in read_jsonl(cases_path, DictbenchError)]
@@ -103,7 +105,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
                         "duration": r["duration"]})
     write_files_table(suite.root, entries)
     seconds = sum(r["duration"] for r in results)
-    print(f"{suite.root}: {len(results)} files, {seconds:.1f} s of audio (seed {args.seed})")
+    print(f"{suite.root}: {len(results)} files, {seconds:.1f} s of audio (seed {seed})")
     return 0
 
 
@@ -141,6 +143,9 @@ def _number(kind: type, low: float, high: float, what: str) -> Any:
 
 
 _seed = _number(int, 0, 2**63 - 1, "a whole number")
+#: Voice assignment seed of ``dictbench synth`` when neither --seed nor the suite's
+#: ``[seeds] voices`` gives one.
+VOICE_SEED = 20261129
 _rate = _number(int, 8000, 192000, "a sample rate in Hz")
 _lufs = _number(float, -70.0, 0.0, "a loudness in LUFS")
 _silence = _number(float, 0.0, 10000.0, "a duration in ms")
@@ -156,8 +161,9 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("suite", help="suite folder")
     synth.add_argument("--out", default="audio",
                        help="folder inside the suite (default: %(default)s)")
-    synth.add_argument("--seed", type=_seed, default=20261129,
-                       help="voice assignment seed, 0 or more")
+    synth.add_argument("--seed", type=_seed, default=None,
+                       help="voice assignment seed, 0 or more (default: the suite's "
+                            f"[seeds] voices, else {VOICE_SEED})")
     synth.add_argument("--rate", type=_rate, default=16000,
                        help="sample rate, 8000 to 192000 Hz (default: %(default)s)")
     synth.add_argument("--lufs", type=_lufs, default=-23.0,

@@ -6,6 +6,11 @@ repetitions' scores, and as failed when more than half of its repetitions failed
 Failures (items below the method's gate) are compared with McNemar's exact test on the
 discordant cases, scores with the mean per-case difference ``b - a`` and its seeded
 percentile bootstrap interval. A difference is *resolved* when the interval excludes 0.
+A provisional item (a score still waiting for judges or a person: ``provisional`` above 0
+on its record) is left out, for every method: its score may still change, so a
+comparison over it could be called resolved and then turn round. The comparison then
+counts, per side, the cases left out that way (``provisional_a``, ``provisional_b``; only
+when there are any).
 P-values are adjusted within each suite (Holm and Bonferroni over that suite's
 comparisons): a suite is one benchmark, and its comparisons form one family.
 """
@@ -26,12 +31,30 @@ __all__ = ["adjust_pvalues", "compare_products", "compare_records", "per_case"]
 
 
 
+def _final(record: ItemRecord) -> bool:
+    """A scored record whose score is final (no part of it waits for a judgement)."""
+    return record["status"] in SCORED_STATUSES and record["score"] is not None \
+        and not record.get("provisional")
+
+
+def _provisional_cases(records: Iterable[ItemRecord]) -> int:
+    """Cases with a provisional repetition and no final one."""
+    waiting, final = set(), set()
+    for r in records:
+        if _final(r):
+            final.add(r["case_id"])
+        elif r.get("provisional"):
+            waiting.add(r["case_id"])
+    return len(waiting - final)
+
+
 def per_case(records: Iterable[ItemRecord]) -> dict[str, tuple[float, bool]]:
-    """Case id -> (median score, failed) over the case's scored repetitions."""
+    """Case id -> (median score, failed) over the case's final scored repetitions
+    (provisional ones left out)."""
     scores: dict[str, list[float]] = defaultdict(list)
     failures: dict[str, int] = defaultdict(int)
     for r in records:
-        if r["status"] in SCORED_STATUSES and r["score"] is not None:  # not provisional
+        if _final(r):
             scores[r["case_id"]].append(float(r["score"]))
             failures[r["case_id"]] += r["status"] == "failed"
     return {case: (statistics.median(values), 2 * failures[case] > len(values))
@@ -43,16 +66,22 @@ def compare_records(a: Iterable[ItemRecord], b: Iterable[ItemRecord], *,
     """Compare B with A on their shared scored cases, or ``None`` when they share none.
 
     ``n`` is the number of shared cases; ``cases_a`` and ``cases_b`` count the cases each
-    side scored, so a comparison made on part of the cases says so.
+    side scored (final scores only), so a comparison made on part of the cases says so;
+    ``provisional_a`` / ``provisional_b`` count the provisional cases left out.
     """
+    a, b = list(a), list(b)
     left, right = per_case(a), per_case(b)
     shared = sorted(left.keys() & right.keys())
     if not shared:
         return None
-    return {**compare_paired(
+    result = {**compare_paired(
         [left[c][0] for c in shared], [right[c][0] for c in shared],
         [left[c][1] for c in shared], [right[c][1] for c in shared],
         resamples=resamples, seed=seed), "cases_a": len(left), "cases_b": len(right)}
+    waiting = (_provisional_cases(a), _provisional_cases(b))
+    if any(waiting):
+        result["provisional_a"], result["provisional_b"] = waiting
+    return result
 
 
 def compare_products(by_product: Mapping[str, Sequence[ItemRecord]], *, resamples: int,

@@ -20,6 +20,10 @@ RuleSource = Literal["auto", "judge", "human", "unjudged"]
 #: Item statuses that carry a score (an item below its gate is scored, and failed).
 SCORED_STATUSES = frozenset({"passed", "failed"})
 
+#: Evidence that opens a rule the judges disagreed on: it waits for a person, and no
+#: automated score stands in for it meanwhile.
+PENDING_ADJUDICATION = "pending adjudication"
+
 #: Output statuses a product file may carry (``complete`` is the default).
 OUTPUT_STATUSES = ("complete", "not_tested", "unsupported", "failed", "invalid", "blank",
                    "error")
@@ -173,6 +177,20 @@ class ItemResult:
 
     def failed_rules(self) -> tuple[RuleScore, ...]:
         return tuple(r for r in self.rules if r.score is not None and r.score < 2)
+
+
+def provisional_reason(result: ItemResult, *, details: bool = True) -> str:
+    """Why a provisional item is no result yet, one line, the same for every method:
+    ``provisional: 2 unjudged (A6, B2): needs judgement; no verdict``. ``details``
+    False leaves out the evidence (a private suite's)."""
+    waiting = [r for r in result.rules if r.source == "unjudged"]
+    text = f"provisional: {result.provisional} unjudged"
+    if waiting:
+        text += f" ({', '.join(r.rule for r in waiting)})"
+    why = list(dict.fromkeys(r.evidence for r in waiting if r.evidence))
+    if details and why:
+        text += ": " + "; ".join(why)
+    return text
 
 
 @dataclass(frozen=True)

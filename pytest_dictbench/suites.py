@@ -27,6 +27,7 @@ __all__ = [
     "inside",
     "load_suite",
     "read_toml",
+    "suite_seed",
     "unpaired_surrogate",
 ]
 
@@ -150,6 +151,14 @@ def load_suite(path: Path, case_schema: Callable[[str], str | None] = lambda m: 
         manifest={k: v for k, v in manifest.items() if k not in known},
         drafts=tuple(c for c in cases if c.data.get("status") == "draft"),
     )
+
+
+def suite_seed(suite: Suite, name: str) -> int | None:
+    """The suite's own seed ``name`` from its ``[seeds]`` table (``bootstrap``: intervals
+    and paired comparisons; ``voices``: ``dictbench synth``'s voice assignment), or
+    ``None`` when it sets none. The schema checked it is a whole number >= 0."""
+    value = (suite.manifest.get("seeds") or {}).get(name)
+    return None if value is None else int(value)  # the schema allows 7.0
 
 
 def _load_cases(path: Path, method_schema: str | None, max_text_chars: int

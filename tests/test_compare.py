@@ -27,6 +27,24 @@ def test_only_shared_scored_items_are_compared() -> None:
     assert compare_records(a[:1], [rec("zz", 1, False)], resamples=10, seed=1) is None
 
 
+def test_provisional_items_are_left_out_and_counted() -> None:
+    # J39: a rubric score with unjudged rules was compared (and called resolved)
+    def waiting(case: str, score: float) -> dict:
+        return {**rec(case, score, False), "provisional": 3}
+
+    a = [rec("c1", 100, False), rec("c2", 50, False), rec("c3", 100, False)]
+    b = [rec("c1", 50, False), waiting("c2", 100), waiting("c3", 0)]
+    result = compare_records(a, b, resamples=50, seed=1)
+    # only c1 is final on both sides: difference -50
+    assert (result["n"], result["mean_difference"]) == (1, -50.0)
+    assert (result["cases_a"], result["cases_b"]) == (3, 1)
+    assert (result["provisional_a"], result["provisional_b"]) == (0, 2)
+    # nothing final to compare on: no comparison at all
+    assert compare_records(a[1:], b[1:], resamples=10, seed=1) is None
+    # no provisional item: the record is as before (other suites' reports unchanged)
+    assert "provisional_a" not in compare_records(a, a, resamples=10, seed=1)
+
+
 def test_every_pair_once_and_adjusted_across_the_run() -> None:
     by = {"b": [rec("c1", 1, False)], "a": [rec("c1", 2, True)], "c": [rec("c1", 3, False)]}
     comparisons = compare_products(by, resamples=50, seed=3)

@@ -115,6 +115,18 @@ def test_combine_without_any_score_is_unjudged_and_never_2():
     assert combine("A6", None, RuleScore("A6", None, "", "judge")).source == "unjudged"
 
 
+def test_judges_disagreeing_on_an_automated_rule_leave_it_waiting_for_a_person():
+    # finding S28: the automated 0 stood while the rule waited for a person
+    pending = RuleScore("D1", None, "pending adjudication (judge-a=2, judge-b=1)", "unjudged")
+    final = combine("D1", (0, "会議 written for 解議"), pending)
+    assert (final.score, final.source) == (None, "unjudged")
+    assert final.evidence == "pending adjudication (judge-a=2, judge-b=1)"
+    assert final.auto == (0, "会議 written for 解議")
+    # a rule nobody could judge (no cached verdict) keeps its automated score
+    missing = RuleScore("D1", None, "not judged (judge-a: not run)", "unjudged")
+    assert combine("D1", (0, "x"), missing) == RuleScore("D1", 0, "x", "auto")
+
+
 def test_combine_keeps_a_human_source_and_rejects_out_of_range_verdicts():
     assert combine("A6", None, RuleScore("A6", 2, "ok", "human")).source == "human"
     with pytest.raises(JudgeError, match="must be 0, 1 or 2"):

@@ -5,6 +5,7 @@ A decision line::
     {"suite": "ja-dictation", "case": "ja-014", "product": "acme", "output_hash": "<sha256>",
      "rule": "A6", "score": 2, "reason": "one fix counted once (A1)", "decided_by": "kk"}
 
+A score is an integer; ``2.0`` (a whole number written as a float) is read as ``2``.
 Other fields are allowed (so a filled-in line of ``pending.jsonl``, which keeps the judges'
 opinions, is a valid decision). Bad lines raise :class:`JudgeError` naming ``file:line``;
 two lines deciding the same rule of the same output differently are an error too.
@@ -13,7 +14,7 @@ two lines deciding the same rule of the same output differently are an error too
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from ..schemas import Validator
 from .double import Decision, PendingDecision
 
 __all__ = ["DECISIONS_FILE", "DECISION_SCHEMA", "EXAMPLE_LINE", "PENDING_FILE", "load_decisions",
-           "unknown_rule_warnings", "write_pending"]
+           "unknown_rule_warnings", "unused_decisions", "write_pending"]
 
 #: The human decisions file, in the judge folder.
 DECISIONS_FILE = "adjudications.jsonl"
@@ -73,6 +74,54 @@ def unknown_rule_warnings(decisions: Sequence[Decision],
     return found
 
 
+def _why_unused(d: Decision, records: Sequence[Mapping[str, Any]],
+                products: set[str]) -> str | None:
+    """Why decision ``d`` decided nothing in a run with ``records`` (``None``: applied)."""
+    if d.product not in products:
+        return f"product {d.product!r} is not in this run"
+    mine = [r for r in records if (r["case_id"], r["product"]) == (d.case, d.product)]
+    if not any(r["case_id"] == d.case for r in records):
+        return "its case is not in this run (unknown, or not selected)"
+    if not mine:
+        return f"product {d.product!r} has no item of its case in this run"
+    same = [r for r in mine if r.get("text_sha256") == d.output_hash]
+    if not same:
+        return "stale: the output it decided has changed (output_hash matches no output)"
+    if all(d.rule not in (r.get("rules") or {}) for r in same):
+        if not any(r.get("rules") for r in same):
+            return f"the item has no score ({same[0].get('status')})"
+        return f"rule {d.rule!r} is not scored on its case"
+    if all((r.get("rules") or {}).get(d.rule, {}).get("source") != "human" for r in same):
+        return "not applied"
+    return None
+
+
+def unused_decisions(decisions: Iterable[Decision], records: Iterable[Mapping[str, Any]],
+                     suites: Mapping[str, bool], products: Iterable[str]
+                     ) -> list[dict[str, str]]:
+    """Decisions that decided nothing in a run, each with its ``file:line`` and why:
+    suite or product not in the run, case not in the run, stale output, rule not scored.
+
+    :param suites: the run's suite ids, each with whether it is private (a private
+        suite's decisions are not checked: its reports never name its cases).
+    :param products: the run's product names.
+    """
+    by_suite: dict[str, list[Mapping[str, Any]]] = {}
+    for record in records:
+        by_suite.setdefault(record["suite"], []).append(record)
+    names = set(products)
+    found = []
+    for d in decisions:
+        if suites.get(d.suite):
+            continue
+        why = f"suite {d.suite!r} is not in this run" if d.suite not in suites else \
+            _why_unused(d, by_suite.get(d.suite, []), names)
+        if why is not None:
+            found.append({"origin": d.origin, "suite": d.suite, "product": d.product,
+                          "rule": d.rule, "reason": why})
+    return found
+
+
 def _check(obj: dict[str, Any], path: Path, line: int) -> None:
     errors = sorted(_VALIDATOR.iter_errors(obj), key=lambda e: list(e.absolute_path))
     if errors:
@@ -92,7 +141,7 @@ def load_decisions(path: Path | str) -> list[Decision]:
         _check(obj, path, line)
         decision = Decision(
             suite=obj["suite"], case=obj["case"], product=obj["product"],
-            output_hash=obj["output_hash"], rule=obj["rule"], score=obj["score"],
+            output_hash=obj["output_hash"], rule=obj["rule"], score=int(obj["score"]),
             reason=obj["reason"], decided_by=obj["decided_by"], origin=f"{path}:{line}",
         )
         earlier = decisions.get(decision.target)

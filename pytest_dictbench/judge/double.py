@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..model import RuleScore
+from ..model import PENDING_ADJUDICATION, RuleScore
 from .records import JudgeRequest
 
 if TYPE_CHECKING:
@@ -126,7 +126,7 @@ def _rule_score(
         request.suite, request.case_id, request.product, request.output_hash, rule, opinions
     )
     said = ", ".join(f"{name}={score}" for name, score, _ in opinions)
-    return RuleScore(rule, None, f"pending adjudication ({said})", "unjudged"), pending
+    return RuleScore(rule, None, f"{PENDING_ADJUDICATION} ({said})", "unjudged"), pending
 
 
 def _index(decisions: Iterable[Decision]) -> dict[tuple[str, str, str, str, str], Decision]:

@@ -10,7 +10,16 @@ from weakref import WeakKeyDictionary
 import pytest
 
 from ..errors import DictbenchError
-from ..model import SKIP_STATUSES, Case, ItemResult, Output, Product, ScoreContext, Suite
+from ..model import (
+    SKIP_STATUSES,
+    Case,
+    ItemResult,
+    Output,
+    Product,
+    ScoreContext,
+    Suite,
+    provisional_reason,
+)
 from ..private import REDACTED, is_private, public_case_id
 from ..suites import check_cases_digest
 from ..text.visible import visible
@@ -254,6 +263,9 @@ class CaseItem(pytest.Item):
         self._record(status, result=result, output=self.output, extra=judgement.record)
         if not result.passed and session.item_failures == "fail":
             raise ItemFailed(result)
+        if result.provisional and result.passed:  # never green while a verdict is missing
+            pytest.skip(visible(provisional_reason(
+                result, details=not is_private(self.suite))))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
                      ) -> Any:

@@ -20,6 +20,7 @@ match an item give its rules their final (``human``) scores.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -173,7 +174,10 @@ class Judging(SuiteBudgets):
         done = self._done[group]
         if isinstance(done, str):  # the group could not be judged: every item errs
             return Judgement(error=done)
-        return done.get((item.case.id, item.repetition), NO_JUDGEMENT)
+        found = done.get((item.case.id, item.repetition))
+        # an item the judges were not asked about (a known answer decides every rule)
+        # still takes a person's decisions
+        return found if found is not None else self._human_only(item, output)
 
     def _human_only(self, item: JudgeItem, output: Output) -> Judgement:
         """A person's decisions on ``item`` (suites without judges)."""
@@ -198,6 +202,25 @@ class Judging(SuiteBudgets):
                 found.setdefault((d.suite, d.case, d.product, d.output_hash), []).append(d)
             self._human = found
         return self._human
+
+    def unused(self, records: Sequence[Mapping[str, Any]], suites: Mapping[str, bool],
+               products: Sequence[str], root: Path) -> list[dict[str, str]]:
+        """The decisions file's lines that decided nothing in this run, with
+        ``file:line`` relative to ``root`` and why (none when judging is off, or the file
+        cannot be read: its items already say so)."""
+        from ..judge.adjudications import load_decisions, unused_decisions
+
+        path = self.folder / DECISIONS_FILE
+        if self.mode == "off" or not path.is_file():
+            return []
+        try:
+            found = unused_decisions(load_decisions(path), records, suites, products)
+        except (DictbenchError, OSError):
+            return []
+        shown = str(path)
+        with contextlib.suppress(ValueError):
+            shown = path.resolve().relative_to(root.resolve()).as_posix()
+        return [{**d, "origin": d["origin"].replace(str(path), shown, 1)} for d in found]
 
     # -- batching ----------------------------------------------------------------------
 

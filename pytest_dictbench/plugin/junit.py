@@ -13,9 +13,15 @@ __all__ = ["junit_properties", "session_result"]
 
 
 def junit_properties(record: ItemRecord) -> list[tuple[str, str]]:
-    """``dictbench.*`` properties: status, verdict, score and one per rule."""
+    """``dictbench.*`` properties: status, verdict (``pass``, ``fail``, ``provisional``
+    for a score still waiting for a verdict, or the status), the provisional count,
+    score and one per rule."""
     verdict = {"passed": "pass", "failed": "fail"}.get(record["status"], record["status"])
+    if record.get("provisional") and verdict == "pass":  # skipped in the test results too
+        verdict = "provisional"
     props = [("dictbench.status", record["status"]), ("dictbench.verdict", verdict)]
+    if record.get("provisional"):
+        props.append(("dictbench.provisional", str(record["provisional"])))
     if record.get("output_status"):
         props.append(("dictbench.output_status", record["output_status"]))
     if record.get("score") is not None:

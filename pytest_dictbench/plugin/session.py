@@ -246,12 +246,15 @@ class DictbenchSession:
             if record["suite"] not in suites:
                 suite = self.load_suite(self.config.rootpath / record["suite_path"])
                 suites[suite.id] = suite
-        return self.judging.add_budgets(summarize(
+        report = self.judging.add_budgets(summarize(
             records, suites, {p.name: p for p in self.products}, self.registry.methods,
             {sid: canary_status(suite) for sid, suite in suites.items()},
             StatsOptions(resamples=self.config.getoption("dictbench_resamples"),
-                         seed=self.seed),
-        ))
+                         seed=self.seed, explicit_seed=self.config.getoption(
+                             "dictbench_seed", None) is not None)))
+        unused = self.judging.unused(records, {i: is_private(s) for i, s in suites.items()},
+                                     [p.name for p in self.products], self.config.rootpath)
+        return {**report, "decisions_unused": unused} if unused else report
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if not self.worker and session.items:

@@ -32,7 +32,7 @@ from .sections import (
     shared_cell,
     suite_records,
 )
-from .terminal import gate_lines
+from .terminal import gate_lines, unused_decision_lines
 from .validity import validity_rows
 
 __all__ = ["FAILING_LIMIT", "code", "md", "render_markdown"]
@@ -332,4 +332,7 @@ def render_markdown(report: Mapping[str, Any], records: Sequence[ItemRecord],
     for suite in report.get("suites", []):
         lines += _suite(suite, suite_records(records, suite["id"]),
                         (expected or {}).get(suite["id"], {}))
+    unused = unused_decision_lines(report)
+    if unused:
+        lines += ["## Decisions not applied", "", *(f"- {md(line)}" for line in unused), ""]
     return visible("\n".join(lines).rstrip("\n") + "\n")

@@ -71,6 +71,9 @@ def _notes(suite: Mapping[str, Any]) -> list[str]:
                          f"({', '.join(entry['redacted'])})")
         if entry.get("reason"):
             notes.append(f"{where}: not ranked: {entry['reason']}")
+        overturned = overturned_note(entry.get("tables") or {})
+        if overturned:
+            notes.append(f"{where}: {overturned}")
     for c in suite.get("comparisons", []):
         interval = c["interval"]
         verdict = "resolved" if c["resolved"] else "not resolved"
@@ -81,6 +84,25 @@ def _notes(suite: Mapping[str, Any]) -> list[str]:
             f"{c['only_b_failed']}; McNemar p={fmt_p(c['mcnemar_p'])} "
             f"(Holm {fmt_p(c.get('p_holm', c['mcnemar_p']))}); {shared_cases(c, c['a'], c['b'])}")
     return notes
+
+
+def unused_decision_lines(report: Mapping[str, Any]) -> list[str]:
+    """One line per human decision that decided nothing in the run, with its file:line
+    and why (``decisions_unused`` in dictbench.json)."""
+    return [f"decision not applied: {d['origin']}: {d['suite']}/{d['product']} rule "
+            f"{d['rule']}: {d['reason']}" for d in report.get("decisions_unused", ())]
+
+
+def overturned_note(tables: Mapping[str, Any]) -> str:
+    """``judges or a person overturned automated scores: A1 7 of 22, B1 1 of 3`` (of
+    the automated scores they decided), so that a lenient judge shows in a CI log;
+    empty when none was overturned."""
+    overturned = tables.get("overturned") or {}
+    judged = tables.get("judged_over_auto") or {}
+    parts = [f"{rule} {n} of {judged.get(rule, n)}" for rule, n in overturned.items() if n]
+    if not parts:
+        return ""
+    return "judges or a person overturned automated scores: " + ", ".join(parts)
 
 
 def _rig(suite: Mapping[str, Any]) -> list[str]:
@@ -106,14 +128,20 @@ def summary_lines(report: Mapping[str, Any]) -> list[str]:
     for suite in report.get("suites", []):
         board = _leaderboard(suite) or _rig(suite)
         lines += (["", *board] if board else []) + _notes(suite)
+    lines += unused_decision_lines(report)
     return [visible(line) for line in lines]
 
 
 def shared_cases(c: Mapping[str, Any], a: str, b: str) -> str:
-    """``on 5 shared cases (scored: a 24, b 5)``: how much of each side was compared."""
+    """``on 5 shared cases (scored: a 24, b 5)``: how much of each side was compared
+    (and how many provisional cases were left out, when any were)."""
     counts = ""
     if "cases_a" in c:
-        counts = f" (scored: {a} {c['cases_a']}, {b} {c['cases_b']})"
+        left_out = ""
+        if c.get("provisional_a") or c.get("provisional_b"):
+            left_out = (f"; provisional, left out: {a} {c.get('provisional_a', 0)}, "
+                        f"{b} {c.get('provisional_b', 0)}")
+        counts = f" (scored: {a} {c['cases_a']}, {b} {c['cases_b']}{left_out})"
     return f"on {c['n']} shared case{'s' if c['n'] != 1 else ''}{counts}"
 
 

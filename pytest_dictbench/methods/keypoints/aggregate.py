@@ -31,6 +31,7 @@ from ...text.japanese import analyser_info
 from ..base import ItemRecord
 from .casedata import KeypointsCase
 from .names import extract_names
+from .params import KeypointsParams
 
 __all__ = ["aggregate_records"]
 
@@ -58,7 +59,7 @@ def _names_counts(m: Any) -> dict[str, Any]:
             "names_missed_count": fn, "names_extra_count": fp}
 
 
-def _item_row(record: ItemRecord, case: Case, private: bool) -> dict[str, Any]:
+def _item_row(record: ItemRecord, case: Case, private: bool, match: str) -> dict[str, Any]:
     m = record.get("metrics", {})
     kcase = KeypointsCase.from_case(case)
     severities = {p.id: p.severity for p in kcase.key_points}
@@ -76,8 +77,8 @@ def _item_row(record: ItemRecord, case: Case, private: bool) -> dict[str, Any]:
     }
     if private:
         return {**row, **_names_counts(m)}
-    ref = extract_names(kcase.reference)
-    hyp = extract_names(record.get("text") or "")
+    ref = extract_names(kcase.reference, match)
+    hyp = extract_names(record.get("text") or "", match)
     return {**row, "names_reference": sorted(ref.items), "names_hypothesis": sorted(hyp.items),
             "names_missed": ref.not_in(hyp), "names_extra": hyp.not_in(ref)}
 
@@ -100,5 +101,7 @@ def aggregate_records(records: Sequence[ItemRecord], suite: Suite) -> dict[str, 
         summary[name] = int(sum(m.get(name, 0) for m in judged)) if judged else None
     cases = _cases_by_shown_id(suite)
     private = is_private(suite)
+    match = KeypointsParams.from_mapping(suite.params).names_match
     return {"summary": summary, "analyser": analyser_info(),
-            "items": [_item_row(r, cases[str(r["case_id"])], private) for r in records]}
+            "items": [_item_row(r, cases[str(r["case_id"])], private, match)
+                      for r in records]}

@@ -64,7 +64,7 @@ class Keypoints:
     def score(self, case: Case, output: Output, ctx: ScoreContext) -> ItemResult:
         params = KeypointsParams.from_mapping(ctx.params)
         kcase = KeypointsCase.from_case(case)
-        names = compare_names(kcase.reference, output.text)
+        names = compare_names(kcase.reference, output.text, match=params.names_match)
         metrics: dict[str, float] = {"key_points": len(kcase.key_points),
                                      **_names_metrics(names)}
         if not output.text.strip():
@@ -116,7 +116,7 @@ class Keypoints:
         unjudged = [r.rule for r in rules if r.score is None]
         failures = sorted({r.evidence for r in rules
                            if r.score is None and r.evidence.startswith("judge error")})
-        metrics["provisional"] = 1
+        metrics["provisional"] = len(unjudged)  # the record's own count, one vocabulary
         message = f"provisional: no verdict on {', '.join(unjudged)}"
         return ItemResult(passed=True, score=None, rules=tuple(rules), metrics=metrics,
                           message="; ".join([message, *failures]),

@@ -24,9 +24,10 @@ NFKC folding, sudachipy core dictionary, split mode B):
 - **coined words**: tokens the dictionary does not know (out of vocabulary) and tokens
   holding Latin letters, case-folded.
 
-Each extracted item is a string; an item found several times counts once. Names are
-compared by their reading (:attr:`Extracted.keys`): the judges' guide calls a name
-"written differently but read the same" present, so ``美咲`` / ``みさき`` / ``ミサキ``
+Each extracted item is a string; an item found several times counts once. By default
+(``[params] names_match = "reading"``) names are compared by their reading
+(:attr:`Extracted.keys`); ``"surface"`` compares them as written. The judges' guide
+calls a name "written differently but read the same" present, so ``美咲`` / ``みさき`` / ``ミサキ``
 match, while ``田中`` / ``中田`` do not (homophones such as ``中田`` / ``仲田`` do match).
 """
 
@@ -65,6 +66,8 @@ class Extracted:
     names: frozenset[str] = frozenset()
     numbers: frozenset[str] = frozenset()
     coined: frozenset[str] = frozenset()
+    #: ``"reading"``: a name is compared by its reading; ``"surface"``: as written.
+    match: str = "reading"
 
     @property
     def items(self) -> frozenset[str]:
@@ -78,7 +81,7 @@ class Extracted:
         return frozenset(map(self.key, self.items))
 
     def key(self, item: str) -> str:
-        if item in self.names and not _LATIN.search(item):
+        if self.match == "reading" and item in self.names and not _LATIN.search(item):
             return "name:" + (reading(item) or item)
         return item
 
@@ -240,8 +243,9 @@ def _fold_units(text: str) -> str:
     return text.replace("°C", "度").replace("元年", "1年")
 
 
-def extract_names(text: str) -> Extracted:
-    """Names, numbers and coined words of ``text`` (see the module docstring)."""
+def extract_names(text: str, match: str = "reading") -> Extracted:
+    """Names, numbers and coined words of ``text`` (see the module docstring); names
+    compared by ``match`` (``"reading"`` or ``"surface"``)."""
     tokens = words(_fold_units(fold(text)))
     names: set[str] = set()
     numbers: set[str] = set()
@@ -272,9 +276,9 @@ def extract_names(text: str) -> Extracted:
             names.add(surface.casefold() if latin else surface)
         elif oov or latin:
             coined.add(surface.casefold())
-    return Extracted(frozenset(names), frozenset(numbers), frozenset(coined))
+    return Extracted(frozenset(names), frozenset(numbers), frozenset(coined), match)
 
 
-def compare_names(reference: str, hypothesis: str) -> NameScores:
-    """Extract from both texts and compare the item sets."""
-    return NameScores(extract_names(reference), extract_names(hypothesis))
+def compare_names(reference: str, hypothesis: str, *, match: str = "reading") -> NameScores:
+    """Extract from both texts and compare the item sets (names by ``match``)."""
+    return NameScores(extract_names(reference, match), extract_names(hypothesis, match))

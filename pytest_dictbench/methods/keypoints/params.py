@@ -10,9 +10,11 @@ from typing import Any
 from ...errors import SuiteError
 from .casedata import SEVERITIES
 
-__all__ = ["KeypointsParams"]
+__all__ = ["NAMES_MATCH", "KeypointsParams"]
 
-_KNOWN = ("beta", "overall_weights", "severity_weights")
+_KNOWN = ("beta", "names_match", "overall_weights", "severity_weights")
+#: How names are compared: by their reading (default) or as written.
+NAMES_MATCH = ("reading", "surface")
 
 
 def _number(value: Any, what: str, *, positive: bool = False) -> float:
@@ -32,12 +34,14 @@ def _table(value: Any, what: str, keys: tuple[str, ...]) -> dict[str, float]:
 
 @dataclass(frozen=True)
 class KeypointsParams:
-    """beta (default 1), overall weights (names 0.3, propositions 0.7), severity weights."""
+    """beta (default 1), overall weights (names 0.3, propositions 0.7), severity weights,
+    and how names match (``"reading"``, the default, or ``"surface"``)."""
 
     beta: float = 1.0
     names_weight: float = 0.3
     propositions_weight: float = 0.7
     severity_weights: Mapping[str, float] | None = None
+    names_match: str = "reading"
 
     @classmethod
     def from_mapping(cls, params: Mapping[str, Any]) -> KeypointsParams:
@@ -50,6 +54,10 @@ class KeypointsParams:
         if not math.isclose(weights["names"] + weights["propositions"], 1.0):
             raise SuiteError("params.overall_weights must add up to 1, got "
                              f"{weights['names']} + {weights['propositions']}")
+        match = params.get("names_match", "reading")
+        if match not in NAMES_MATCH:
+            raise SuiteError("params.names_match must be 'reading' or 'surface', got "
+                             f"{match!r}")
         severity = params.get("severity_weights")
         if severity is not None:
             table = _table(severity, "severity_weights", SEVERITIES)
@@ -59,4 +67,5 @@ class KeypointsParams:
         return cls(beta=beta, names_weight=weights["names"],
                    propositions_weight=weights["propositions"],
                    severity_weights=(_table(severity, "severity_weights", SEVERITIES)
-                                     if severity is not None else None))
+                                     if severity is not None else None),
+                   names_match=match)

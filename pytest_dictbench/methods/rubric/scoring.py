@@ -3,7 +3,9 @@
 * A rule's final score is decided in this order: a person's decision (``human``), then
   the judges' agreed score (``judge``), then the automated check (``auto``). Judges see
   the automated results and may overturn them either way; the automated score and
-  evidence stay in the record (``auto``). A rule with none of them is ``unjudged``:
+  evidence stay in the record (``auto``). Judges that disagree overrule the check too:
+  the rule waits for a person (``unjudged``, the automated result kept as ``auto``). A
+  rule with none of them is ``unjudged``:
   score ``None``, left out of layer means and of the gate, and the item is
   *provisional* (see :attr:`~pytest_dictbench.model.ItemResult.provisional`).
 * Layer score = mean of the layer's scored rules (0-2).
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import JudgeError, SuiteError
-from ...model import ItemResult, RuleScore
+from ...model import PENDING_ADJUDICATION, ItemResult, RuleScore
 from .checkbase import Check
 from .rules import LAYERS, layer_of
 
@@ -78,7 +80,11 @@ class RubricParams:
 
 def combine(rule: str, auto: Check | None, judged: RuleScore | None) -> RuleScore:
     """The final score of ``rule`` from its automated and judged scores (either may be
-    missing; a judged score of ``None`` counts as missing)."""
+    missing; a judged score of ``None`` counts as missing, except a rule the judges
+    disagreed on: it stays unjudged, waiting for a person, whatever the check said)."""
+    if judged is not None and judged.score is None and \
+            judged.evidence.startswith(PENDING_ADJUDICATION):
+        return RuleScore(rule, None, judged.evidence, "unjudged", auto=auto)
     verdict = judged if judged is not None and judged.score is not None else None
     if verdict is not None and verdict.score not in (0, 1, 2):
         raise JudgeError(f"rule {rule}: a judged score must be 0, 1 or 2, got {verdict.score!r}")
