@@ -35,10 +35,13 @@ from .rootdir import redetermine_setup
 from .session import SESSION_KEY, DictbenchSession, is_worker
 from .split import PLUGIN_NAME as SPLIT_PLUGIN
 from .split import SplitPlugin, add_split_options
+from .terminate import Termination
 from .verify import VerifyCollector
 
 #: Name under which the ``--judge-estimate`` plugin is registered.
 ESTIMATE_PLUGIN = "dictbench-judge-estimate"
+#: The run's SIGTERM/SIGHUP handlers (plugin/terminate.py).
+_TERMINATION = pytest.StashKey[Termination]()
 
 
 def _at_least(minimum: int) -> Any:
@@ -237,6 +240,8 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"dictbench: {exc}") from None
     config.stash[SESSION_KEY] = session
     config.pluginmanager.register(session, "dictbench-session")
+    config.stash[_TERMINATION] = termination = Termination()
+    termination.install()  # SIGTERM/SIGHUP end the captures' process groups first
     estimate = config.getoption("dictbench_judge_estimate")
     if estimate:
         if getattr(config.option, "numprocesses", None) or is_worker(config):
@@ -289,6 +294,10 @@ def _item_product(nodeid: str, products: Iterable[str]) -> str | None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     session = config.stash.get(SESSION_KEY, None)
+    termination = config.stash.get(_TERMINATION, None)
+    if termination is not None:
+        termination.uninstall()
+        del config.stash[_TERMINATION]
     for name in (ESTIMATE_PLUGIN, capture_estimate.PLUGIN_NAME, capture_plan.PLUGIN_NAME):
         if config.pluginmanager.has_plugin(name):
             config.pluginmanager.unregister(name=name)
