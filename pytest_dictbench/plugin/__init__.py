@@ -163,6 +163,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="With --dictbench-baseline, fail the run when a product's score drop is "
         "statistically resolved and larger than POINTS. Default: 0.")
     group.addoption(
+        "--dictbench-max-drop-abs", dest="dictbench_max_drop_abs", metavar="POINTS",
+        type=_non_negative, default=None,
+        help="With --dictbench-baseline, fail the run when a product's score drops by more "
+        "than POINTS, resolved or not: a guard for a large drop in a few cases, which the "
+        "bootstrap cannot resolve (docs/ci.md). Default: off.")
+    group.addoption(
         "--dictbench-min-score", dest="dictbench_min_score", metavar="S", type=float,
         default=None, help="Fail the run when a product's suite score is below S.")
     group.addoption(
@@ -285,6 +291,21 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError("dictbench: no suite paths given and the ini option "
                                     "'dictbench_suites' is empty")
         config.args = [str(p) for p in suites]
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    """``dictbench: suites cases/mini; products p1, p2`` under pytest's own header, which
+    names only the ini's testpaths."""
+    session = config.stash.get(SESSION_KEY, None)
+    if session is None or session.worker:
+        return None
+    where = config.invocation_params.dir
+    suites = ", ".join(dict.fromkeys(
+        _relative_to((where / arg.split("::")[0]).resolve(), config.rootpath)
+        for arg in config.args)) or "none"
+    kind = "verify suites" if is_verify(config) else "suites"
+    products = ", ".join(p.name for p in session.products)
+    return f"dictbench: {kind} {suites}" + (f"; products {products}" if products else "")
 
 
 def _item_product(nodeid: str, products: Iterable[str]) -> str | None:
