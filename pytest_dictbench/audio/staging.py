@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..files import atomic_write
+from ..files import _sync_folder, atomic_write
 from ..jsonl import read_json
 from .voices import SynthError
 
@@ -74,13 +74,5 @@ def _roll_forward(staging: Path) -> None:
             os.replace(source, destination)
             folders.add(destination.parent)
     for folder in sorted(folders):
-        _sync(folder)
+        _sync_folder(folder)
     shutil.rmtree(staging, ignore_errors=True)
-
-
-def _sync(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
