@@ -21,6 +21,7 @@ import argparse
 import json
 import math
 import re
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,7 +29,7 @@ from typing import Any
 
 from .errors import DictbenchError
 from .files import atomic_write
-from .hashes import refresh_hashes, write_files_table
+from .hashes import files_table_text, refresh_hashes
 from .jsonl import read_jsonl
 from .rig.package import is_package, load_package
 from .suites import MANIFEST, inside, load_suite, suite_seed
@@ -71,6 +72,8 @@ def cmd_hash(args: argparse.Namespace) -> int:
 
 
 def cmd_synth(args: argparse.Namespace) -> int:
+    from .audio.io import sha256_file
+    from .audio.staging import commit_staged, new_staging
     from .audio.synth import synth_suite_cases
 
     if is_package(Path(args.suite)):
@@ -86,24 +89,34 @@ def cmd_synth(args: argparse.Namespace) -> int:
     out = inside(suite.root, args.out, what="--out folder", where=suite.root / MANIFEST)
     own = suite_seed(suite, "voices")
     seed = args.seed if args.seed is not None else own if own is not None else VOICE_SEED
+    staging = new_staging(out)
     results = synth_suite_cases(
         suite.cases, suite.locale, out, canary=suite.canary,
         seed=seed, text_of=_script, rate=args.rate, target_lufs=args.lufs,
-        silence_ms=args.silence_ms)
-    by_case = {r["case_id"]: r for r in results}
-    rows = [obj for _, obj in read_jsonl(cases_path, DictbenchError)]
-    for row in (r for r in rows if r["id"] in by_case):  # draft cases are not rendered
-        row["audio"] = Path(by_case[row["id"]]["path"]).relative_to(suite.root).as_posix()
-    atomic_write(cases_path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
-    from .audio.io import sha256_file
-
-    entries = [{"path": cases_path.relative_to(suite.root).as_posix(),
-                "sha256": sha256_file(cases_path)}]
-    for r in results:
-        entries.append({"path": Path(r["path"]).relative_to(suite.root).as_posix(),
-                        "sha256": r["sha256"], "case_id": r["case_id"], "voice": r["voice"],
-                        "duration": r["duration"]})
-    write_files_table(suite.root, entries)
+        silence_ms=args.silence_ms, staging=staging)
+    try:  # the new cases.jsonl and suite.toml are staged too: one commit for all files
+        by_case = {r["case_id"]: r for r in results}
+        rows = [obj for _, obj in read_jsonl(cases_path, DictbenchError)]
+        for row in (r for r in rows if r["id"] in by_case):  # drafts are not rendered
+            row["audio"] = Path(by_case[row["id"]]["path"]).relative_to(suite.root).as_posix()
+        atomic_write(staging / "cases.jsonl",
+                     "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+        entries = [{"path": cases_path.relative_to(suite.root).as_posix(),
+                    "sha256": sha256_file(staging / "cases.jsonl")}]
+        for r in results:
+            entries.append({"path": Path(r["path"]).relative_to(suite.root).as_posix(),
+                            "sha256": r["sha256"], "case_id": r["case_id"],
+                            "voice": r["voice"], "duration": r["duration"]})
+        moves = [(f"{r['case_id']}.flac", Path(r["path"])) for r in results]
+        moves.append(("cases.jsonl", cases_path))
+        manifest = files_table_text(suite.root, entries)
+        if manifest is not None:
+            atomic_write(staging / MANIFEST, manifest)
+            moves.append((MANIFEST, suite.root / MANIFEST))
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    commit_staged(staging, moves)
     seconds = sum(r["duration"] for r in results)
     print(f"{suite.root}: {len(results)} files, {seconds:.1f} s of audio (seed {seed})")
     return 0

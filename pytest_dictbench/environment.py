@@ -61,11 +61,16 @@ def _os() -> tuple[str, str, str]:
 
 @lru_cache(maxsize=1)
 def detect_environment() -> dict[str, str]:
-    """``hardware`` (CPU model and memory), ``os``, ``os_version``, ``os_build`` and the
-    rig's ``macos_version`` field (``<os> (<build>)``) of this machine."""
+    """``hardware`` (CPU model and memory), ``os``, ``os_version``, ``os_build`` and
+    ``os_release``, the OS in words (``<os> (<build>)`` on macOS, ``<os>, kernel
+    <version>`` elsewhere) of this machine. On macOS the same value is also the rig's
+    ``macos_version`` field; other systems have no such field (a Linux machine has no
+    macOS version)."""
     memory = _memory_bytes()
     gigabytes = f", {round(memory / 2**30)} GB" if memory else ""
     name, version, build = _os()
+    mac = platform.system() == "Darwin"
+    release = f"{name} ({build})" if mac else f"{name}, kernel {version}"
     return {
         "cpu_model": _cpu_model(),
         "memory_gb": str(round(memory / 2**30)) if memory else "",
@@ -73,8 +78,8 @@ def detect_environment() -> dict[str, str]:
         "os": name,
         "os_version": version,
         "os_build": build,
-        "macos_version": f"{name} ({build})" if platform.system() == "Darwin"
-        else f"{name}, kernel {version}",
+        "os_release": release,
+        **({"macos_version": release} if mac else {}),
     }
 
 

@@ -13,7 +13,10 @@ The gate gives one verdict per suite x product of the run. It fails when
 - a product named for the run has no item in it at all (an empty selection included);
 - its drop against the baseline, on the cases both runs scored, is statistically
   resolved (the bootstrap interval of the difference lies below 0) and larger than
-  ``max_drop`` points;
+  ``max_drop`` points (a larger drop that is not resolved is let through, and its
+  verdict says so in ``accepted``);
+- its drop is larger than ``max_drop_abs`` points, resolved or not (an absolute guard
+  for drops concentrated in a few cases, which the bootstrap cannot resolve);
 - its suite score is below ``min_score``, or it has no suite score at all.
 """
 
@@ -32,9 +35,11 @@ __all__ = [
     "ANALYSER_KEYS",
     "NOT_RUN",
     "GateOptions",
+    "accepted_drops",
     "analyser_failure",
     "baseline_comparisons",
     "gate_failures",
+    "gate_notes",
     "gate_verdicts",
     "group_records",
     "version_failure",
@@ -49,10 +54,13 @@ class GateOptions:
     max_drop: float = 0.0
     min_score: float | None = None
     allow_missing: bool = False
+    max_drop_abs: float | None = None
 
     def describe(self, *, baseline: bool) -> str:
         """The settings in words, e.g. ``max drop 2 points, min score 80``."""
         parts = [f"max drop {self.max_drop:g} points"] if baseline else []
+        if baseline and self.max_drop_abs is not None:
+            parts.append(f"max drop abs {self.max_drop_abs:g} points")
         if self.min_score is not None:
             parts.append(f"min score {self.min_score:g}")
         parts.append("missing items allowed" if self.allow_missing
@@ -129,12 +137,38 @@ def _baseline(key: tuple[str, str], comparison: Mapping[str, Any] | None, in_bas
                 "be compared"]
     c = comparison
     drop = -c["mean_difference"]
+    interval = f"{c['interval']['low']:+.2f} to {c['interval']['high']:+.2f}"
+    failures = []
     if c["interval"]["high"] < 0 and drop > options.max_drop:
-        return [f"score dropped {drop:.2f} points against the baseline on {c['n']} shared "
-                f"cases (95% interval of the change {c['interval']['low']:+.2f} to "
-                f"{c['interval']['high']:+.2f}, McNemar p={fmt_p(c['mcnemar_p'])}), more than "
-                f"the allowed {options.max_drop:g}"]
-    return []
+        failures.append(
+            f"score dropped {drop:.2f} points against the baseline on {c['n']} shared "
+            f"cases (95% interval of the change {interval}, McNemar "
+            f"p={fmt_p(c['mcnemar_p'])}), more than the allowed {options.max_drop:g}")
+    if options.max_drop_abs is not None and drop > options.max_drop_abs:
+        failures.append(
+            f"score dropped {drop:.2f} points against the baseline on {c['n']} shared "
+            f"cases, more than the absolute limit {options.max_drop_abs:g} "
+            f"(--dictbench-max-drop-abs, resolved or not; 95% interval of the change "
+            f"{interval})")
+    return failures
+
+
+def accepted_drops(comparison: Mapping[str, Any] | None, options: GateOptions) -> list[str]:
+    """A drop above ``max_drop`` that the gate let through because the bootstrap did not
+    resolve it (and no absolute limit caught it), in words; empty otherwise."""
+    if comparison is None:
+        return []
+    c = comparison
+    drop = -c["mean_difference"]
+    if c["interval"]["high"] < 0 or drop <= options.max_drop:
+        return []
+    if options.max_drop_abs is not None and drop > options.max_drop_abs:
+        return []  # failed by the absolute guard instead
+    guard = ("--dictbench-max-drop-abs fails it regardless" if options.max_drop_abs is None
+             else f"within the absolute limit {options.max_drop_abs:g}")
+    return [f"a drop of {drop:.2f} points, above the allowed {options.max_drop:g}, was "
+            f"accepted as not statistically resolved (interval high "
+            f"{c['interval']['high']:+.2f}); {guard}"]
 
 
 def _min_score(entry: Mapping[str, Any], options: GateOptions) -> list[str]:
@@ -207,7 +241,9 @@ def gate_verdicts(report: Mapping[str, Any], comparisons: Sequence[Mapping[str, 
         for entry in suite["products"]:
             key = (suite["id"], entry["product"])
             failures = _missing(entry, options)
+            accepted: list[str] = []
             if before is not None:
+                accepted = accepted_drops(by_key.get(key), options)
                 failures += version_failure(key[0], versions.get(key[0]), suite.get("version"))
                 failures += analyser_failure(suite.get("locale"), *analysers)
                 failures += _baseline(key, by_key.get(key), key in before, options)
@@ -215,7 +251,7 @@ def gate_verdicts(report: Mapping[str, Any], comparisons: Sequence[Mapping[str, 
                     failures += _baseline_cases(now.get(key, []), before[key], options)
             failures += _min_score(entry, options)
             verdicts.append({"suite": key[0], "product": key[1], "passed": not failures,
-                             "failures": failures})
+                             "failures": failures, "accepted": accepted})
         verdicts += [{"suite": suite["id"], "product": name, "passed": False,
                       "failures": [NOT_RUN]} for name in products if name not in seen]
     return verdicts
@@ -225,3 +261,9 @@ def gate_failures(verdicts: Sequence[Mapping[str, Any]]) -> list[str]:
     """Every failure of the verdicts as ``suite/product: reason`` (empty when all pass)."""
     return [f"{v['suite']}/{v['product']}: {failure}"
             for v in verdicts for failure in v["failures"]]
+
+
+def gate_notes(verdicts: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Every drop the verdicts accepted as unresolved, as ``suite/product: note``."""
+    return [f"{v['suite']}/{v['product']}: {note}"
+            for v in verdicts for note in v.get("accepted", ())]

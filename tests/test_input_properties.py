@@ -13,6 +13,7 @@ import math
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import CANARY
@@ -61,11 +62,15 @@ def mutated(draw: st.DrawFn, data: bytes) -> bytes:
     return data[:at] + draw(st.sampled_from(hazards)) + data[at:]
 
 
-_ROOT = tempfile.TemporaryDirectory(prefix="dictbench-prop-")  # removed at exit
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder per module run, under pytest's own temporary root (which pytest prunes),
+    so no xdist worker leaves a folder behind in the system's temporary folder."""
+    return tmp_path_factory.mktemp("prop")
 
 
-def written(data: bytes, name: str) -> Path:
-    folder = Path(tempfile.mkdtemp(dir=_ROOT.name))
+def written(root: Path, data: bytes, name: str) -> Path:
+    folder = Path(tempfile.mkdtemp(dir=root))
     path = folder / name
     path.write_bytes(data)
     return path
@@ -73,9 +78,10 @@ def written(data: bytes, name: str) -> Path:
 
 @SETTINGS
 @given(st.lists(output_line, min_size=1, max_size=3).map(unique_lines))
-def test_a_valid_outputs_file_loads_with_its_texts(lines: list[dict]) -> None:
+def test_a_valid_outputs_file_loads_with_its_texts(root: Path, lines: list[dict]) -> None:
     """Property: every generated valid line loads, with the text it was written with."""
-    path = written("".join(json.dumps(line) + "\n" for line in lines).encode(), "mini.jsonl")
+    raw = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    path = written(root, raw, "mini.jsonl")
     outputs = read_outputs(path, SUITE)
     assert {k[0]: o.text for k, o in outputs.items()} == {d["case_id"]: d["text"]
                                                             for d in lines}
@@ -84,11 +90,11 @@ def test_a_valid_outputs_file_loads_with_its_texts(lines: list[dict]) -> None:
 @SETTINGS
 @given(st.lists(output_line, min_size=1, max_size=3).map(unique_lines), st.data())
 def test_a_mutated_outputs_file_loads_or_is_refused_naming_file_and_line(
-        lines: list[dict], data: st.DataObject) -> None:
+        root: Path, lines: list[dict], data: st.DataObject) -> None:
     """Property: a mutated outputs file either loads or raises OutputError naming the
     file and a line; an output that loads is valid Unicode text."""
     raw = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode()
-    path = written(data.draw(mutated(raw)), "mini.jsonl")
+    path = written(root, data.draw(mutated(raw)), "mini.jsonl")
     try:
         outputs = read_outputs(path, SUITE)
     except OutputError as exc:
@@ -100,12 +106,12 @@ def test_a_mutated_outputs_file_loads_or_is_refused_naming_file_and_line(
 
 @SETTINGS
 @given(st.lists(output_line, min_size=1, max_size=3).map(unique_lines), st.data())
-def test_a_mutated_capture_cache_reads_or_is_refused(lines: list[dict],
-                                                      data: st.DataObject) -> None:
+def test_a_mutated_capture_cache_reads_or_is_refused(root: Path, lines: list[dict],
+                                                     data: st.DataObject) -> None:
     """Property: a capture cache with a mutated line reads (a torn last line is
     ignored) or raises OutputError naming the cache file."""
     raw = "".join(json.dumps({**line, "status": "complete"}) + "\n" for line in lines).encode()
-    path = written(data.draw(mutated(raw)), "mini.jsonl")
+    path = written(root, data.draw(mutated(raw)), "mini.jsonl")
     try:
         CaptureCache(path, SUITE).read()
     except OutputError as exc:
@@ -127,10 +133,11 @@ def render_product(p: dict) -> bytes:
 
 @SETTINGS
 @given(product_toml, st.data())
-def test_a_product_file_loads_or_is_refused_naming_it(p: dict, data: st.DataObject) -> None:
+def test_a_product_file_loads_or_is_refused_naming_it(root: Path, p: dict,
+                                                     data: st.DataObject) -> None:
     """Property: the valid product file loads with its values; a mutated one loads or
     raises ProductError naming the file (dates and non-finite numbers included)."""
-    path = written(render_product(p), "p1.toml")
+    path = written(root, render_product(p), "p1.toml")
     product = load_product("p1", path.parent)
     assert (product.version, product.environment["hardware"]) == (p["version"], p["hardware"])
     path.write_bytes(data.draw(mutated(render_product(p))))
@@ -150,11 +157,11 @@ def render_suite(threshold: float, title: str) -> bytes:
 @given(st.floats(0.0, 1.0), st.text(st.characters(min_codepoint=32, max_codepoint=126,
                                                   blacklist_characters='"\\'),
                                     min_size=1, max_size=12), st.data())
-def test_a_suite_manifest_loads_or_is_refused_naming_it(threshold: float, title: str,
-                                                        data: st.DataObject) -> None:
+def test_a_suite_manifest_loads_or_is_refused_naming_it(root: Path, threshold: float,
+                                                        title: str, data: st.DataObject) -> None:
     """Property: the valid manifest loads with its values; a mutated one loads or raises
     SuiteError naming a file of the suite; a number it loads is finite."""
-    path = written(render_suite(threshold, title), "suite.toml")
+    path = written(root, render_suite(threshold, title), "suite.toml")
     (path.parent / "cases.jsonl").write_text(
         json.dumps({"id": "c1", "reference": "hello", "canary": CANARY}) + "\n")
     suite = load_suite(path.parent)

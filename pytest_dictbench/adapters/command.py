@@ -35,6 +35,7 @@ from ..model import Product, Suite
 from ..rig.offline import namespace_problem, offline_argv
 from .base import AdapterOptions
 from .live import CaptureRequest, LiveAdapter
+from .process_groups import tracked
 from .settings import Settings
 
 __all__ = ["CommandTranscriber", "command_adapter", "expand_argv", "parse_command"]
@@ -151,8 +152,9 @@ class CommandTranscriber:
             raise CaptureError(f"cannot start command {argv[0]!r}: "
                                f"{exc.strerror or type(exc).__name__}") from None
         try:
-            stdout, stderr = _read_until(process, time.monotonic() + self.timeout_s)
-            code = process.poll()
+            with tracked(process.pid):  # its session's group: ended if the run is stopped
+                stdout, stderr = _read_until(process, time.monotonic() + self.timeout_s)
+                code = process.poll()
         finally:
             _kill_group(process)
         if code is None:

@@ -9,10 +9,8 @@ inputs give byte-identical files on the same machine (see ``docs/audio.md``).
 
 from __future__ import annotations
 
-import os
 import random
 import shutil
-import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -24,6 +22,7 @@ import soundfile as sf
 from ..files import atomic_replace
 from .io import AudioError, resample, sha256_file
 from .spec import integrated_loudness, silence_ms, true_peak_dbtp
+from .staging import commit_staged, new_staging
 from .voices import EN_VOICES, JA_VOICES, SynthError, Voice, render_speech, voices_for_locale
 
 __all__ = [
@@ -140,10 +139,15 @@ def synth_suite_cases(
     rate: int = 16000,
     target_lufs: float = -23.0,
     silence_ms: float = 300.0,
+    staging: Path | None = None,
 ) -> list[dict[str, Any]]:
     """Render every case to ``out_dir/<case id>.flac``, voices spread by :func:`assign_voices`.
 
     ``text_of`` picks what to say (default: the case's ``script``, else ``reference``).
+    Every case is rendered aside first, so a case that fails leaves every file as it
+    was; the files are then moved in as one commit (:mod:`.staging`). With ``staging``
+    (from :func:`~.staging.new_staging`) the files are only rendered there, for the
+    caller to commit with its other files.
 
     Returns:
         One ``{"case_id", "path", "sha256", "voice", "duration"}`` per case, in case order.
@@ -151,13 +155,9 @@ def synth_suite_cases(
     catalogue = tuple(voices) if voices is not None else voices_for_locale(locale)
     assignment = assign_voices(cases, catalogue, seed)
     directory = Path(out_dir)
-    directory.mkdir(parents=True, exist_ok=True)
     speak = text_of or _script_of
     results: list[dict[str, Any]] = []
-    # every case is rendered aside first: a case that fails leaves every file as it was
-    for stale in directory.glob(".synth-*"):  # left by a render that was killed
-        shutil.rmtree(stale, ignore_errors=True)
-    staging = Path(tempfile.mkdtemp(prefix=".synth-", dir=directory))
+    aside = staging if staging is not None else new_staging(directory)
     try:
         for case in cases:
             case_id = _case_id(case)
@@ -166,7 +166,7 @@ def synth_suite_cases(
                     speak(case),
                     locale,
                     assignment[case_id],
-                    staging / f"{case_id}.flac",
+                    aside / f"{case_id}.flac",
                     rate=rate,
                     target_lufs=target_lufs,
                     silence_ms=silence_ms,
@@ -176,10 +176,11 @@ def synth_suite_cases(
                 raise SynthError(f"case {case_id}: {exc}; no file was changed") from exc
             results.append({"case_id": case_id, **entry,
                             "path": str(directory / f"{case_id}.flac")})
-        for result in results:
-            os.replace(staging / f"{result['case_id']}.flac", result["path"])
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(aside, ignore_errors=True)
+        raise
+    if staging is None:
+        commit_staged(aside, [(f"{r['case_id']}.flac", Path(r["path"])) for r in results])
     return results
 
 

@@ -35,10 +35,13 @@ from .rootdir import redetermine_setup
 from .session import SESSION_KEY, DictbenchSession, is_worker
 from .split import PLUGIN_NAME as SPLIT_PLUGIN
 from .split import SplitPlugin, add_split_options
+from .terminate import Termination
 from .verify import VerifyCollector
 
 #: Name under which the ``--judge-estimate`` plugin is registered.
 ESTIMATE_PLUGIN = "dictbench-judge-estimate"
+#: The run's SIGTERM/SIGHUP handlers (plugin/terminate.py).
+_TERMINATION = pytest.StashKey[Termination]()
 
 
 def _at_least(minimum: int) -> Any:
@@ -160,6 +163,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="With --dictbench-baseline, fail the run when a product's score drop is "
         "statistically resolved and larger than POINTS. Default: 0.")
     group.addoption(
+        "--dictbench-max-drop-abs", dest="dictbench_max_drop_abs", metavar="POINTS",
+        type=_non_negative, default=None,
+        help="With --dictbench-baseline, fail the run when a product's score drops by more "
+        "than POINTS, resolved or not: a guard for a large drop in a few cases, which the "
+        "bootstrap cannot resolve (docs/ci.md). Default: off.")
+    group.addoption(
         "--dictbench-min-score", dest="dictbench_min_score", metavar="S", type=float,
         default=None, help="Fail the run when a product's suite score is below S.")
     group.addoption(
@@ -237,6 +246,8 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"dictbench: {exc}") from None
     config.stash[SESSION_KEY] = session
     config.pluginmanager.register(session, "dictbench-session")
+    config.stash[_TERMINATION] = termination = Termination()
+    termination.install()  # SIGTERM/SIGHUP end the captures' process groups first
     estimate = config.getoption("dictbench_judge_estimate")
     if estimate:
         if getattr(config.option, "numprocesses", None) or is_worker(config):
@@ -282,6 +293,21 @@ def pytest_configure(config: pytest.Config) -> None:
         config.args = [str(p) for p in suites]
 
 
+def pytest_report_header(config: pytest.Config) -> str | None:
+    """``dictbench: suites cases/mini; products p1, p2`` under pytest's own header, which
+    names only the ini's testpaths."""
+    session = config.stash.get(SESSION_KEY, None)
+    if session is None or session.worker:
+        return None
+    where = config.invocation_params.dir
+    suites = ", ".join(dict.fromkeys(
+        _relative_to((where / arg.split("::")[0]).resolve(), config.rootpath)
+        for arg in config.args)) or "none"
+    kind = "verify suites" if is_verify(config) else "suites"
+    products = ", ".join(p.name for p in session.products)
+    return f"dictbench: {kind} {suites}" + (f"; products {products}" if products else "")
+
+
 def _item_product(nodeid: str, products: Iterable[str]) -> str | None:
     parts = split_item_id(nodeid, tuple(products))
     return parts[2] if parts else None
@@ -289,6 +315,10 @@ def _item_product(nodeid: str, products: Iterable[str]) -> str | None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     session = config.stash.get(SESSION_KEY, None)
+    termination = config.stash.get(_TERMINATION, None)
+    if termination is not None:
+        termination.uninstall()
+        del config.stash[_TERMINATION]
     for name in (ESTIMATE_PLUGIN, capture_estimate.PLUGIN_NAME, capture_plan.PLUGIN_NAME):
         if config.pluginmanager.has_plugin(name):
             config.pluginmanager.unregister(name=name)

@@ -19,6 +19,7 @@ from ..gate import (
     GateOptions,
     baseline_comparisons,
     gate_failures,
+    gate_notes,
     gate_verdicts,
 )
 from ..jsonl import read_json, read_jsonl
@@ -42,12 +43,16 @@ class Gating:
                                                    config.invocation_params.dir)
         self.options: GateOptions | None = None
         if self.baseline is not None or option("dictbench_min_score") is not None or \
-                option("dictbench_max_drop") is not None:
+                option("dictbench_max_drop") is not None or \
+                option("dictbench_max_drop_abs") is not None:
             self.options = GateOptions(max_drop=option("dictbench_max_drop") or 0.0,
                                        min_score=option("dictbench_min_score"),
-                                       allow_missing=option("dictbench_allow_missing"))
+                                       allow_missing=option("dictbench_allow_missing"),
+                                       max_drop_abs=option("dictbench_max_drop_abs"))
         self.verdicts: list[dict[str, Any]] = []
         self.failures: list[str] = []
+        #: drops above max-drop let through as unresolved, ``suite/product: note``
+        self.notes: list[str] = []
 
     def apply(self, records: Sequence[Mapping[str, Any]], report: dict[str, Any],
               products: Sequence[str] = ()) -> None:
@@ -75,9 +80,11 @@ class Gating:
                                       baseline_versions=self.baseline_versions,
                                       analysers=(self.baseline_analyser, analyser_info()))
         self.failures = gate_failures(self.verdicts)
+        self.notes = gate_notes(self.verdicts)
         report["gate"] = {
-            "passed": not self.failures, "failures": self.failures,
-            "max_drop": self.options.max_drop, "min_score": self.options.min_score,
+            "passed": not self.failures, "failures": self.failures, "accepted": self.notes,
+            "max_drop": self.options.max_drop, "max_drop_abs": self.options.max_drop_abs,
+            "min_score": self.options.min_score,
             "allow_missing": self.options.allow_missing,
             "settings": self.options.describe(baseline=self.baseline is not None),
             "verdicts": self.verdicts}

@@ -325,9 +325,10 @@ class DictbenchSession:
         report = update_report(self.config, report, self.problems)
         self.report = report
         files = {"dictbench.json": dumps(report) + "\n"}
-        if any("pending" in r for r in records):
-            files[PENDING_FILE] = "".join(dumps(p, indent=None) + "\n" for r in records
-                                          for p in r.get("pending", ()))
+        pending = "".join(dumps(p, indent=None) + "\n" for r in records
+                          for p in r.get("pending", ()))
+        if pending:  # nothing pending: no file, and an old pending list is removed
+            files[PENDING_FILE] = pending
         # without judging this run, an old pending list is removed with the stale files
         expected = expected_texts(s for s in self._suites.values() if not is_private(s))
         files["dictbench.md"] = render_markdown(report, records, expected)
@@ -390,6 +391,8 @@ class DictbenchSession:
             terminalreporter.write_line(
                 f"dictbench: {below} item(s) below their method's gate were reported, not "
                 "failed (--dictbench-item-failures=report)")
+        for note in self.gating.notes:  # a drop above max-drop let through, said so
+            terminalreporter.write_line(f"dictbench gate note: {note}", yellow=True)
         for failure in self.gating.failures:
             terminalreporter.write_line(f"dictbench gate FAILED: {failure}", red=True, bold=True)
         for problem in self.problems:

@@ -175,7 +175,8 @@ def gate_lines(report: Mapping[str, Any]) -> list[str]:
         settings = f"max drop {gate['max_drop']:g} points"
         if gate.get("min_score") is not None:
             settings += f", min score {gate['min_score']:g}"
-    lines = [f"CI gate: {'passed' if gate['passed'] else 'FAILED'} ({settings})"]
+    verdict = f"CI gate: {'passed' if gate['passed'] else 'FAILED'} ({settings})"
+    lines = [verdict + "".join(f"; accepted: {note}" for note in gate.get("accepted", ()))]
     lines += [f"FAILED: {failure}" for failure in gate["failures"]]
     lines += [baseline_line(c, gate.get("max_drop"))
               for c in report.get("baseline", {}).get("comparisons", [])]

@@ -152,7 +152,8 @@ def live_row(suite: Suite, case: Case, product: Product, repetition: int,
         env: Mapping[str, Any] = output.meta.get("environment") or {}
         status = {"error": "failed", "blank": ""}.get(output.status, output.status)
         cells.update(status=status, hardware=str(env.get("hardware", "")),
-                     macos_version=str(env.get("macos_version", "")),
+                     macos_version=str(env.get("macos_version")  # the column's name
+                                       or env.get("os_release", "")),
                      tested_at=str(output.meta.get("started_utc") or ""))
         if output.status == "complete":
             _measured(cells, case, output)

@@ -157,7 +157,10 @@ class Verbatim:
                                        totals.get(f"{key}_ref_{_RATE_UNITS[key]}", 0))
         for name in (*DISFLUENCY_TYPES, *CUTOFF_VARIANTS):
             summary[f"{name}_f1"] = types[name]["f1"]
-        summary["cutoff_recall"] = types["cutoff"]["recall"]
+        # recall asks only whether the gold cut-offs were acknowledged: with none in the
+        # pool it is undefined (null), so a spurious fragment cannot move it (the seed's rule)
+        gold_cutoffs = types["cutoff"]["tp"] + types["cutoff"]["fn"]
+        summary["cutoff_recall"] = types["cutoff"]["recall"] if gold_cutoffs else None
         summary["items"] = len(scored)
         summary["gold_disfluencies"] = types["disfluency"]["tp"] + types["disfluency"]["fn"]
         summary["predicted_disfluencies"] = types["disfluency"]["tp"] + types["disfluency"]["fp"]
