@@ -4,6 +4,7 @@ products ranks two products first, one in each cohort, and every report says so.
 from __future__ import annotations
 
 import functools
+import html
 import json
 import os
 import shutil
@@ -99,3 +100,16 @@ def test_publish_shows_the_cohort_beside_the_rank() -> None:
     assert products["whisper-tiny-recorded"]["cohort"] == {
         "hardware": "AMD EPYC, 2 vCPU (shared), x86_64",
         "os": "Debian GNU/Linux 12 (bookworm), Linux 6.18"}
+
+
+def test_the_leaderboard_says_which_figure_is_pooled_and_which_ranks() -> None:
+    # en-verbatim's score is the mean of item F1 (example: 68.0); its headline
+    # disfluency_f1 is pooled (0.789) and is what ranks: every report says so
+    run = verbatim_run()
+    note = ("score = the mean of the item scores (every case weighs alike), with its 95% "
+            "bootstrap interval and the paired comparisons; disfluency_f1 = the method's "
+            "corpus figure, pooled over all items (an item weighs by its size); ranks use "
+            "disfluency_f1")
+    assert f"en-verbatim: {note}" in run["stdout"].splitlines()
+    assert "Score = the mean of the item scores" in run["md"]
+    assert f'<p class="note">{html.escape("S" + note[1:])}.</p>' in run["html"]

@@ -38,6 +38,7 @@ from .sections import (
     metric_groups,
     not_tested_cell,
     rule_count_tables,
+    score_note,
     suite_records,
     summary_metrics,
 )
@@ -128,7 +129,9 @@ def _leaderboard(suite: Mapping[str, Any]) -> str:
                      fmt_score(e), fmt_interval(e.get("score_ci")), str(e["passed"]),
                      str(e["failed"]), str(e["errors"]), not_tested_cell(e),
                      _note(e, labels.get(e["product"]))])
-    return table(head, rows, numeric=range(2, len(head) - 1), full=True)
+    note = score_note(suite)
+    return table(head, rows, numeric=range(2, len(head) - 1), full=True) + (
+        f'<p class="note">{esc(note[0].upper() + note[1:])}.</p>' if note else "")
 
 
 def _note(entry: Mapping[str, Any], label: str | None) -> str:

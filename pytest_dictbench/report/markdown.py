@@ -29,6 +29,7 @@ from .sections import (
     metric_groups,
     not_tested_cell,
     rule_count_tables,
+    score_note,
     shared_cell,
     suite_records,
 )
@@ -131,9 +132,10 @@ def _leaderboard(suite: Mapping[str, Any]) -> list[str]:
                      *([f"{rtfx:.1f}" if rtfx is not None else "-"] if speed else []),
                      md(e.get("reason") or "")])
     legend = [f"cohort {label}: {md(text)}" for label, text, _ in cohort_legend(suite["products"])]
+    note = score_note(suite)
     return _table(head, rows, numeric=range(3, len(head) - 1)) + (
         [f"Ranks count within an environment cohort ({'; '.join(legend)}).", ""]
-        if legend else [])
+        if legend else []) + ([md(note[0].upper() + note[1:]) + ".", ""] if note else [])
 
 
 def _validity(suite: Mapping[str, Any]) -> list[str]:

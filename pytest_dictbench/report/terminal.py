@@ -8,7 +8,7 @@ from typing import Any
 from ..text.visible import visible
 from .cohorts import cohort_labels, cohort_legend
 from .rig import table_title
-from .sections import fmt, fmt_p, fmt_score
+from .sections import fmt, fmt_p, fmt_score, score_note
 from .validity import validity_rows
 
 __all__ = ["baseline_line", "gate_lines", "shared_cases", "summary_lines"]
@@ -76,7 +76,8 @@ def _leaderboard(suite: Mapping[str, Any]) -> list[str]:
         return fmt(row.get(column), column)
 
     lines += table([columns, *[[cell(row, c) for c in columns] for row in rows]])
-    return lines
+    note = score_note(suite)
+    return lines + ([f"{suite['id']}: {note}"] if note else [])
 
 
 def _notes(suite: Mapping[str, Any]) -> list[str]:
