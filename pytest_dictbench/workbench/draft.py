@@ -240,7 +240,7 @@ def draft_suite(folder: Path, out: Path, *, product: str = DEFAULT_PRODUCT,
     Everything that can be checked is checked before anything is written (the options,
     the output folder, the judge configuration, the product); the suite is built in a
     hidden folder beside ``out`` and renamed into place at the end, so a failure leaves
-    nothing behind.
+    nothing behind. ``judge="off"`` drafts no key points (no judge or key needed).
     """
     from ..audio.synth import _write_flac  # the one FLAC writer with a canary tag
 
@@ -251,7 +251,9 @@ def draft_suite(folder: Path, out: Path, *, product: str = DEFAULT_PRODUCT,
     judge_table, settings = load_judge_table(judge_config) if judge_config else (None, None)
     if judge not in JUDGE_MODES:
         raise DictbenchError(f"--judge must be one of {', '.join(JUDGE_MODES)}, not {judge!r}")
-    if drafter is None and judge == "live":
+    if judge == "off":
+        drafter = None
+    elif drafter is None:
         if settings is None:
             raise JudgeError("key points are drafted by the judge model: give "
                              "--judge-config FILE with a [judge] table, or --judge=off to "
