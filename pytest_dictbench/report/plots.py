@@ -139,7 +139,7 @@ def _bars_draw(groups: MetricGroups, colors: Mapping[str, str]) -> Any:
                 # a label wider than its bar stands upright above it
                 upright = max(map(len, labels)) * _BAR_CHAR_IN > slot_in * width
                 ax.bar_label(bars, labels=labels, fontsize=7, padding=2, color="#374151",
-                             rotation=90 if upright else 0)
+                             **({"rotation": 90} if upright else {}))
         names = [c.replace("_", "\n") for c in groups.categories]
         longest = max((len(line) for n in names for line in n.split("\n")), default=0)
         if longest * _TICK_CHAR_IN > slot_in * 0.9:  # side by side they would touch
