@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from . import __version__
 from .errors import DictbenchError
 from .files import atomic_write
 from .hashes import files_table_text, refresh_hashes
@@ -166,6 +167,8 @@ _silence = _number(float, 0.0, 10000.0, "a duration in ms")
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dictbench", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"dictbench {__version__}",
+                        help="print the installed pytest-dictbench version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
     hashing = sub.add_parser("hash", help="refresh the sha256 of the suite's data files")
     hashing.add_argument("suite", help="suite folder")

@@ -129,6 +129,22 @@ def _exclusion(records: Sequence[ItemRecord], cases: int, repetitions: int,
     return None
 
 
+def _apart(cohort: Mapping[str, Any], others: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
+    """What sets a cohort apart from the nearest other one (fewest differing fields, then
+    most members, then first name): ``its os='y' differs from os='x' of a, b``."""
+    if not others:
+        return "no other product is eligible"
+    groups: dict[tuple[str, ...], list[str]] = defaultdict(list)
+    for name, values in others:
+        groups[tuple(f for f in cohort if values.get(f) != cohort[f])].append(name)
+    fields, names = min(groups.items(), key=lambda g: (len(g[0]), -len(g[1]), sorted(g[1])))
+    values = dict(others)[names[0]]
+    shown = ", ".join(sorted(names)[:3]) + (", ..." if len(names) > 3 else "")
+    return (f"its {', '.join(f'{f}={cohort[f]!r}' for f in fields)} "
+            f"{'differs' if len(fields) == 1 else 'differ'} from "
+            f"{', '.join(f'{f}={values.get(f)!r}' for f in fields)} of {shown}")
+
+
 def rank_products(entries: Sequence[Mapping[str, Any]],
                   records: Mapping[str, Sequence[ItemRecord]], *, cases: int,
                   repetitions: int, rules: RankingRules) -> dict[str, dict[str, Any]]:
@@ -161,10 +177,14 @@ def rank_products(entries: Sequence[Mapping[str, Any]],
         cohorts[tuple(repr(cohort[f]) for f in rules.same_environment)].append(name)
     for members in cohorts.values():
         if len(members) < rules.minimum_products:
+            cohort = result[members[0]]["cohort"]
+            others = [m for group in cohorts.values() if group is not members for m in group]
+            why = _apart(cohort, [(m, result[m]["cohort"]) for m in others])
             for name in members:
                 result[name]["reason"] = (
-                    f"only {len(members)} eligible product(s) in its environment cohort "
-                    f"(at least {rules.minimum_products} needed)")
+                    f"only {len(members)} eligible product{'s' if len(members) != 1 else ''} "
+                    f"in its environment cohort (at least {rules.minimum_products} needed): "
+                    f"{why}")
             continue
         ranks = competition_ranks({n: values[n] for n in members},
                                   rules.higher_is_better, rules.places)

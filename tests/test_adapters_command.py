@@ -177,8 +177,12 @@ def test_missing_program_is_an_error(tmp_path: Path) -> None:
     suite = make_suite(tmp_path / "suite", {"c1": "c1.wav"})
     output, _ = run(tmp_path, suite, {"command": ["./no-such-asr", "{audio}"]})
     assert output is not None and output.status == "error"
-    assert output.error is not None and output.error.startswith(
-        "cannot start command './no-such-asr'")
+    assert output.error == (f"cannot start command './no-such-asr' (looked for "
+                            f"{tmp_path / 'products' / 'no-such-asr'}; a relative path starts "
+                            "from the product file's folder): No such file or directory")
+    output, _ = run(tmp_path, suite, {"command": ["no-such-asr-on-path", "{audio}"]})
+    assert output is not None and output.error is not None and output.error.startswith(
+        "cannot start command 'no-such-asr-on-path' (looked in the folders on PATH): ")
 
 
 def test_relative_program_paths_start_from_the_product_folder(tmp_path: Path) -> None:

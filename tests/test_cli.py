@@ -113,3 +113,31 @@ def test_synth_refuses_a_bad_option_before_touching_a_file(
     assert stopped.value.code == 2
     assert f"argument {option}: {value!r} is" in capsys.readouterr().err
     assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
+
+
+def test_version_names_the_installed_package(capsys: pytest.CaptureFixture[str]) -> None:
+    from pytest_dictbench import __version__
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out == f"dictbench {__version__}\n"
+
+
+def test_every_argument_of_every_subcommand_has_help() -> None:
+    import argparse
+
+    from pytest_dictbench.cli import build_parser
+
+    def subparsers(parser: argparse.ArgumentParser):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    yield name, sub
+                    yield from ((f"{name} {n}", s) for n, s in subparsers(sub))
+
+    missing = [f"{name}: {action.dest}" for name, sub in subparsers(build_parser())
+               for action in sub._actions
+               if not isinstance(action, (argparse._HelpAction, argparse._SubParsersAction))
+               and not action.help]
+    assert missing == []

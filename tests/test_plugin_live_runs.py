@@ -140,9 +140,9 @@ def test_progress_lines_per_live_product(live: pytest.Pytester) -> None:
     assert [line.split(":")[0] for line in lines] == ["dictbench capture a"] * 8 + \
         ["dictbench capture b"] * 8
     result.stdout.fnmatch_lines([
-        "dictbench capture a: 1/8 items, 0.1 s audio, RTF *, about * left",
-        "dictbench capture a: 8/8 items, 0.8 s audio, RTF *, done",
-        "dictbench capture b: 8/8 items, 0.8 s audio, RTF *, done"])
+        "dictbench capture a: 1/8 items, 0.1 s audio, RTFx *, about * left",
+        "dictbench capture a: 8/8 items, 0.8 s audio, RTFx *, done",
+        "dictbench capture b: 8/8 items, 0.8 s audio, RTFx *, done"])
     # -q's summary line intact (a venv may add a warning count, e.g. assertion rewriting)
     assert re.match(r"16 passed(, \d+ warnings?)? in ", result.outlines[-1])
     again = live.runpytest("--product=a", "--dictbench-progress=0.000001", "-p",
@@ -158,7 +158,7 @@ def test_progress_at_intervals_under_xdist_and_off_when_asked(live: pytest.Pytes
     result.assert_outcomes(passed=8)
     # the default interval is 30 s: the first item and the last one
     result.stdout.fnmatch_lines(["dictbench capture a: 1/8 items, *",
-                                 "dictbench capture a: 8/8 items, 0.8 s audio, RTF *, done"])
+                                 "dictbench capture a: 8/8 items, 0.8 s audio, RTFx *, done"])
     assert len([x for x in result.outlines if x.startswith("dictbench capture")]) == 2
     result = live.runpytest("--product=a", "--dictbench-progress=0", "-p", "no:cacheprovider")
     result.stdout.no_fnmatch_line("dictbench capture*")
@@ -167,8 +167,8 @@ def test_progress_at_intervals_under_xdist_and_off_when_asked(live: pytest.Pytes
 def test_progress_line_figures() -> None:
     entry = ProductProgress(total=10, done=4, audio_s=20.0, processing_s=5.0, started=100.0)
     assert entry.line("p", now=180.0) == (
-        "dictbench capture p: 4/10 items, 20.0 s audio, RTF 0.25, about 2 min 0 s left")
+        "dictbench capture p: 4/10 items, 20.0 s audio, RTFx 4.0, about 2 min 0 s left")
     entry.done = 10
-    assert entry.line("p", now=200.0).endswith("RTF 0.25, done")
+    assert entry.line("p", now=200.0).endswith("RTFx 4.0, done")
     assert [format_seconds(s) for s in (0.4, 59, 61, 3599, 3720)] == [
         "0 s", "59 s", "1 min 1 s", "59 min 59 s", "1 h 02 min"]

@@ -63,13 +63,35 @@ def test_exact_reasons_for_not_ranked_products() -> None:
     assert got == {
         "flaky": (None, "run invalid: 3 items flagged 'fallback' (at most 2 allowed)"),
         "gap": (None, "incomplete: 2 of 3 required results missing (c2: error, c3: not_tested)"),
-        "loner": (None, "only 1 eligible product(s) in its environment cohort "
-                        "(at least 2 needed)"),
+        "loner": (None, "only 1 eligible product in its environment cohort (at least 2 "
+                        "needed): its hardware='m1' differs from hardware='m3' of ok1, ok2"),
         "nohw": (None, "environment field(s) not declared: hardware"),
         "ok1": (1, None),
         "ok2": (2, None),
         "wait": (None, "2 rule score(s) pending human adjudication"),
     }
+
+
+def test_a_lone_product_is_told_which_fields_and_values_set_it_apart() -> None:
+    rules = RankingRules(same_environment=("hardware", "os"), minimum_products=2)
+    got = rank([entry("a", 80.0, hardware="m3", os="x"), entry("b", 70.0, hardware="m3", os="x"),
+                entry("c", 60.0, hardware="m1", os="y"), entry("d", 50.0, hardware="m3", os="y")],
+               dict.fromkeys("abcd", COMPLETE), rules)
+    # d is one field away from a, b and from c: the larger cohort is named
+    assert got["d"] == (None, "only 1 eligible product in its environment cohort (at least 2 "
+                              "needed): its os='y' differs from os='x' of a, b")
+    assert got["c"] == (None, "only 1 eligible product in its environment cohort (at least 2 "
+                              "needed): its hardware='m1' differs from hardware='m3' of d")
+    two = rank([entry("a", 80.0, hardware="m3", os="x"), entry("b", 70.0, hardware="m3", os="x"),
+                entry("c", 60.0, hardware="m1", os="y")], dict.fromkeys("abc", COMPLETE), rules)
+    assert two["c"] == (None, "only 1 eligible product in its environment cohort (at least 2 "
+                              "needed): its hardware='m1', os='y' differ from hardware='m3', "
+                              "os='x' of a, b")
+    alone = rank([entry("a", 80.0, hardware="m3", os="x"), entry("b", None, hardware="m1",
+                                                                  os="x")],
+                 {"a": COMPLETE, "b": COMPLETE}, rules)
+    assert alone["a"] == (None, "only 1 eligible product in its environment cohort (at least "
+                                "2 needed): no other product is eligible")
 
 
 def test_repetitions_are_required() -> None:

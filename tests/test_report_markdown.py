@@ -90,9 +90,10 @@ def test_statement_and_statistics(mini_md: str) -> None:
 
 
 def test_leaderboard_rows(mini_md: str) -> None:
-    assert "| 1 | **p2** | 0.200 | 66.7 | 40.0 – 90.0 | 2 | 1 | 0 | 1 | - / - | - |  |" in mini_md
+    assert ("| 1 | - | **p2** | 0.200 | 66.7 | 40.0 – 90.0 | 2 | 1 | 0 | 1 | - / - | - |  |"
+            in mini_md)
     # not ranked, with the exact reason (escaped), latency median / p95 and RTFx
-    assert ("| *not ranked* | **p1** | 0.250 | 70.0 | 50.0 – 90.0 | 3 | 1 | 1 | 0 | "
+    assert ("| *not ranked* | - | **p1** | 0.250 | 70.0 | 50.0 – 90.0 | 3 | 1 | 1 | 0 | "
             r"612.0 / 1180.5 | 8.5 | \<b\>incomplete\</b\>: c4 \& c5 missing |") in mini_md
     # p2 (rank 1) before p1: leaderboard order is kept
     assert mini_md.index("**p2**") < mini_md.index("**p1**")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import jiwer
 import pytest
@@ -93,3 +94,31 @@ def test_texts_that_differ_only_in_unicode_form_never_show_no_difference() -> No
     assert "Unicode" in shown
     assert render_diff(nfc, nfc) == "(no difference)"
     assert render_diff("ＡＢＣ", "ABC") == "(no difference)"  # width: never an error
+
+
+def _balanced(diff: str) -> bool:
+    """Every ``[-`` closes with ``-]`` and every ``{+`` with ``+}`` (texts without
+    brackets or braces of their own)."""
+    rest = re.sub(r"\[-[^\[\]{}]*?-\]|\{\+[^\[\]{}]*?\+\}", "", diff)
+    return not any(mark in rest for mark in ("[-", "-]", "{+", "+}"))
+
+
+def test_a_long_diff_is_cut_between_tokens_never_inside_a_change_or_a_word() -> None:
+    from pytest_dictbench.report.html_parts import diff_html
+    from pytest_dictbench.text.diff import MAX_RENDERED
+
+    expected = " ".join(f"word{i} common{i}" for i in range(60))
+    output = " ".join(f"other{i} common{i}" for i in range(60))
+    diff = render_diff(expected, output, unit="word")
+    assert len(diff) <= MAX_RENDERED and diff.endswith(" …")
+    assert _balanced(diff), diff
+    kept = re.sub(r"\[-|-\]|\{\+|\+\}", " ", diff.removesuffix(" …")).split()
+    assert all(w in expected.split() + output.split() for w in kept), diff
+    # the HTML shows every change as del/ins: no marker is left as text
+    html = diff_html(diff)
+    assert "[-" not in html and "{+" not in html
+    # one change longer than the limit is cut inside, between words, and closed
+    long = render_diff("a", " ".join(["spoken"] * 80), unit="word")
+    assert len(long) <= MAX_RENDERED and _balanced(long) and long.endswith(" …+}"), long
+    chars = render_diff("x", "y" * 500)
+    assert len(chars) <= MAX_RENDERED and _balanced(chars), chars

@@ -149,7 +149,15 @@ class CommandTranscriber:
                 argv, cwd=self.cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, start_new_session=True)
         except OSError as exc:
-            raise CaptureError(f"cannot start command {argv[0]!r}: "
+            program = Path(argv[0])
+            if "/" not in argv[0] and os.sep not in argv[0]:
+                where = "looked in the folders on PATH"
+            elif program.is_absolute():
+                where = f"looked for {program}"
+            else:
+                where = (f"looked for {(self.cwd / program).resolve()}; a relative path "
+                         "starts from the product file's folder")
+            raise CaptureError(f"cannot start command {argv[0]!r} ({where}): "
                                f"{exc.strerror or type(exc).__name__}") from None
         try:
             with tracked(process.pid):  # its session's group: ended if the run is stopped

@@ -19,9 +19,12 @@ Parameters (``[params]`` in ``suite.toml``):
 - ``unit``: ``"word"`` (WER, default) or ``"char"`` (CER, for languages written
   without spaces; the default for ``ja``, ``zh``, ``th`` locales; ``word`` is refused
   where no word segmenter is defined);
-- ``normalization``: ``"default"`` (above) or ``"rig-v1"``, the rig methodology's
+- ``normalization``: ``"default"`` (above), ``"rig-v1"``, the rig methodology's
   (:mod:`~pytest_dictbench.text.rig`: every apostrophe deleted, words from ICU's
-  word segmenter with the suite's locale).
+  word segmenter with the suite's locale), or ``"whisper"`` for English suites, the
+  Whisper English normaliser as the Open ASR Leaderboard applies it
+  (:mod:`~pytest_dictbench.text.whisper`, extra ``normalizer``; its package version is
+  recorded in the suite's tables).
 
 Item score = 100 x (1 - rate), floored at 0. An empty reference has no errors when the
 output is empty too, otherwise every output token is an insertion (rate 1 per token is
@@ -41,6 +44,7 @@ from ..errors import SuiteError
 from ..model import Case, ItemResult, Output, RuleScore, ScoreContext, Suite
 from ..text.normalize import normalize_for_wer, strict_text
 from ..text.rig import word_tokens
+from ..text.whisper import whisper_english, whisper_normalizer_info
 from ..text.words import NO_SPACE_LANGUAGES, segmenter_name, words
 from .base import ItemRecord
 
@@ -120,12 +124,25 @@ def _unit(suite: Suite) -> str:
 
 
 #: Named normalisations a suite may choose with ``params.normalization``.
-NORMALIZATIONS = ("default", "rig-v1")
+NORMALIZATIONS = ("default", "rig-v1", "whisper")
+_DESCRIPTIONS = {
+    "default": "NFKC, lower case, punctuation and symbols removed "
+               "(apostrophes inside words kept), whitespace collapsed; CER without whitespace",
+    "rig-v1": "rig-v1: NFKC, locale lower case, apostrophes deleted, "
+              "punctuation and symbols removed, ICU words; CER without whitespace",
+    "whisper": "whisper: the Whisper English normaliser (numbers written as digits, "
+               "British spellings as American, contractions expanded, fillers and "
+               "bracketed text dropped, punctuation removed); words split on spaces; CER "
+               "without whitespace",
+}
 
 
 def _normalizer(suite: Suite) -> Callable[[str], str]:
-    if suite.params.get("normalization", "default") == "rig-v1":
+    normalization = suite.params.get("normalization", "default")
+    if normalization == "rig-v1":
         return lambda text: " ".join(word_tokens(text, suite.locale))
+    if normalization == "whisper":
+        return whisper_english
     return normalize_for_wer
 
 
@@ -167,6 +184,14 @@ class ErrorRate:
             raise SuiteError(f"params.normalization must be one of "
                              f"{', '.join(NORMALIZATIONS)}, got "
                              f"{suite.params['normalization']!r}", path=where)
+        if normalization == "whisper":
+            if _language(suite) != "en":
+                raise SuiteError(f"params.normalization 'whisper' is the English normaliser, "
+                                 f"and the suite's locale is {suite.locale!r}", path=where)
+            try:
+                whisper_normalizer_info()
+            except SuiteError as exc:
+                raise SuiteError(str(exc), path=where) from None
         if normalization == "default" and _unit(suite) == "word" \
                 and segmenter_name(_language(suite)) is None:
             raise SuiteError(f"params.unit 'word' needs a word segmenter, and none is defined "
@@ -216,6 +241,7 @@ class ErrorRate:
         )
 
     def aggregate(self, records: Sequence[ItemRecord], suite: Suite) -> dict[str, Any]:
+        normalization = str(suite.params.get("normalization", "default"))
         strict_ref = sum(r["metrics"]["strict_ref"] for r in records)
         strict = sum(r["metrics"]["strict_distance"] for r in records)
 
@@ -237,10 +263,8 @@ class ErrorRate:
             },
             "words": totals("word"),
             "chars": totals("char"),
-            "normalization": "rig-v1: NFKC, locale lower case, apostrophes deleted, "
-            "punctuation and symbols removed, ICU words; CER without whitespace"
-            if suite.params.get("normalization") == "rig-v1" else
-            "NFKC, lower case, punctuation and symbols removed "
-            "(apostrophes inside words kept), whitespace collapsed; CER without whitespace",
+            "normalization": _DESCRIPTIONS[normalization],
+            **({"normalizer": whisper_normalizer_info()} if normalization == "whisper"
+               else {}),
             "word_segmenter": segmenter_name(_language(suite)),
         }

@@ -174,7 +174,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--dictbench-progress", dest="dictbench_progress", metavar="SECONDS",
         type=_non_negative, default=30.0,
-        help="Live products: a progress line per product (items, audio seconds, RTF, time "
+        help="Live products: a progress line per product (items, audio seconds, RTFx, time "
         "left) at most every SECONDS and when it is done; 0 turns it off. "
         "Default: %(default)r.")
     group.addoption(

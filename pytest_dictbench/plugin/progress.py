@@ -4,9 +4,10 @@ Each finished item of a live product brings its record to the controller (with o
 without xdist); from those, at most every ``--dictbench-progress`` seconds and once when
 a product is done, one line per product says how far it is::
 
-    dictbench capture whisper-tiny: 12/24 items, 41.3 s audio, RTF 0.38, about 50 s left
+    dictbench capture whisper-tiny: 12/24 items, 41.3 s audio, RTFx 2.6, about 50 s left
 
-Only this run's captures count towards the audio, the RTF and the time left; items
+Only this run's captures count towards the audio, the RTFx (audio seconds / processing
+seconds, as in the reports) and the time left; items
 whose output came from the capture cache are counted apart (``24/24 items (0 captured,
 24 cached), 0.0 s audio, done``), and such an item prints no line of its own
 until the product is done.
@@ -49,7 +50,8 @@ class ProductProgress:
             done += f" ({self.done - self.cached} captured, {self.cached} cached)"
         parts = [done, f"{self.audio_s:.1f} s audio"]
         if self.audio_s > 0 and self.processing_s > 0:
-            parts.append(f"RTF {self.processing_s / self.audio_s:.2f}")
+            # RTFx, as the reports name it: audio seconds per processing second
+            parts.append(f"RTFx {self.audio_s / self.processing_s:.1f}")
         if self.done >= self.total:
             parts.append("done")
         elif self.started is not None and self.done > self.cached:

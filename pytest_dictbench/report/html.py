@@ -15,6 +15,7 @@ from ..judge.report import RULE_HEAD, rule_rows
 from ..methods.base import ItemRecord
 from ..text.visible import visible
 from . import plots
+from .cohorts import cohort_labels, cohort_text
 from .html_parts import (
     comparisons_table,
     esc,
@@ -38,6 +39,7 @@ from .sections import (
     metric_groups,
     not_tested_cell,
     rule_count_tables,
+    score_note,
     suite_records,
     summary_metrics,
 )
@@ -117,6 +119,7 @@ def _leaderboard(suite: Mapping[str, Any]) -> str:
     headline = suite.get("headline") or "score"
     head = ["Rank", "Product", *([esc(headline)] if headline != "score" else []), "Score",
             "95% interval", "Passed", "Failed", "Errors", "Not tested", "Note"]
+    labels = cohort_labels(suite["products"])
     rows = []
     for row in suite.get("leaderboard", []):
         e = entries[row["product"]]
@@ -126,8 +129,19 @@ def _leaderboard(suite: Mapping[str, Any]) -> str:
                      *([fmt(row.get(headline), headline)] if headline != "score" else []),
                      fmt_score(e), fmt_interval(e.get("score_ci")), str(e["passed"]),
                      str(e["failed"]), str(e["errors"]), not_tested_cell(e),
-                     f'<span class="why">{esc(e.get("reason") or "")}</span>'])
-    return table(head, rows, numeric=range(2, len(head) - 1), full=True)
+                     _note(e, labels.get(e["product"]))])
+    note = score_note(suite)
+    return table(head, rows, numeric=range(2, len(head) - 1), full=True) + (
+        f'<p class="note">{esc(note[0].upper() + note[1:])}.</p>' if note else "")
+
+
+def _note(entry: Mapping[str, Any], label: str | None) -> str:
+    """The leaderboard's note: the product's environment cohort, then why it is not ranked."""
+    cohort = (f'<span class="cohort">cohort {label}: {esc(cohort_text(entry.get("cohort")))}'
+              "</span>" if label else "")
+    reason = entry.get("reason")
+    why = f'<span class="why">{esc(reason)}</span>' if reason else ""
+    return cohort + ("<br>" if cohort and why else "") + why
 
 
 def _summary_figures(suite: Mapping[str, Any]) -> str:
@@ -151,10 +165,12 @@ def _products(suite: Mapping[str, Any]) -> str:
     entries = suite["products"]
     pending = any(e.get("pending_adjudications") for e in entries)
     speed = any(e.get("speed") for e in entries)
+    labels = cohort_labels(entries)
     rows = []
     for e in entries:
         env = ", ".join(f"{k}={v}" for k, v in sorted((e.get("environment") or {}).items()))
-        cohort = ", ".join(f"{k}={v}" for k, v in sorted((e.get("cohort") or {}).items()))
+        cohort = cohort_text(e.get("cohort"))
+        cohort = f"{labels[e['product']]}: {cohort}" if e["product"] in labels else cohort
         lat = e.get("latency") or {}
         rows.append([f"<b>{esc(e['product'])}</b>", esc(e.get("version") or "-"),
                      esc(e.get("adapter") or "-"), esc(env or "-"), esc(cohort or "-"),

@@ -58,7 +58,7 @@ thead tr.group th {{ text-align: center; border-bottom: 0; padding-bottom: 0;
 td.num, th.num {{ text-align: right; font-variant-numeric: tabular-nums;
   white-space: nowrap; }}
 tbody tr:hover td {{ background: #fafafa; }}
-td .why {{ color: var(--muted); font-size: 12.5px; }}
+td .why, td .cohort, p.note {{ color: var(--muted); font-size: 12.5px; }}
 .rank {{ font-weight: 700; }}
 .unranked {{ color: var(--muted); font-style: italic; white-space: nowrap; }}
 .yes {{ color: var(--good); font-weight: 600; }}

@@ -14,6 +14,7 @@ from typing import Any
 from ..judge.report import RULE_HEAD, rule_rows
 from ..methods.base import ItemRecord
 from ..text.visible import visible
+from .cohorts import cohort_labels, cohort_legend
 from .method_tables import PlainTable, method_tables
 from .pipelines import pipeline_tables, split_tables
 from .rig import rig_notes, rig_tables_text
@@ -29,6 +30,7 @@ from .sections import (
     metric_groups,
     not_tested_cell,
     rule_count_tables,
+    score_note,
     shared_cell,
     suite_records,
 )
@@ -113,22 +115,28 @@ def _leaderboard(suite: Mapping[str, Any]) -> list[str]:
     headline = suite.get("headline") or "score"
     extra = [md(headline)] if headline != "score" else []
     speed = any(e.get("speed") for e in entries.values())
-    head = ["Rank", "Product", *extra, "Score", "95% interval", "Passed", "Failed", "Errors",
-            "Not tested", "Latency median / p95 (ms)", *(["RTFx"] if speed else []), "Note"]
+    labels = cohort_labels(suite["products"])
+    head = ["Rank", "Cohort", "Product", *extra, "Score", "95% interval", "Passed", "Failed",
+            "Errors", "Not tested", "Latency median / p95 (ms)", *(["RTFx"] if speed else []),
+            "Note"]
     rows = []
     for row in suite.get("leaderboard", []):
         e = entries[row["product"]]
         lat = e.get("latency") or {}
         rtfx = (e.get("speed") or {}).get("rtfx")
         rows.append([str(row["rank"]) if row.get("rank") is not None else "*not ranked*",
-                     f"**{md(row['product'])}**",
+                     labels.get(row["product"], "-"), f"**{md(row['product'])}**",
                      *([fmt(row.get(headline), headline)] if extra else []),
                      fmt_score(e), fmt_interval(e.get("score_ci")), str(e["passed"]),
                      str(e["failed"]), str(e["errors"]), not_tested_cell(e),
                      f"{fmt(lat.get('median'))} / {fmt(lat.get('p95'))}",
                      *([f"{rtfx:.1f}" if rtfx is not None else "-"] if speed else []),
                      md(e.get("reason") or "")])
-    return _table(head, rows, numeric=range(2, len(head) - 1))
+    legend = [f"cohort {label}: {md(text)}" for label, text, _ in cohort_legend(suite["products"])]
+    note = score_note(suite)
+    return _table(head, rows, numeric=range(3, len(head) - 1)) + (
+        [f"Ranks count within an environment cohort ({'; '.join(legend)}).", ""]
+        if legend else []) + ([md(note[0].upper() + note[1:]) + ".", ""] if note else [])
 
 
 def _validity(suite: Mapping[str, Any]) -> list[str]:

@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["PALETTE", "available", "bars_svg", "forest_svg", "product_colors", "scores_svg"]
+__all__ = ["PALETTE", "available", "bars_figure", "bars_svg", "forest_svg", "product_colors",
+           "scores_svg"]
 
 #: Okabe-Ito colours (distinguishable with the common colour-vision deficiencies).
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
@@ -101,14 +102,29 @@ def _render(draw: Any, height_in: float, prefix: str) -> str:
     with matplotlib.rc_context(_RC), warnings.catch_warnings():
         # Glyphs DejaVu lacks (Japanese) are measured as boxes; the browser draws them.
         warnings.filterwarnings("ignore", message=r"Glyph .* missing from")
+        return _to_svg(_build(draw, height_in), prefix)
+
+
+def _build(draw: Any, height_in: float) -> Figure:
+    import matplotlib
+
+    with matplotlib.rc_context(_RC):
         fig = _figure(height_in)
         draw(fig.add_subplot())
-        return _to_svg(fig, prefix)
+        return fig
 
 
-def bars_svg(groups: MetricGroups, colors: Mapping[str, str], prefix: str) -> str:
-    """Grouped vertical bars: one group per category, one bar per product."""
+#: Width of the bar chart's plot area (the figure less the axis label and the legend),
+#: and of one character of a tick label at 9 pt or a bar label at 7 pt, in inches:
+#: estimates that keep labels apart without drawing the figure twice.
+_BARS_AREA_IN = _WIDTH_IN - 2.4
+_TICK_CHAR_IN = 9.0 * 0.62 / 72
+_BAR_CHAR_IN = 7.0 * 0.62 / 72
+
+
+def _bars_draw(groups: MetricGroups, colors: Mapping[str, str]) -> Any:
     products = sorted(groups.values)
+    slot_in = _BARS_AREA_IN / max(len(groups.categories), 1)
 
     def draw(ax: Axes) -> None:
         width = 0.8 / max(len(products), 1)
@@ -120,8 +136,17 @@ def bars_svg(groups: MetricGroups, colors: Mapping[str, str], prefix: str) -> st
                           zorder=2)
             if len(products) <= 2:  # with more bars per group the labels collide
                 labels = [fmt(v, groups.unit_name) for v in groups.values[product]]
-                ax.bar_label(bars, labels=labels, fontsize=7, padding=2, color="#374151")
-        ax.set_xticks(list(positions), [c.replace("_", "\n") for c in groups.categories])
+                # a label wider than its bar stands upright above it
+                upright = max(map(len, labels)) * _BAR_CHAR_IN > slot_in * width
+                ax.bar_label(bars, labels=labels, fontsize=7, padding=2, color="#374151",
+                             **({"rotation": 90} if upright else {}))
+        names = [c.replace("_", "\n") for c in groups.categories]
+        longest = max((len(line) for n in names for line in n.split("\n")), default=0)
+        if longest * _TICK_CHAR_IN > slot_in * 0.9:  # side by side they would touch
+            ax.set_xticks(list(positions), [c.replace("_", " ") for c in groups.categories],
+                          rotation=90)
+        else:
+            ax.set_xticks(list(positions), names)
         ax.set_ylabel(groups.axis)
         ax.grid(axis="x", visible=False)
         if groups.limit is not None:
@@ -134,7 +159,18 @@ def bars_svg(groups: MetricGroups, colors: Mapping[str, str], prefix: str) -> st
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
                   fontsize=7.5)
 
-    return _render(draw, 3.0, prefix)
+    return draw
+
+
+def bars_figure(groups: MetricGroups, colors: Mapping[str, str]) -> Figure:
+    """Grouped vertical bars: one group per category, one bar per product; category
+    names stand upright when they would touch side by side."""
+    return _build(_bars_draw(groups, colors), 3.0)
+
+
+def bars_svg(groups: MetricGroups, colors: Mapping[str, str], prefix: str) -> str:
+    """:func:`bars_figure` as inline SVG."""
+    return _render(_bars_draw(groups, colors), 3.0, prefix)
 
 
 def scores_svg(rows: Sequence[Mapping[str, Any]], colors: Mapping[str, str],

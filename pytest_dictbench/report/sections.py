@@ -89,6 +89,19 @@ def fmt_score(entry: Mapping[str, Any]) -> str:
     return text
 
 
+def score_note(suite: Mapping[str, Any]) -> str:
+    """What the leaderboard's two figures are, when the method's headline is not the
+    score (``""`` otherwise): the score is a mean over cases, the headline pooled."""
+    headline = suite.get("headline") or "score"
+    if headline == "score":
+        return ""
+    metric = (suite.get("ranking") or {}).get("metric") or headline
+    return (f"score = the mean of the item scores (every case weighs alike), with its 95% "
+            f"bootstrap interval and the paired comparisons; {headline} = the method's "
+            f"corpus figure, pooled over all items (an item weighs by its size); ranks "
+            f"use {metric}")
+
+
 def fmt_interval(interval: Mapping[str, Any] | None, name: str = "", *,
                  signed: bool = False) -> str:
     """``low – high`` of an interval (``-`` when there is none)."""

@@ -6,8 +6,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..text.visible import visible
+from .cohorts import cohort_labels, cohort_legend
 from .rig import table_title
-from .sections import fmt, fmt_p, fmt_score
+from .sections import fmt, fmt_p, fmt_score, score_note
 from .validity import validity_rows
 
 __all__ = ["baseline_line", "gate_lines", "shared_cases", "summary_lines"]
@@ -27,16 +28,29 @@ def table(rows: Sequence[Sequence[str]]) -> list[str]:
 
 
 def _overview(report: Mapping[str, Any]) -> list[str]:
-    rows: list[tuple[str, ...]] = [("suite", "product", *_COLUMNS, "score", "95% CI", "rank")]
+    rows: list[tuple[str, ...]] = [("suite", "product", *_COLUMNS, "score", "95% CI", "rank",
+                                    "cohort")]
     for suite in report["suites"]:
+        labels = cohort_labels(suite["products"])
         for entry in suite["products"]:
             ci = entry.get("score_ci")
             rows.append((
                 suite["id"], entry["product"], *(fmt(entry[c]) for c in _COLUMNS),
                 fmt_score(entry), f"{ci['low']:.1f}..{ci['high']:.1f}" if ci else "-",
-                fmt(entry.get("rank")),
+                fmt(entry.get("rank")), labels.get(entry["product"], "-"),
             ))
     return table(rows)
+
+
+def _cohorts(suite: Mapping[str, Any]) -> list[str]:
+    """One line naming each cohort label of a suite; ranks count within a cohort."""
+    legend = cohort_legend(suite["products"])
+    if not legend:
+        return []
+    return [f"{suite['id']}: ranked within environment cohorts (same "
+            f"{', '.join(suite.get('ranking', {}).get('same_environment', ()))}): "
+            + "; ".join(f"{label} = {text} ({', '.join(names)})"
+                        for label, text, names in legend)]
 
 
 def _leaderboard(suite: Mapping[str, Any]) -> list[str]:
@@ -46,15 +60,24 @@ def _leaderboard(suite: Mapping[str, Any]) -> list[str]:
     headline = suite.get("headline") or "score"
     metrics = sorted({k for row in rows for k in row} - _NOT_METRICS - {headline})
     shown = metrics[:_TERMINAL_METRICS]
-    columns = ["product", "rank", "score", *([headline] if headline != "score" else []),
-               *shown]
+    columns = ["product", "rank", "cohort", "score",
+               *([headline] if headline != "score" else []), *shown]
     more = f" ({len(metrics) - len(shown)} more columns in dictbench.json and .html)" \
         if len(shown) < len(metrics) else ""
     lines = [f"{suite['id']}: leaderboard sorted by {headline}{more}"]
     entries = {e["product"]: e for e in suite.get("products", [])}
-    lines += table([columns, *[[fmt_score(entries.get(row["product"], row)) if c == "score"
-                                else fmt(row.get(c), c) for c in columns] for row in rows]])
-    return lines
+    labels = cohort_labels(suite.get("products", []))
+
+    def cell(row: Mapping[str, Any], column: str) -> str:
+        if column == "score":
+            return fmt_score(entries.get(row["product"], row))
+        if column == "cohort":
+            return labels.get(row["product"], "-")
+        return fmt(row.get(column), column)
+
+    lines += table([columns, *[[cell(row, c) for c in columns] for row in rows]])
+    note = score_note(suite)
+    return lines + ([f"{suite['id']}: {note}"] if note else [])
 
 
 def _notes(suite: Mapping[str, Any]) -> list[str]:
@@ -127,7 +150,7 @@ def summary_lines(report: Mapping[str, Any]) -> list[str]:
     lines = _overview(report)
     for suite in report.get("suites", []):
         board = _leaderboard(suite) or _rig(suite)
-        lines += (["", *board] if board else []) + _notes(suite)
+        lines += (["", *board] if board else []) + _cohorts(suite) + _notes(suite)
     lines += unused_decision_lines(report)
     return [visible(line) for line in lines]
 

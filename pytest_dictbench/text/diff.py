@@ -126,16 +126,58 @@ def render_diff(expected: str, output: str, context: int = CONTEXT, unit: str = 
                 list(_tokens(output.replace("\r\n", "\n"), unit)):
             return UNICODE_ONLY
         return "(no difference)"
-    parts: list[str] = []
+    parts: list[tuple[str, str]] = []  # (removed, added), or (text, "") with tag equal
+    tags: list[str] = []
     for index, (tag, x, y) in enumerate(ops):
         if tag == "equal":
             keep = "end" if index == 0 else "start" if index == len(ops) - 1 else "both"
-            parts.append(_show(_cut(x, unit, keep, context)))
+            x, y = _cut(x, unit, keep, context), ""
+        parts.append((_show(x), _show(y)))
+        tags.append(tag)
+    return _fit(tags, parts, unit)
+
+
+def _change(removed: str, added: str) -> str:
+    return (f"[-{removed}-]" if removed else "") + (f"{{+{added}+}}" if added else "")
+
+
+def _head(text: str, unit: str, room: int) -> str:
+    """The first whole units of ``text`` that fit in ``room`` characters with `` …``."""
+    sep = _joiner(unit)
+    kept: list[str] = []
+    for token in _tokens(text, unit):
+        if len(sep.join([*kept, token, "…"])) > room:
+            break
+        kept.append(token)
+    return sep.join([*kept, "…"]) if kept else ""
+
+
+def _fit(tags: Sequence[str], parts: Sequence[tuple[str, str]], unit: str) -> str:
+    """The rendered pieces, at most :data:`MAX_RENDERED` characters: cut between units
+    (words, or characters), never inside a ``[-...-]`` / ``{+...+}`` marker, and ended by
+    ``…`` (inside the change it cuts, when the cut falls in one)."""
+    sep = _joiner(unit)
+    pieces = [x if tag == "equal" else _change(x, y)
+              for tag, (x, y) in zip(tags, parts, strict=True)]
+    if len(sep.join(pieces)) <= MAX_RENDERED:
+        return sep.join(pieces)
+    out: list[str] = []
+    for tag, (x, y), piece in zip(tags, parts, pieces, strict=True):
+        room = MAX_RENDERED - len(sep.join([*out, ""])) if out else MAX_RENDERED
+        if len(piece) + len(sep) + 1 <= room:
+            out.append(piece)
             continue
-        change = (f"[-{_show(x)}-]" if x else "") + (f"{{+{_show(y)}+}}" if y else "")
-        parts.append(change)
-    rendered = _joiner(unit).join(parts)
-    return rendered if len(rendered) <= MAX_RENDERED else rendered[: MAX_RENDERED - 1] + "…"
+        if tag == "equal":
+            cut = _head(x, unit, room)
+        elif x and len(_change(x, "")) + len(sep) + 4 + 1 <= room:  # removal whole
+            cut = _change(x, _head(y, unit, room - len(_change(x, "")) - 4))
+        else:
+            head = _head(x or y, unit, room - 4)
+            cut = (_change(head, "") if x else _change("", head)) if head else ""
+        if cut.endswith(("…", "…-]", "…+}")):
+            return sep.join([*out, cut])
+        return sep.join([*out, *([cut] if cut else []), "…"])
+    return sep.join(out)
 
 
 def diff_against_closest(output: str, expected: Sequence[str], unit: str = "char") -> str:

@@ -19,7 +19,7 @@ def cmd_draft(args: argparse.Namespace) -> int:
                          products=Path(args.products), per_seconds=args.per_seconds,
                          locale=args.locale,
                          judge_config=Path(args.judge_config) if args.judge_config else None,
-                         private=args.private)
+                         private=args.private, judge=args.judge)
     return _finish(result, f"{result.root}: {len(result.cases)} draft case(s); review them "
                            f"with 'dictbench review {result.root}'")
 
@@ -151,6 +151,11 @@ def add_commands(sub: Any) -> None:
     draft.add_argument("--locale", default="en-US", help="the suite's locale")
     draft.add_argument("--judge-config", help="TOML file with the [judge] table of the "
                        "model that drafts key points (copied into the suite)")
+    draft.add_argument("--judge", choices=("live", "off"), default="live",
+                       help="'live' drafts key points with the judge model (needs "
+                       "--judge-config and its API key); 'off' drafts the transcripts only, "
+                       "for key points written by hand in 'dictbench review' (default: "
+                       "%(default)s)")
     draft.add_argument("--private", action="store_true", help="mark the suite private")
     draft.set_defaults(run=cmd_draft)
 
@@ -182,8 +187,10 @@ def add_commands(sub: Any) -> None:
 
     publish = sub.add_parser("publish", allow_abbrev=False,
                              help="aggregate-only summary of a report folder")
-    publish.add_argument("report_dir")
-    publish.add_argument("out_dir")
+    publish.add_argument("report_dir", help="report folder of a run (holds dictbench.json; "
+                         "nothing else in it is read)")
+    publish.add_argument("out_dir", help="folder to write summary.json and summary.md to "
+                         "(empty or missing, or an earlier publish)")
     publish.add_argument("--force", action="store_true", help="write into a folder that "
                          "already holds other files (they are published too)")
     publish.set_defaults(run=cmd_publish)

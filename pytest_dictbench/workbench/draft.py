@@ -42,6 +42,9 @@ __all__ = ["DEFAULT_PRODUCT", "DraftResult", "draft_suite", "load_judge_table",
 
 #: The product that transcribes drafts unless another is named (local, English only).
 DEFAULT_PRODUCT = "whisper-tiny"
+#: ``dictbench draft --judge``: ``live`` drafts key points with the judge model, ``off``
+#: leaves them to be written by hand (no judge configuration or key needed).
+JUDGE_MODES = ("live", "off")
 #: Method of drafted suites (cases carry ``reference`` and ``key_points``).
 DRAFT_METHOD = "keypoints"
 
@@ -59,6 +62,8 @@ class DraftResult:
     kept: list[str] = field(default_factory=list)
     #: cases whose hand-edited key points refine replaced (``--force``)
     replaced: list[str] = field(default_factory=list)
+    #: cases drafted with ``--judge=off``: key points left to write in the review page
+    by_hand: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         out = [f"{name}: {why}" for name, why in self.skipped]
@@ -68,6 +73,9 @@ class DraftResult:
                 "drafted.previous_key_points)" for case in self.kept]
         out += [f"case {case}: hand-edited key points replaced; the old ones are in "
                 "drafted.previous_key_points" for case in self.replaced]
+        if self.by_hand:
+            out.append(f"{len(self.by_hand)} case(s) without key points (--judge=off): write "
+                       f"them in 'dictbench review {self.root}', then approve each case")
         return out
 
     @property
@@ -166,7 +174,8 @@ def _key_points(row: dict[str, Any], drafter: Drafter, per_seconds: float, local
     except JudgeError as exc:
         # the judge client's hint names a pytest option; say what fits here
         why = str(exc).replace("or use --judge=replay",
-                               "or add key points by hand in 'dictbench review'")
+                               "or draft with --judge=off and add key points by hand in "
+                               "'dictbench review'")
         result.problems.append((row["id"], f"no key points: {why}"))
         return False
     row["key_points"] = [{"id": f"k{n}", **p} for n, p in enumerate(points, start=1)]
@@ -224,13 +233,14 @@ def _recordings(folder: Path, result: DraftResult) -> list[Path]:
 def draft_suite(folder: Path, out: Path, *, product: str = DEFAULT_PRODUCT,
                 products: Path = Path("products"), per_seconds: float = 15.0,
                 locale: str = "en-US", judge_config: Path | None = None,
-                private: bool = False, drafter: Drafter | None = None) -> DraftResult:
+                private: bool = False, drafter: Drafter | None = None,
+                judge: str = "live") -> DraftResult:
     """Write a draft suite at ``out`` from the recordings in ``folder``.
 
     Everything that can be checked is checked before anything is written (the options,
     the output folder, the judge configuration, the product); the suite is built in a
     hidden folder beside ``out`` and renamed into place at the end, so a failure leaves
-    nothing behind.
+    nothing behind. ``judge="off"`` drafts no key points (no judge or key needed).
     """
     from ..audio.synth import _write_flac  # the one FLAC writer with a canary tag
 
@@ -239,10 +249,15 @@ def draft_suite(folder: Path, out: Path, *, product: str = DEFAULT_PRODUCT,
         raise DictbenchError("not a folder of recordings", path=folder)
     _check_out(out)
     judge_table, settings = load_judge_table(judge_config) if judge_config else (None, None)
-    if drafter is None:
+    if judge not in JUDGE_MODES:
+        raise DictbenchError(f"--judge must be one of {', '.join(JUDGE_MODES)}, not {judge!r}")
+    if judge == "off":
+        drafter = None
+    elif drafter is None:
         if settings is None:
             raise JudgeError("key points are drafted by the judge model: give "
-                             "--judge-config FILE with a [judge] table")
+                             "--judge-config FILE with a [judge] table, or --judge=off to "
+                             "write them by hand in 'dictbench review'")
         drafter = Drafter.from_settings(settings)
     load_product(product, products)  # an unknown product is refused before any write
     result = DraftResult(out)
@@ -256,7 +271,10 @@ def draft_suite(folder: Path, out: Path, *, product: str = DEFAULT_PRODUCT,
         save_cases(build, rows, None)
         _transcribe(rows, build, product, products, result)
         for row in rows:
-            _key_points(row, drafter, per_seconds, locale, result)
+            if drafter is None:  # --judge=off: transcripts only, key points by hand
+                result.by_hand.append(row["id"])
+            else:
+                _key_points(row, drafter, per_seconds, locale, result)
         save_cases(build, rows, read_cases(build).fingerprint)
         refresh_hashes(build)  # a new suite: every file it holds was written just now
         if out.exists():

@@ -28,151 +28,36 @@ Tokens are NFKC, lower-cased word runs, with each CJK character a token of its o
 Files of a private suite's own folder are its data and are not searched for its text.
 """
 
+
 from __future__ import annotations
 
 import errno
 import hashlib
 import os
-import re
 import stat
-import unicodedata
-from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
-from ..audio.io import sha256_file
-from ..errors import DictbenchError
 from ..private import SECRET_FILE
-from ..suites import MANIFEST, load_suite, read_toml
 from .leakforms import decoded_forms, joined_lines, png_texts, utf16_texts
-from .leakwalk import SKIP_DIRS, Entry, open_blob, staged_files, walk
+from .leakpatterns import (
+    BYTE_SECRETS,
+    HOME,
+    SECRET_BYTE_STARTS,
+    SECRET_STARTS,
+    SECRETS,
+    Finding,
+    tokens,
+)
+from .leaksuites import PrivateSuite, audio_duration, find_private_suites
+from .leakwalk import Entry, open_blob, staged_files, walk
 
 __all__ = ["Finding", "PrivateSuite", "leak_check", "tokens"]
 
-NGRAM = 8
-MIN_POINT = 5
 _MAX_TEXT_BYTES = 20 * 1024 * 1024
 _CHUNK = 1024 * 1024
 _OVERLAP = 4096
 _AUDIO_SUFFIXES = {".wav", ".flac", ".mp3", ".ogg", ".opus", ".m4a", ".aac", ".aiff"}
-_TOKEN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]"
-                    r"|[^\W\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
-SECRETS = (
-    ("anthropic-key", re.compile(r"sk-ant-(?:api|admin|oat|sid)\d{2}-[A-Za-z0-9_-]{40,}")),
-    ("openai-key", re.compile(r"(?<![\w-])sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}"
-                              r"|[A-Za-z0-9]{40,})")),
-    ("bearer-token", re.compile(r"\bBearer\s+[A-Za-z0-9._~+/-]{24,}=*")),
-)
-#: The literal start of every pattern in :data:`SECRETS` (a quick test before a search).
-_TEXT_STARTS = ("sk-", "Bearer")
-_STARTS = tuple(t.encode("ascii") for t in _TEXT_STARTS)
-#: :data:`SECRETS` over bytes (a binary file read as Latin-1 without decoding it).
-_BYTE_SECRETS = tuple((kind, re.compile(p.pattern.encode("ascii"))) for kind, p in SECRETS)
-_USER = r"[A-Za-z0-9_][A-Za-z0-9_.-]*"
-_SEP = r"[\\/]+"  # one or more slashes or backslashes (as written, or JSON-escaped)
-_HOME = re.compile(
-    r"(?<![\w.])(?:/home/[a-z_][a-z0-9_.-]*/|/Users/[A-Za-z0-9_.-]+/"
-    rf"|[A-Za-z]:{_SEP}Users{_SEP}{_USER}"
-    rf"|[\\/]{{2,}}wsl(?:\$|\.localhost){_SEP}[^\\/\s]+{_SEP}home{_SEP}{_USER})"
-    rf"|(?<![\w/~])~(?!/){_USER}/")
-
-
-@dataclass(frozen=True, order=True)
-class Finding:
-    path: str
-    line: int
-    kind: str
-    detail: str
-    #: where in the file's life it was found, e.g. ``staged``
-    note: str = ""
-
-    def describe(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line else self.path
-        note = f" ({self.note})" if self.note else ""
-        return f"{where}{note}: {self.kind}: {self.detail}"
-
-
-def tokens(text: str) -> list[str]:
-    """Comparison tokens of ``text`` (see the module docstring)."""
-    return _TOKEN.findall(unicodedata.normalize("NFKC", text).lower())
-
-
-@dataclass
-class PrivateSuite:
-    """What leak-check looks for from one private suite."""
-
-    id: str
-    root: Path
-    canary: bytes
-    grams: dict[tuple[str, ...], str] = field(default_factory=dict)
-    audio: dict[str, str] = field(default_factory=dict)  # sha256 -> public case id
-    sizes: set[int] = field(default_factory=set)
-    durations: dict[float, str] = field(default_factory=dict)  # seconds -> public id
-
-    @classmethod
-    def load(cls, path: Path) -> PrivateSuite:
-        suite = load_suite(path)
-        found = cls(suite.id, suite.root.resolve(), suite.canary.encode("utf-8"))
-        # drafts too (``dictbench draft --private`` makes nothing else); a case is named
-        # by its line in the cases file: its id is private, and its keyed public id
-        # would need the suite's secret, which leak-check neither needs nor creates
-        for case in (*suite.cases, *suite.drafts):
-            shown = f"at line {case.line}"
-            texts = [str(case.data.get(k, "")) for k in ("reference", "transcript", "script",
-                                                          "verbatim")]
-            texts += [str(p.get("text", "")) for p in case.data.get("key_points", ())
-                      if isinstance(p, dict)]
-            texts += [str(e) for e in case.data.get("expected", ()) if isinstance(e, str)]
-            for text in texts:
-                found.add_text(text, shown)
-            audio = case.data.get("audio")
-            if isinstance(audio, str) and (suite.root / audio).is_file():
-                path = suite.root / audio
-                found.audio[sha256_file(path)] = shown
-                found.sizes.add(path.stat().st_size)
-                seconds = _duration(path)
-                if seconds:
-                    found.durations[seconds] = shown
-        return found
-
-    def add_text(self, text: str, shown: str) -> None:
-        words = tokens(text)
-        if len(words) >= NGRAM:
-            for i in range(len(words) - NGRAM + 1):
-                self.grams.setdefault(tuple(words[i:i + NGRAM]), shown)
-        elif len(words) >= MIN_POINT:
-            self.grams.setdefault(tuple(words), shown)
-
-    def owns(self, path: Path) -> bool:
-        return path.resolve().is_relative_to(self.root)
-
-
-def find_private_suites(paths: Iterable[Path]) -> list[Path]:
-    """Suite folders under ``paths`` whose manifest says ``private = true``."""
-    found = set()
-    for base in paths:
-        if not base.is_dir():
-            continue
-        for manifest in base.rglob(MANIFEST):
-            if SKIP_DIRS & set(manifest.parts):
-                continue
-            try:
-                if read_toml(manifest).get("private") is True:
-                    found.add(manifest.parent.resolve())
-            except DictbenchError:
-                continue
-    return sorted(found)
-
-
-def _duration(path: Path) -> float | None:
-    """Seconds of audio in ``path`` (rounded to 0.01), or ``None`` when not audio."""
-    import soundfile as sf
-
-    try:
-        info = sf.info(str(path))
-    except (RuntimeError, OSError, ValueError):
-        return None
-    return round(info.frames / info.samplerate, 2) if info.samplerate else None
 
 
 class _Scan:
@@ -194,7 +79,7 @@ class _Scan:
         for kind, pattern in SECRETS:
             if pattern.search(text):
                 self.add(number, kind, "credential-like string" + suffix)
-        if _HOME.search(text) or (self.home and self.home in text):
+        if HOME.search(text) or (self.home and self.home in text):
             self.add(number, "home-path", "path into a home folder" + suffix)
         for suite in self.others:
             hit = _shared_text(text, suite)
@@ -246,7 +131,7 @@ class _Scan:
         self.binary(data, 0)
 
     def same_length(self, suite: PrivateSuite) -> None:
-        seconds = _duration(self.path)
+        seconds = audio_duration(self.path)
         if seconds is None:
             return
         for length, case in suite.durations.items():
@@ -259,15 +144,15 @@ class _Scan:
         """Keys in binary content: as Latin-1 text and as UTF-16. Each pattern is looked
         for only where its literal start occurs (a byte search, no decoding), so that a
         large file costs a few byte scans per chunk."""
-        if any(start in data for start in _STARTS):
-            for kind, pattern in _BYTE_SECRETS:
+        if any(start in data for start in SECRET_BYTE_STARTS):
+            for kind, pattern in BYTE_SECRETS:
                 for match in pattern.finditer(data):
                     self.add(lines_before + data.count(b"\n", 0, match.start()) + 1, kind,
                              "credential-like string")
         canaries = [s.canary.decode("utf-8")[:16] for s in self.others]
         # ASCII in UTF-16 (either byte order, either alignment) is ASCII in the even or
         # the odd bytes: two strided copies searched for the plain starts, no decoding
-        needles = {n.encode("ascii", "ignore") for n in (*_TEXT_STARTS, *canaries)}
+        needles = {n.encode("ascii", "ignore") for n in (*SECRET_STARTS, *canaries)}
         halves = (data[0::2], data[1::2])
         if not any(n and n in half for n in needles for half in halves):
             return

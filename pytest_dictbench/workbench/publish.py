@@ -18,6 +18,7 @@ from typing import Any
 from ..errors import DictbenchError
 from ..files import atomic_write
 from ..jsonl import read_text
+from ..report.cohorts import cohort_labels, cohort_legend
 from ..report.files import dumps
 from ..report.sections import fmt, fmt_interval
 
@@ -25,7 +26,7 @@ __all__ = ["publish", "summarize_report"]
 
 SUMMARY_VERSION = 1
 _SUITE_FIELDS = ("id", "title", "version", "method", "locale", "headline", "repetitions")
-_PRODUCT_FIELDS = ("product", "version", "adapter", "environment", "items", "cases",
+_PRODUCT_FIELDS = ("product", "version", "adapter", "environment", "cohort", "items", "cases",
                    "cases_scored", "passed", "failed", "errors", "not_tested", "empty",
                    "score", "score_ci", "rank", "latency", "speed", "pending_adjudications")
 _JUDGING_FIELDS = ("agreement", "human_agreement", "cost_usd", "spend", "pending")
@@ -81,7 +82,8 @@ def render_summary(summary: Mapping[str, Any]) -> str:
         lines += [f"## {suite.get('title', suite['id'])} (`{suite['id']}` "
                   f"{suite.get('version', '')}, {suite.get('method', '')})", "",
                   "| product | version | items | passed | failed | errors | score | 95% CI "
-                  "| rank |", "|---|---|---:|---:|---:|---:|---:|---|---:|"]
+                  "| rank | cohort |", "|---|---|---:|---:|---:|---:|---:|---|---:|---|"]
+        labels = cohort_labels(suite["products"])
         for p in suite["products"]:
             ci = p.get("score_ci")
             interval = fmt_interval(ci)
@@ -90,7 +92,11 @@ def render_summary(summary: Mapping[str, Any]) -> str:
             lines.append(f"| {p['product']} | {p.get('version', '')} | {p.get('items', '')} "
                          f"| {p.get('passed', '')} | {p.get('failed', '')} "
                          f"| {p.get('errors', '')} | {fmt(p.get('score'))} | {interval} "
-                         f"| {rank} |")
+                         f"| {rank} | {labels.get(p['product'], '-')} |")
+        legend = cohort_legend(suite["products"])
+        if legend:
+            lines += ["", "Ranks count within an environment cohort: "
+                      + "; ".join(f"{label} = {text}" for label, text, _ in legend) + "."]
         if suite["comparisons"]:
             lines += ["", "| A | B | items | B - A | 95% CI | McNemar p | p (Holm) |",
                       "|---|---|---:|---:|---|---:|---:|"]

@@ -58,5 +58,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     sub = desktop.add_subparsers(dest="desktop_command", required=True)
     check = sub.add_parser("doctor", help="check this machine for the desktop rig")
     check.add_argument("product", nargs="?", help="a desktop product file (.toml)")
-    check.add_argument("--platform", choices=("linux", "macos"))
+    check.add_argument("--platform", choices=("linux", "macos"),
+                       help="without a product file: the platform to check for "
+                            "(default: this machine's)")
     check.set_defaults(run=lambda args: doctor(args.product, args.platform))
