@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import platform
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -18,10 +18,9 @@ import pytest
 
 from .. import __version__
 from ..adapters.base import Adapter, AdapterOptions
-from ..aggregate import StatsOptions, record_sort_key, summarize
+from ..aggregate import StatsOptions, summarize
 from ..errors import DictbenchError, ProductError, SuiteError
 from ..files import atomic_write
-from ..jsonl import parse_lines
 from ..judge.adjudications import PENDING_FILE
 from ..judge.records import output_hash
 from ..judge.settings import JudgeSettings, parse_judge_settings
@@ -32,6 +31,7 @@ from ..redact import public_args
 from ..registry import Registry
 from ..report.files import dumps, natural_line, write_report_set
 from ..report.html import render_html
+from ..report.items import ItemStore
 from ..report.markdown import render_markdown
 from ..report.sections import expected_texts
 from ..report.terminal import baseline_line, summary_lines
@@ -99,7 +99,8 @@ class DictbenchSession:
                                       offline_audit=config.getoption("dictbench_offline_audit"))
         self.judging = Judging.from_config(
             config, ini_folder(config, config.getini("dictbench_judge_dir")))
-        self.records: dict[str, str] = {}
+        #: Item records by node id, spooled to disk until the reports are built.
+        self.records = ItemStore()
         #: Node ids of the run's items (on the controller; from a worker under xdist).
         self.collected: list[str] = []
         self.report: dict[str, Any] | None = None
@@ -221,11 +222,20 @@ class DictbenchSession:
         if report.when != "teardown":
             report.user_properties = others
             return
-        # Kept as text until the end: strings are not traced by the garbage collector.
-        self.records[report.nodeid] = blobs[-1]
+        self.records.add(report.nodeid, blobs[-1])
         if self.junit_properties:
             others += junit_properties(json.loads(blobs[-1]))
         report.user_properties = others
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Any:
+        """Once the item's reports are made, its record leaves the item: the store (or,
+        under xdist, the controller) holds it, and 100,000 items do not hold it twice."""
+        try:
+            return (yield)
+        finally:
+            item.user_properties[:] = [p for p in item.user_properties
+                                       if p[0] != RECORD_PROPERTY]
 
     def summarize(self, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """Default report body (see ``pytest_dictbench_generate_report``)."""
@@ -264,14 +274,9 @@ class DictbenchSession:
                 self.gating.apply_empty([p.name for p in self.products])
                 self._report_results(session, [])
             return
-        lines = list(self.records.values())
-        parsed = sorted(zip(_shared_values(parse_lines(lines)), lines, strict=True),
-                        key=lambda pair: record_sort_key(pair[0]))
-        del lines
-        self.records.clear()
-        records = [record for record, _ in parsed]
-        # the lines exactly as the items wrote them: canonical already, no second encoding
-        files = {"items.jsonl": "".join(line + "\n" for _, line in parsed)}
+        records = self.records.records()
+        # the lines exactly as the items wrote them, streamed from the spool in report order
+        files: dict[str, str | Iterator[str]] = {"items.jsonl": self.records.lines()}
         try:
             files.update(self._report_files(session, records))
         except Exception as exc:  # a plugin hook or renderer failed: keep the items
@@ -285,6 +290,8 @@ class DictbenchSession:
             self.problems.append(str(exc))
         else:
             self.written = [self.report_dir / name for name in files]
+        finally:
+            self.records.close()
         self._export_results(records)
         self._report_results(session, records)
 
@@ -378,18 +385,6 @@ class DictbenchSession:
             terminalreporter.write_line(f"dictbench ERROR: {problem}", red=True, bold=True)
         for path in self.written:
             terminalreporter.write_line(f"dictbench: wrote {path}")
-
-
-def _shared_values(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The records, with the values every record repeats (suite, product, status...)
-    held once: a run of 100,000 items keeps them all until its reports are written."""
-    seen: dict[Any, Any] = {}
-    for record in records:
-        for key in ("suite", "suite_path", "product", "status", "message"):
-            value = record.get(key)
-            if isinstance(value, str):
-                record[key] = seen.setdefault(value, value)
-    return records
 
 
 def _describe(exc: BaseException) -> str:
