@@ -105,10 +105,11 @@ def atomic_replace(path: Path, write: Callable[[Path], None]) -> None:
     _sync_folder(path.parent)
 
 
-def atomic_write_set(folder: Path, texts: Mapping[str, str], *,
+def atomic_write_set(folder: Path, texts: Mapping[str, str | Iterable[str]], *,
                      remove: Iterable[str] = ()) -> None:
     """Replace the files ``texts`` names in ``folder`` as one set (secrets scrubbed),
-    and delete ``remove``.
+    and delete ``remove``. A text may be given as an iterable of whole lines (each
+    ending in a newline), written as it is read: a large file is never one string.
 
     The new set is written in full into a fresh sibling folder (``.<name>.new-*``), with
     every other entry of ``folder`` carried over as a hard link (or a copy), and then
@@ -133,8 +134,10 @@ def atomic_write_set(folder: Path, texts: Mapping[str, str], *,
                 _carry_over(folder, fresh, skip)
             for name, text in texts.items():
                 target = fresh / name
-                target.write_text(scrub(text), encoding="utf-8", newline="\n")
-                with open(target, "rb+") as handle:
+                with open(target, "w", encoding="utf-8", newline="\n") as handle:
+                    for chunk in _scrubbed(text):
+                        handle.write(chunk)
+                    handle.flush()
                     os.fsync(handle.fileno())
                 os.chmod(target, _mode())
             os.chmod(fresh, 0o777 & ~_umask())
@@ -145,6 +148,15 @@ def atomic_write_set(folder: Path, texts: Mapping[str, str], *,
             raise
         shutil.rmtree(fresh, ignore_errors=True)  # it now holds the old set
         _sync_folder(parent)
+
+
+def _scrubbed(text: str | Iterable[str]) -> Iterator[str]:
+    """``text`` (a string, or whole lines) with secrets scrubbed, in chunks."""
+    if isinstance(text, str):
+        yield scrub(text)
+        return
+    for line in text:
+        yield scrub(line)
 
 
 #: The lock file an earlier version kept inside a report folder (not carried over).

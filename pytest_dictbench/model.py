@@ -1,7 +1,8 @@
 """The data that flows through a run: suites, cases, products, outputs and results.
 
 Everything here is a frozen dataclass or plain JSON data, so it can be hashed, compared
-and sent from an xdist worker to the controller unchanged.
+and sent from an xdist worker to the controller unchanged. The classes made once per
+item (cases, outputs, results) have slots: a large run holds 100,000 of each.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ ERROR_STATUSES = frozenset({"failed", "invalid", "error"})
 SKIP_STATUSES = frozenset({"not_tested", "unsupported", "blank"})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Case:
     """One benchmark item, as read from a line of ``cases.jsonl``."""
 
@@ -119,7 +120,7 @@ class Product:
         return self.path.parent / str(self.settings.get("outputs", self.name))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Output:
     """What a product produced for one case and repetition."""
 
@@ -139,7 +140,7 @@ class Output:
         return self.status in ERROR_STATUSES or (self.status == "complete" and bool(self.error))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RuleScore:
     """The score of one rule on one item: 0, 1 or 2 (``None`` when unjudged)."""
 
@@ -159,7 +160,7 @@ class RuleScore:
         return data
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ItemResult:
     """What a method says about one output: verdict, 0-100 score, rules and metrics."""
 

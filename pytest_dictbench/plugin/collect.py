@@ -189,6 +189,11 @@ class CaseItem(pytest.Item):
         self._record("error", message=message, output=self.output)
         pytest.fail(visible(f"setup error: {self._shown(message)}"), pytrace=False)
 
+    def teardown(self) -> None:
+        """Let go of the output and the verdicts: the record has what the reports need."""
+        self.output = None
+        self.judgement = NO_JUDGEMENT
+
     def _shown(self, message: str) -> str:
         """``message`` as the terminal and JUnit may show it (withheld for a private suite)."""
         return REDACTED if is_private(self.suite) else message

@@ -7,43 +7,32 @@ xdist) it also gathers every item record from the test reports and writes the re
 from __future__ import annotations
 
 import json
-import platform
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .. import __version__
 from ..adapters.base import Adapter, AdapterOptions
-from ..aggregate import StatsOptions, record_sort_key, summarize
+from ..aggregate import StatsOptions, summarize
 from ..errors import DictbenchError, ProductError, SuiteError
-from ..files import atomic_write
-from ..jsonl import parse_lines
 from ..judge.adjudications import PENDING_FILE
 from ..judge.records import output_hash
 from ..judge.settings import JudgeSettings, parse_judge_settings
 from ..methods.base import Method
 from ..model import ItemLike, ItemResult, Output, Product, Suite
 from ..private import is_private, redact_record
-from ..redact import public_args
 from ..registry import Registry
 from ..report.files import dumps, natural_line, write_report_set
-from ..report.html import render_html
-from ..report.markdown import render_markdown
-from ..report.sections import expected_texts
-from ..report.terminal import baseline_line, summary_lines
+from ..report.items import ItemStore
 from ..rig.package import is_package, load_package
-from ..rig.results import export_csv
 from ..suites import MANIFEST, canary_status, load_suite
-from ..text.japanese import analyser_info
 from .gate import Gating
 from .judge import Judging, has_judged_rules
-from .junit import junit_properties, session_result
+from .junit import junit_properties
 from .options import bootstrap_seed, ini_folder, judge_default, max_text_chars
-from .report_hooks import generate_report, update_report
+from .session_reports import ReportSet
 from .unrun import stop_reason, unrun_reports, xdist_stop
 
 __all__ = ["CAPTURED_PROPERTY", "RECORD_PROPERTY", "SESSION_KEY", "DictbenchSession"]
@@ -76,7 +65,7 @@ def is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
-class DictbenchSession:
+class DictbenchSession(ReportSet):
     """Registered as a plugin while dictbench is active (see ``plugin.pytest_configure``)."""
 
     def __init__(self, config: pytest.Config, registry: Registry,
@@ -100,7 +89,8 @@ class DictbenchSession:
                                       offline_audit=config.getoption("dictbench_offline_audit"))
         self.judging = Judging.from_config(
             config, ini_folder(config, config.getini("dictbench_judge_dir")))
-        self.records: dict[str, str] = {}
+        #: Item records by node id, spooled to disk until the reports are built.
+        self.records = ItemStore()
         #: Node ids of the run's items (on the controller; from a worker under xdist).
         self.collected: list[str] = []
         self.report: dict[str, Any] | None = None
@@ -233,11 +223,20 @@ class DictbenchSession:
         if report.when != "teardown":
             report.user_properties = others
             return
-        # Kept as text until the end: strings are not traced by the garbage collector.
-        self.records[report.nodeid] = blobs[-1]
+        self.records.add(report.nodeid, blobs[-1])
         if self.junit_properties:
             others += junit_properties(json.loads(blobs[-1]))
         report.user_properties = others
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Any:
+        """Once the item's reports are made, its record leaves the item: the store (or,
+        under xdist, the controller) holds it, and 100,000 items do not hold it twice."""
+        try:
+            return (yield)
+        finally:
+            item.user_properties[:] = [p for p in item.user_properties
+                                       if p[0] != RECORD_PROPERTY]
 
     def summarize(self, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """Default report body (see ``pytest_dictbench_generate_report``)."""
@@ -280,14 +279,9 @@ class DictbenchSession:
                 self.gating.apply_empty([p.name for p in self.products])
                 self._report_results(session, [])
             return
-        lines = list(self.records.values())
-        parsed = sorted(zip(_shared_values(parse_lines(lines)), lines, strict=True),
-                        key=lambda pair: record_sort_key(pair[0]))
-        del lines
-        self.records.clear()
-        records = [record for record, _ in parsed]
-        # the lines exactly as the items wrote them: canonical already, no second encoding
-        files = {"items.jsonl": "".join(line + "\n" for _, line in parsed)}
+        records = self.records.records()
+        # the lines exactly as the items wrote them, streamed from the spool in report order
+        files: dict[str, str | Iterator[str]] = {"items.jsonl": self.records.lines()}
         try:
             files.update(self._report_files(session, records))
         except Exception as exc:  # a plugin hook or renderer failed: keep the items
@@ -301,117 +295,14 @@ class DictbenchSession:
             self.problems.append(str(exc))
         else:
             self.written = [self.report_dir / name for name in files]
+        finally:
+            self.records.close()
         self._export_results(records)
         self._report_results(session, records)
-
-    def _export_results(self, records: Sequence[Mapping[str, Any]]) -> None:
-        """``--dictbench-results-out``: rig items as the methodology's 28-column CSV."""
-        results_out = self.config.getoption("dictbench_results_out", None)
-        if not results_out:
-            return
-        path = (self.config.invocation_params.dir / results_out).resolve()
-        try:
-            atomic_write(path, export_csv(records))
-        except (DictbenchError, OSError) as exc:
-            self.problems.append(f"cannot write the results CSV {path}: {exc}")
-        else:
-            self.written.append(path)
-
-    def _report_files(self, session: pytest.Session, records: Sequence[Mapping[str, Any]]
-                      ) -> dict[str, str]:
-        """The report files of the run by name (besides items.jsonl and run-info.json)."""
-        report = generate_report(self.config, records, self.problems)
-        self.gating.apply(records, report, [p.name for p in self.products])
-        report = update_report(self.config, report, self.problems)
-        self.report = report
-        files = {"dictbench.json": dumps(report) + "\n"}
-        pending = "".join(dumps(p, indent=None) + "\n" for r in records
-                          for p in r.get("pending", ()))
-        if pending:  # nothing pending: no file, and an old pending list is removed
-            files[PENDING_FILE] = pending
-        # without judging this run, an old pending list is removed with the stale files
-        expected = expected_texts(s for s in self._suites.values() if not is_private(s))
-        files["dictbench.md"] = render_markdown(report, records, expected)
-        files["dictbench.html"] = render_html(report, records, expected)
-        return files
-
-    def _report_results(self, session: pytest.Session,
-                        records: Sequence[Mapping[str, Any]]) -> None:
-        """Gate verdicts and problems as test results of their own; fail the run on any."""
-        results = self.gating.results(records)
-        results += [(f"dictbench::session-end-{i}", "dictbench", "dictbench session end",
-                     problem) for i, problem in enumerate(self.problems, start=1)]
-        for nodeid, path, title, failure in results:
-            for report in session_result(nodeid, path, title, failure):
-                self.config.hook.pytest_runtest_logreport(report=report)
-        if (self.gating.failures or self.problems) and \
-                session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
-
-    def _run_info(self) -> dict[str, Any]:
-        """Facts that change between identical runs; kept out of ``dictbench.json``."""
-        return {
-            "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "host": platform.node(),
-            "python": platform.python_version(),
-            "pytest": pytest.__version__,
-            "pytest_dictbench": __version__,
-            "args": public_args(self.config.invocation_params.args),
-            "workers": getattr(self.config.option, "numprocesses", None),
-            "judge": {"mode": self.judging.mode, "calls": self.judging.calls,
-                      "cache_hits": self.judging.cache_hits},
-            # what Japanese words, names and numbers were cut with (the gate compares it)
-            "analyser": analyser_info(),
-        }
 
     def _draft_counts(self) -> dict[str, int]:
         """Draft cases per loaded suite (by manifest path)."""
         return {str(path): len(suite.drafts) for path, suite in self._suites.items()}
-
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        drafts = sum({**self.worker_drafts, **self._draft_counts()}.values())
-        if drafts:
-            terminalreporter.write_line(f"dictbench: {drafts} draft case"
-                                        f"{'' if drafts == 1 else 's'} not collected")
-        if self.report is None:
-            for failure in self.gating.failures:
-                terminalreporter.write_line(f"dictbench gate FAILED: {failure}", red=True,
-                                            bold=True)
-            for problem in self.problems:
-                terminalreporter.write_line(f"dictbench ERROR: {problem}", red=True, bold=True)
-            return
-        terminalreporter.write_sep("=", "dictbench summary")
-        for line in summary_lines(self.report):
-            terminalreporter.write_line(line)
-        for comparison in self.report.get("baseline", {}).get("comparisons", []):
-            terminalreporter.write_line(baseline_line(comparison, self.gating.options.max_drop
-                                                      if self.gating.options else None))
-        if self.item_failures == "report":
-            below = sum(e["failed"] for s in self.report["suites"] for e in s["products"])
-            terminalreporter.write_line(
-                f"dictbench: {below} item(s) below their method's gate were reported, not "
-                "failed (--dictbench-item-failures=report)")
-        for note in self.gating.notes:  # a drop above max-drop let through, said so
-            terminalreporter.write_line(f"dictbench gate note: {note}", yellow=True)
-        for failure in self.gating.failures:
-            terminalreporter.write_line(f"dictbench gate FAILED: {failure}", red=True, bold=True)
-        for problem in self.problems:
-            terminalreporter.write_line(f"dictbench ERROR: {problem}", red=True, bold=True)
-        for path in self.written:
-            terminalreporter.write_line(f"dictbench: wrote {path}")
-
-
-def _shared_values(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The records, with the values every record repeats (suite, product, status...)
-    held once: a run of 100,000 items keeps them all until its reports are written."""
-    seen: dict[Any, Any] = {}
-    for record in records:
-        for key in ("suite", "suite_path", "product", "status", "message"):
-            value = record.get(key)
-            if isinstance(value, str):
-                record[key] = seen.setdefault(value, value)
-    return records
-
 
 def _describe(exc: BaseException) -> str:
     return str(exc) if isinstance(exc, DictbenchError) else f"{type(exc).__name__}: {exc}"

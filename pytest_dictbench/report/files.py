@@ -77,9 +77,10 @@ def write_jsonl(path: Path, rows: Iterable[Any]) -> None:
     atomic_write(path, "".join(dumps(row, indent=None) + "\n" for row in rows))
 
 
-def write_report_set(folder: Path, texts: Mapping[str, str], *,
+def write_report_set(folder: Path, texts: Mapping[str, str | Iterable[str]], *,
                      remove: Iterable[str] = ()) -> None:
-    """Write a run's report files into ``folder`` as one set (all new or all old).
+    """Write a run's report files into ``folder`` as one set (all new or all old); a
+    text may be an iterable of whole lines (``items.jsonl``, streamed).
 
     Raises :class:`DictbenchError` naming the folder when it cannot be written (it is a
     file, read-only, the disk is full); the files already there are then unchanged.

@@ -1,0 +1,146 @@
+"""The report side of a run's state: the report files, the exported results, the gate
+verdicts and problems as test results, and the terminal summary (the controller only).
+
+:class:`ReportSet` is a base of ``session.DictbenchSession``; the state it reads is set up
+there.
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .. import __version__
+from ..errors import DictbenchError
+from ..files import atomic_write
+from ..judge.adjudications import PENDING_FILE
+from ..model import Suite
+from ..private import is_private
+from ..redact import public_args
+from ..report.files import dumps
+from ..report.html import render_html
+from ..report.markdown import render_markdown
+from ..report.sections import expected_texts
+from ..report.terminal import baseline_line, summary_lines
+from ..rig.results import export_csv
+from ..text.japanese import analyser_info
+from .gate import Gating
+from .judge import Judging
+from .junit import session_result
+from .report_hooks import generate_report, update_report
+
+__all__ = ["ReportSet"]
+
+
+class ReportSet:
+    """Builds and writes the report set, and prints the summary."""
+
+    config: pytest.Config
+    gating: Gating
+    judging: Judging
+    problems: list[str]
+    report: dict[str, Any] | None
+    written: list[Path]
+    item_failures: str
+    worker_drafts: dict[str, int]
+    _suites: dict[Path, Suite]
+
+    def _draft_counts(self) -> dict[str, int]:
+        raise NotImplementedError
+
+    def _export_results(self, records: Sequence[Mapping[str, Any]]) -> None:
+        """``--dictbench-results-out``: rig items as the methodology's 28-column CSV."""
+        results_out = self.config.getoption("dictbench_results_out", None)
+        if not results_out:
+            return
+        path = (self.config.invocation_params.dir / results_out).resolve()
+        try:
+            atomic_write(path, export_csv(records))
+        except (DictbenchError, OSError) as exc:
+            self.problems.append(f"cannot write the results CSV {path}: {exc}")
+        else:
+            self.written.append(path)
+
+    def _report_files(self, session: pytest.Session, records: Sequence[Mapping[str, Any]]
+                      ) -> dict[str, str]:
+        """The report files of the run by name (besides items.jsonl and run-info.json)."""
+        report = generate_report(self.config, records, self.problems)
+        self.gating.apply(records, report, [p.name for p in self.products])
+        report = update_report(self.config, report, self.problems)
+        self.report = report
+        files = {"dictbench.json": dumps(report) + "\n"}
+        pending = "".join(dumps(p, indent=None) + "\n" for r in records
+                          for p in r.get("pending", ()))
+        if pending:  # nothing pending: no file, and an old pending list is removed
+            files[PENDING_FILE] = pending
+        # without judging this run, an old pending list is removed with the stale files
+        expected = expected_texts(s for s in self._suites.values() if not is_private(s))
+        files["dictbench.md"] = render_markdown(report, records, expected)
+        files["dictbench.html"] = render_html(report, records, expected)
+        return files
+
+    def _report_results(self, session: pytest.Session,
+                        records: Sequence[Mapping[str, Any]]) -> None:
+        """Gate verdicts and problems as test results of their own; fail the run on any."""
+        results = self.gating.results(records)
+        results += [(f"dictbench::session-end-{i}", "dictbench", "dictbench session end",
+                     problem) for i, problem in enumerate(self.problems, start=1)]
+        for nodeid, path, title, failure in results:
+            for report in session_result(nodeid, path, title, failure):
+                self.config.hook.pytest_runtest_logreport(report=report)
+        if (self.gating.failures or self.problems) and \
+                session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _run_info(self) -> dict[str, Any]:
+        """Facts that change between identical runs; kept out of ``dictbench.json``."""
+        return {
+            "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "host": platform.node(),
+            "python": platform.python_version(),
+            "pytest": pytest.__version__,
+            "pytest_dictbench": __version__,
+            "args": public_args(self.config.invocation_params.args),
+            "workers": getattr(self.config.option, "numprocesses", None),
+            "judge": {"mode": self.judging.mode, "calls": self.judging.calls,
+                      "cache_hits": self.judging.cache_hits},
+            # what Japanese words, names and numbers were cut with (the gate compares it)
+            "analyser": analyser_info(),
+        }
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        drafts = sum({**self.worker_drafts, **self._draft_counts()}.values())
+        if drafts:
+            terminalreporter.write_line(f"dictbench: {drafts} draft case"
+                                        f"{'' if drafts == 1 else 's'} not collected")
+        if self.report is None:
+            for failure in self.gating.failures:
+                terminalreporter.write_line(f"dictbench gate FAILED: {failure}", red=True,
+                                            bold=True)
+            for problem in self.problems:
+                terminalreporter.write_line(f"dictbench ERROR: {problem}", red=True, bold=True)
+            return
+        terminalreporter.write_sep("=", "dictbench summary")
+        for line in summary_lines(self.report):
+            terminalreporter.write_line(line)
+        for comparison in self.report.get("baseline", {}).get("comparisons", []):
+            terminalreporter.write_line(baseline_line(comparison, self.gating.options.max_drop
+                                                      if self.gating.options else None))
+        if self.item_failures == "report":
+            below = sum(e["failed"] for s in self.report["suites"] for e in s["products"])
+            terminalreporter.write_line(
+                f"dictbench: {below} item(s) below their method's gate were reported, not "
+                "failed (--dictbench-item-failures=report)")
+        for note in self.gating.notes:  # a drop above max-drop let through, said so
+            terminalreporter.write_line(f"dictbench gate note: {note}", yellow=True)
+        for failure in self.gating.failures:
+            terminalreporter.write_line(f"dictbench gate FAILED: {failure}", red=True, bold=True)
+        for problem in self.problems:
+            terminalreporter.write_line(f"dictbench ERROR: {problem}", red=True, bold=True)
+        for path in self.written:
+            terminalreporter.write_line(f"dictbench: wrote {path}")

@@ -1,0 +1,112 @@
+"""The item records of a run, kept out of memory until the reports are built.
+
+Each record arrives as its ``items.jsonl`` line. :class:`ItemStore` appends the line to
+an anonymous spool file and keeps only where it lies, so a run of 100,000 items holds a
+few dozen bytes per item while it runs. At the end :meth:`ItemStore.records` parses the
+lines once into compact records (repeated values held once) in report order, and
+:meth:`ItemStore.lines` streams the lines, byte for byte as the items wrote them, in
+that same order for ``items.jsonl``. Pure: no pytest.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterable, Iterator
+from typing import IO, Any
+
+from ..aggregate import record_sort_key
+from ..jsonl import parse_lines
+
+__all__ = ["ItemStore", "compact_records"]
+
+#: Record fields whose values repeat from item to item (held once per distinct value).
+_SHARED_FIELDS = ("suite", "suite_path", "product", "status", "output_status", "message")
+#: Fields of nested tables whose values repeat (a rule's source, a case's genre...).
+_SHARED_NESTED = ("source", "genre", "short")
+#: Lines parsed per decoder call (equal keys are one string object within one call).
+_BLOCK = 1024
+
+
+class ItemStore:
+    """Item records by key (a node id), last one wins, spooled to a temporary file."""
+
+    def __init__(self) -> None:
+        self._spool: IO[bytes] | None = None
+        #: key -> (offset, length) of its latest line in the spool.
+        self._where: dict[str, tuple[int, int]] = {}
+        self._end = 0
+        self._order: list[str] | None = None
+
+    def add(self, key: str, line: str) -> None:
+        """Keep ``line`` (one JSON object, no newline) as the record of ``key``."""
+        if self._spool is None:
+            # closed by close(), or with the store when a run ends without reports
+            self._spool = tempfile.TemporaryFile(prefix="dictbench-items-")  # noqa: SIM115
+        data = line.encode("utf-8")
+        self._spool.seek(self._end)
+        self._spool.write(data)
+        self._where[key] = (self._end, len(data))
+        self._end += len(data)
+        self._order = None
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._where
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+    def line(self, key: str) -> str:
+        """The line of ``key`` as it was added."""
+        assert self._spool is not None
+        offset, length = self._where[key]
+        self._spool.seek(offset)
+        return self._spool.read(length).decode("utf-8")
+
+    def _lines_in(self, keys: Iterable[str]) -> Iterator[str]:
+        for key in keys:
+            yield self.line(key)
+
+    def records(self) -> list[dict[str, Any]]:
+        """Every record, parsed and compact, sorted as every report lists them (suite,
+        product, case id, repetition); fixes the order :meth:`lines` streams in."""
+        keys = list(self._where)
+        records: list[dict[str, Any]] = []
+        for start in range(0, len(keys), _BLOCK):
+            records += parse_lines(list(self._lines_in(keys[start:start + _BLOCK])))
+        compact_records(records)
+        order = sorted(range(len(keys)), key=lambda i: record_sort_key(records[i]))
+        self._order = [keys[i] for i in order]
+        return [records[i] for i in order]
+
+    def lines(self) -> Iterator[str]:
+        """Each line with its newline, in the order of :meth:`records` (called first)."""
+        if self._order is None:
+            self.records()
+        assert self._order is not None
+        for line in self._lines_in(self._order):
+            yield line + "\n"
+
+    def close(self) -> None:
+        """Drop every record and the spool."""
+        if self._spool is not None:
+            self._spool.close()
+        self._spool, self._where, self._end, self._order = None, {}, 0, None
+
+
+def compact_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``records`` (changed in place), each value that many records repeat (suite,
+    product, status, message, a rule's source...) held as one string object: a run of
+    100,000 items keeps them all until its reports are written."""
+    seen: dict[str, str] = {}
+    for record in records:
+        for key in _SHARED_FIELDS:
+            value = record.get(key)
+            if isinstance(value, str):
+                record[key] = seen.setdefault(value, value)
+        for table in (record.get("case"), *(record.get("rules") or {}).values()):
+            if isinstance(table, dict):
+                for key in _SHARED_NESTED:
+                    value = table.get(key)
+                    if isinstance(value, str):
+                        table[key] = seen.setdefault(value, value)
+    return records
