@@ -29,9 +29,10 @@ import pytest
 from ..environment import disagreements
 from ..model import Case, Output, Product, Suite
 from ..rig.calibration import BlockCalibration, calibration_folder, load_calibration
+from ..rig.checks import exclusion_facts, package_checks
 from ..rig.live import check_live, live_profile, live_row, unsupported_reason
 from ..rig.notes import split_notes
-from ..rig.package import unknown_keys, verify_package
+from ..rig.package import unknown_keys
 from ..rig.protocol import default_profile, required_repetitions
 from ..rig.results import COLUMNS, Exclusion, RigRow, read_results
 from .collect import CaseItem, SuiteCollector
@@ -180,7 +181,8 @@ class RigCollector(SuiteCollector):
     def collect(self) -> Iterator[Any]:
         session = self.config.stash[SESSION_KEY]
         suite = session.load_suite(self.path)
-        verify_package(suite)  # as the scorer does: no score from a changed package
+        # as the scorer does: no score from a changed package; then its canonical audio
+        checks = session.suite_checks[suite.id] = package_checks(suite)
         for note in unknown_keys(suite):
             self.warn(pytest.PytestWarning(f"dictbench: {suite.manifest['manifest_file']}: "
                                            f"{note}"))
@@ -204,6 +206,7 @@ class RigCollector(SuiteCollector):
                             exclusions=excluded)
         for exclusion in excluded:  # listed, never scored (the scorer's exclusions)
             self.warn(pytest.PytestWarning(f"dictbench: {results}: {exclusion.describe()}"))
+        checks["exclusions"] = exclusion_facts(excluded)
         blocks: dict[str, dict[str, Any]] = {}
         if self.calibration is not None:
             rows, blocks = self.calibration.apply(rows)

@@ -128,11 +128,16 @@ class XdistHooks:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        """Keep the draft counts a worker's collection found (the controller has none)."""
+        """Keep the draft counts and suite checks a worker's collection found (the
+        controller collects nothing)."""
         session = self.config.stash.get(SESSION_KEY, None)
-        found = (getattr(node, "workeroutput", None) or {}).get("dictbench_drafts")
+        output = getattr(node, "workeroutput", None) or {}
+        found = output.get("dictbench_drafts")
         if session is not None and isinstance(found, dict):
             session.worker_drafts.update(found)
+        checks = output.get("dictbench_checks")
+        if session is not None and isinstance(checks, dict):
+            session.suite_checks.update(checks)
 
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
