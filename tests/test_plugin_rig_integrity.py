@@ -11,6 +11,7 @@ import pyloudnorm  # noqa: F401
 import pytest
 import scipy.optimize  # noqa: F401
 import soundfile
+import soxr  # noqa: F401  (the canonical audio's true peak, measured on every import)
 
 from pytest_dictbench.rig.synth import hash_package
 
@@ -141,3 +142,53 @@ def test_excluded_rows_are_in_the_reports_with_and_without_xdist(
     serial = (pytester.path / "reports" / "dictbench.json").read_bytes()
     _import(pytester, "-n", "2")
     assert (pytester.path / "reports" / "dictbench.json").read_bytes() == serial
+
+
+@pytest.mark.parametrize("blocked", [["meeteval"], ["icu", "meeteval"]])
+def test_a_missing_rig_package_is_one_line_naming_the_extra(
+        pytester: pytest.Pytester, bundled: Path, blocked: list[str]) -> None:
+    # S40: without meeteval the meeting items failed with a ~740-line traceback
+    pytester.makeconftest("import sys\n" + "".join(f"sys.modules[{m!r}] = None\n"
+                                                   for m in blocked))
+    result = _import(pytester)
+    assert result.ret == 2
+    named = {"icu": "'PyICU'", "meeteval": "'meeteval'"}
+    plural = "s" if len(blocked) > 1 else ""
+    result.stdout.fnmatch_lines([
+        f"*rig/benchmark-manifest-v1.json: a rig package run needs the optional "
+        f"package{plural} {', '.join(named[m] for m in blocked)}: "
+        "pip install 'pytest-dictbench[[]rig]'"])  # [[] is a literal [ in fnmatch
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    assert not (pytester.path / "reports" / "dictbench.json").exists()
+
+
+INTENDED = ["correction-en-us-seeded[echoline-r3]", "correction-en-us-seeded[parlo-r2]",
+            "dictation-en-us-general[echoline-r1]", "dictation-en-us-general[echoline-r3]",
+            "dictation-en-us-technical[echoline-r3]", "dictation-es-es-general[echoline-r3]",
+            "dictation-fr-fr-general[echoline-r3]", "file-en-us-interview[echoline-r3]",
+            "file-en-us-interview[parlo-r2]", "meeting-en-us-three-speaker[echoline-r3]"]
+
+
+def test_the_bundled_example_says_which_failures_are_intended(
+        pytester: pytest.Pytester, bundled: Path) -> None:
+    # issue 24: the demo exited 1 with its intended example faults and nothing said so
+    result = _import(pytester)
+    assert result.ret == 1
+    line = (f"10 of the 10 intended example faults failed as intended (so the run exits 1): "
+            f"{', '.join(INTENDED)}.")
+    result.stdout.fnmatch_lines(["mac-rig: Example package for pytest-dictbench; the bundled "
+                                 "results are example data for fictional apps.",
+                                 f"mac-rig: {line}"])
+    assert "Not intended" not in result.stdout.str()
+    assert _rig(pytester)["example"]["unexpected_faults"] == []
+    markdown = (pytester.path / "reports" / "dictbench.md").read_text()
+    assert "10 of the 10 intended example faults failed as intended" in markdown
+    # a fault the package does not list is called a real problem
+    manifest = bundled / "benchmark-manifest-v1.json"
+    data = json.loads(manifest.read_text())
+    data["disclosure"]["intended_faults"].remove("file-en-us-interview[parlo-r2]")
+    manifest.write_text(json.dumps(data))
+    result = _import(pytester)
+    result.stdout.fnmatch_lines([
+        "mac-rig: 9 of the 9 intended example faults failed as intended*",
+        "mac-rig: Not intended, so a real problem: file-en-us-interview[parlo-r2]."])

@@ -27,9 +27,10 @@ from typing import Any
 import pytest
 
 from ..environment import disagreements
+from ..errors import SuiteError, install_hint
 from ..model import Case, Output, Product, Suite
 from ..rig.calibration import BlockCalibration, calibration_folder, load_calibration
-from ..rig.checks import exclusion_facts, package_checks
+from ..rig.checks import exclusion_facts, missing_packages, package_checks
 from ..rig.live import check_live, live_profile, live_row, unsupported_reason
 from ..rig.notes import split_notes
 from ..rig.package import unknown_keys
@@ -180,6 +181,10 @@ class RigCollector(SuiteCollector):
 
     def collect(self) -> Iterator[Any]:
         session = self.config.stash[SESSION_KEY]
+        missing = missing_packages()
+        if missing:  # one line naming them all, before a traceback halfway through a run
+            raise SuiteError(f"a rig package run {install_hint(missing, 'rig')}",
+                             path=self.path)
         suite = session.load_suite(self.path)
         # as the scorer does: no score from a changed package; then its canonical audio
         checks = session.suite_checks[suite.id] = package_checks(suite)

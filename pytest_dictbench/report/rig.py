@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["RigTable", "rig_notes", "rig_tables_text", "table_title"]
+__all__ = ["RigTable", "example_lines", "rig_notes", "rig_tables_text", "table_title"]
 
 _STATUSES = ("complete", "not_tested", "unsupported", "failed", "invalid", "blank")
 
@@ -95,6 +95,26 @@ def _integrity_note(rig: Mapping[str, Any]) -> str:
     return "Package integrity not verified in this run."
 
 
+def example_lines(rig: Mapping[str, Any]) -> list[str]:
+    """What an example package's run says of its failures: which are intended."""
+    example = rig.get("example")
+    if not example:
+        return []
+    lines = [example["statement"] or "Example package: example data."]
+    intended = example["intended_faults"]
+    if intended:
+        seen = len(intended) - len(example["intended_not_seen"])
+        lines.append(f"{seen} of the {len(intended)} intended example faults failed as "
+                     f"intended (so the run exits 1): {', '.join(intended)}.")
+    if example["unexpected_faults"]:
+        lines.append("Not intended, so a real problem: "
+                     f"{', '.join(example['unexpected_faults'])}.")
+    if example["intended_not_seen"]:
+        lines.append("Intended faults that did not fail: "
+                     f"{', '.join(example['intended_not_seen'])}.")
+    return lines
+
+
 def rig_notes(rig: Mapping[str, Any]) -> list[str]:
     """Sentences printed above the tables: gate, normalisation, no overall ranking and
     environment disagreements."""
@@ -106,6 +126,7 @@ def rig_notes(rig: Mapping[str, Any]) -> list[str]:
     if not gate["ready"]:
         notes.insert(0, "Execution gate closed: no ranks are published (blocking: "
                      f"{'; '.join(gate['blocking_items']) or 'none listed'}).")
+    notes[:0] = example_lines(rig)
     notes.append(_integrity_note(rig))
     audio = rig.get("audio_specification")
     if audio and audio.get("blocks_ranks"):

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..text.visible import visible
-from .rig import table_title
+from .rig import example_lines, table_title
 from .sections import fmt, fmt_p, fmt_score
 from .validity import validity_rows
 
@@ -90,6 +90,7 @@ def _rig(suite: Mapping[str, Any]) -> list[str]:
         return []
     lines = [f"{suite['id']}: one ranking per metric table, no overall ranking "
              "(not-ranked reasons in dictbench.md)"]
+    lines += [f"{suite['id']}: {line}" for line in example_lines(rig)]
     for t in rig["tables"]:
         ranked = [f"{e['rank']}. {e['app_id']} {e['value']:.6f}"
                   for cohort in t["cohorts"] for e in cohort["entries"]]

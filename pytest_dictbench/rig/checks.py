@@ -17,6 +17,7 @@ imported (:class:`~pytest_dictbench.rig.results.Exclusion`).
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -25,7 +26,18 @@ from ..model import Suite
 from .package import verify_package
 from .results import Exclusion
 
-__all__ = ["audio_blocking", "exclusion_facts", "package_checks"]
+__all__ = ["RIG_PACKAGES", "audio_blocking", "exclusion_facts", "missing_packages",
+           "package_checks"]
+
+#: What a rig run imports beyond the core, all in the extra ``rig``: (module, package).
+RIG_PACKAGES = (("icu", "PyICU"), ("scipy", "scipy"), ("meeteval", "meeteval"),
+                ("pyloudnorm", "pyloudnorm"), ("soxr", "soxr"))
+
+
+def missing_packages(packages: Iterable[tuple[str, str]] = RIG_PACKAGES) -> list[str]:
+    """The packages of ``packages`` that cannot be imported here, found without
+    importing them (a rig run asks once, before anything is read)."""
+    return [package for module, package in packages if importlib.util.find_spec(module) is None]
 
 
 def _audio_findings(suite: Suite) -> dict[str, Any]:

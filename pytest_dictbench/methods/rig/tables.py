@@ -236,6 +236,25 @@ def _observations(apps: Sequence[str], complete: Sequence[Mapping[str, Any]]
     return rows
 
 
+def _example(records: Sequence[Mapping[str, Any]], package: Mapping[str, Any],
+             rules: RigRules) -> dict[str, Any] | None:
+    """For an example package (``disclosure.publication_state: "example"``): its
+    statement, and which failed or errored items are the faults it shows on purpose
+    (``disclosure.intended_faults``, item names) and which are not."""
+    disclosure = package.get("disclosure") or {}
+    if disclosure.get("publication_state") != "example":
+        return None
+    intended = sorted(disclosure.get("intended_faults", ()))
+    faults = sorted(
+        f"{r['case_id']}[{r['product']}-"
+        + ("" if r["rig"]["test_profile"] == rules.default_profile
+           else f"{r['rig']['test_profile']}-") + f"r{r['repetition']}]"
+        for r in records if r["status"] in ("failed", "error"))
+    return {"statement": str(disclosure.get("statement", "")), "intended_faults": intended,
+            "unexpected_faults": [f for f in faults if f not in intended],
+            "intended_not_seen": [f for f in intended if f not in faults]}
+
+
 def rig_tables(records: Sequence[Mapping[str, Any]], package: Mapping[str, Any],
                checks: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The ``rig`` section of a suite in ``dictbench.json``.
@@ -282,6 +301,8 @@ def rig_tables(records: Sequence[Mapping[str, Any]], package: Mapping[str, Any],
                                     "blocks_ranks": withheld is not None}}
            if "audio_specification" in checks else {}),
         "exclusions": list(checks.get("exclusions", ())),
+        **({"example": example} if (example := _example(rig_records, package, rules))
+           else {}),
         "overall_ranking": None,
         "overall_ranking_reason": NO_OVERALL,
         "statuses": statuses,
