@@ -32,7 +32,7 @@ from .errors import DictbenchError
 from .files import atomic_write
 from .hashes import files_table_text, refresh_hashes
 from .jsonl import read_jsonl
-from .rig.package import is_package, load_package
+from .rig.package import load_package, package_manifest
 from .suites import MANIFEST, inside, load_suite, suite_seed
 from .workbench.commands import add_commands as add_workbench_commands
 
@@ -61,10 +61,11 @@ def _script(case: Any) -> str:
 
 def cmd_hash(args: argparse.Namespace) -> int:
     path = Path(args.suite)
-    if is_package(path):
+    manifest = package_manifest(path)  # a package's manifest, or its folder
+    if manifest is not None:
         from .rig.synth import hash_package
 
-        print(f"{args.suite}: {hash_package(path)} integrity file(s) hashed")
+        print(f"{manifest}: {hash_package(manifest)} integrity file(s) hashed")
         return 0
     count, changed = refresh_hashes(path)
     print(f"{path / MANIFEST if path.is_dir() else path}: {count} file(s) hashed"
@@ -77,10 +78,11 @@ def cmd_synth(args: argparse.Namespace) -> int:
     from .audio.staging import commit_staged, new_staging
     from .audio.synth import synth_suite_cases
 
-    if is_package(Path(args.suite)):
+    manifest = package_manifest(Path(args.suite))
+    if manifest is not None:
         from .rig.synth import synth_package
 
-        path = Path(args.suite)
+        path = manifest
         count = synth_package(path, {c.id: c.data for c in load_package(path).cases})
         print(f"{path}: {count} WAV file(s) written as the package's audio specification "
               "says (--out, --rate, --lufs and --silence-ms do not apply)")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 
 class DictbenchError(Exception):
@@ -35,3 +38,25 @@ class CaptureError(DictbenchError):
 
 class JudgeError(DictbenchError):
     """An LLM judge request failed or returned an invalid answer."""
+
+
+def install_hint(packages: Sequence[str], extra: str) -> str:
+    """``needs the optional package 'meeteval': pip install 'pytest-dictbench[rig]'``."""
+    named = ", ".join(repr(p) for p in packages)
+    plural = "s" if len(packages) > 1 else ""
+    return f"needs the optional package{plural} {named}: pip install 'pytest-dictbench[{extra}]'"
+
+
+def require(module: str, extra: str, purpose: str, *, package: str | None = None) -> Any:
+    """Import the optional ``module`` (of the extra ``extra``), or raise one line saying
+    how to install it, never the import's traceback::
+
+        DictbenchError: speaker attribution (cpWER) needs the optional package
+        'meeteval': pip install 'pytest-dictbench[rig]'
+    """
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise DictbenchError(f"{purpose} "
+                             f"{install_hint([package or module.split('.')[0]], extra)}"
+                             ) from None

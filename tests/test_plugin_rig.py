@@ -10,6 +10,7 @@ import meeteval.wer.wer.cp  # noqa: F401
 import pyloudnorm  # noqa: F401
 import pytest
 import scipy.optimize  # noqa: F401
+import soxr  # noqa: F401  (the canonical audio's true peak, measured on every import)
 from rig_support import csv_text, row, write_package
 
 REPO = Path(__file__).resolve().parent.parent

@@ -15,6 +15,7 @@ import pyloudnorm  # noqa: F401
 import pytest
 import scipy.optimize  # noqa: F401
 import soundfile as sf
+import soxr  # noqa: F401  (the canonical audio's true peak, measured on every import)
 from rig_support import REFERENCES, write_package
 
 from pytest_dictbench.environment import detect_environment

@@ -43,3 +43,20 @@ def test_synth_writes_the_package_audio(tmp_path: Path) -> None:
     assert fixture["audio_sha256"] == hashlib.sha256(
         (tmp_path / fixture["audio_path"]).read_bytes()).hexdigest()
     assert fixture["duration_seconds"] > 1.0
+
+
+def test_hash_takes_the_package_folder_as_the_manifest_path(tmp_path: Path, capsys) -> None:
+    # issue 24: 'dictbench hash cases/mac-rig' failed ('no suite manifest here')
+    path = write_package(tmp_path)
+    reference = tmp_path / "fixtures" / "references" / "dict-en.txt"
+    reference.write_text("Send the final draft to Ana before noon.\n", encoding="utf-8")
+    assert main(["hash", str(tmp_path)]) == 0
+    entries = {e["path"]: e["sha256"] for e in json.loads(path.read_text())["integrity"]["files"]}
+    assert entries["fixtures/references/dict-en.txt"] == hashlib.sha256(
+        reference.read_bytes()).hexdigest()
+    assert capsys.readouterr().out.startswith(f"{path}: ")
+    shutil.copy(path, tmp_path / "benchmark-manifest-v2.json")
+    assert main(["hash", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"dictbench: {tmp_path}: the folder holds several rig package manifests "
+        "(benchmark-manifest-v1.json, benchmark-manifest-v2.json); name the one to use")

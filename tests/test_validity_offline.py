@@ -35,6 +35,10 @@ def test_the_namespace_has_its_own_loopback_up_and_no_other_network() -> None:
 def test_on_device_is_verified_only_when_every_capture_completed_offline() -> None:
     ok = {"completed": True, "text_matched": True}
     assert claim_status("on_device", [ok, ok])["verified"] is True
+    # R49: the limit of a network namespace is stated beside the claim itself
+    assert claim_status("on_device", [ok, ok])["note"] == (
+        "verified: all 2 captures completed without network, with the same text (network "
+        "routes only: a Unix socket to a service outside the run is not blocked)")
     bad = {"completed": False, "text_matched": False, "reason": "exit 7"}
     status = claim_status("on_device", [ok, bad])
     assert status["verified"] is False

@@ -8,10 +8,15 @@ only the first claim is verified.
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 from adapter_support import write_tone
@@ -140,3 +145,81 @@ def test_without_the_audit_an_on_device_claim_is_unverified(pytester: pytest.Pyt
     assert path["verified"] is False
     assert path["note"] == ("unverified: no offline audit was run "
                             "(--dictbench-offline-audit)")
+
+
+#: Transcribes online and logs each call; inside the audit's namespace (another network
+#: namespace than the test's) it writes its pid and, while ``hang`` exists, never ends.
+HANGS_OFFLINE = """import os, pathlib, sys, time
+folder, stem = pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[1]).stem
+if os.readlink("/proc/self/ns/net") == sys.argv[3]:
+    with open(folder / "calls.log", "a") as log:
+        log.write(f"online {stem}\\n")
+    print({"c1": "hello there", "c2": "good morning"}[stem])
+    sys.exit(0)
+(folder / f"audited-{stem}.pid").write_text(str(os.getpid()))
+while (folder / "hang").exists():
+    time.sleep(0.2)
+print({"c1": "hello there", "c2": "good morning"}[stem])
+"""
+
+
+def _gone(pid: int) -> bool:
+    """Whether ``pid`` no longer runs (ended, or a zombie nobody has reaped yet)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+    return state in ("Z", "X")
+
+
+def _wait_for(condition: Callable[[], bool], what: str, limit_s: float = 120.0) -> None:
+    deadline = time.monotonic() + limit_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting for {what}")
+        time.sleep(0.1)
+
+
+@pytest.mark.skipif(namespace_problem() is not None,
+                    reason=f"network namespaces unavailable: {namespace_problem()}")
+def test_a_kill_during_the_audit_keeps_the_capture_and_ends_the_audited_program(
+        pytester: pytest.Pytester, service: str) -> None:
+    """SIGKILL of the run's process group while a capture is audited (R51): the capture
+    is in the cache, the audited program dies with the run, and the next run audits the
+    kept capture without capturing it again."""
+    _project(pytester, service)
+    products = pytester.path / "products"
+    (products / "hangs.py").write_text(HANGS_OFFLINE, encoding="utf-8")
+    (products / "hang").write_text("")
+    argv = [sys.executable, "hangs.py", "{audio}", str(products),
+            os.readlink("/proc/self/ns/net")]
+    (products / "hangs.toml").write_text(
+        f'name = "hangs"\nversion = "1"\nadapter = "command"\n[settings]\n'
+        f'command = {json.dumps(argv)}\ntimeout_s = 600\n'
+        '[environment]\nprocessing_path = "on_device"\n', encoding="utf-8")
+    run = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "cases/mini",
+         "--product=hangs", "--dictbench-offline-audit", "--dictbench-no-warmup"],
+        cwd=pytester.path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True)
+    pid_file = products / "audited-c1.pid"
+    try:
+        _wait_for(lambda: pid_file.exists() and pid_file.read_text().strip() != "",
+                  "the audit of c1 to start")
+    finally:
+        os.killpg(run.pid, signal.SIGKILL)
+        run.wait()
+    audited = int(pid_file.read_text())
+    _wait_for(lambda: _gone(audited), f"the audited program (pid {audited}) to end")
+    cache = products / "hangs" / "mini.jsonl"
+    lines = [json.loads(line) for line in cache.read_text().splitlines()]
+    assert [(x["case_id"], x["status"], x["text"], "offline_audit" in x) for x in lines] \
+        == [("c1", "complete", "hello there", False)]
+    (products / "hang").unlink()
+    again = pytester.runpytest_subprocess("cases/mini", "--product=hangs",
+                                          "--dictbench-offline-audit", "--dictbench-no-warmup")
+    assert again.ret == 0, again.stdout.str()
+    assert (products / "calls.log").read_text().splitlines() == ["online c1", "online c2"]
+    report = json.loads((pytester.path / "reports" / "dictbench.json").read_text())
+    path = report["suites"][0]["products"][0]["processing_path"]
+    assert (path["verified"], path["audited"], path["text_matched"]) == (True, 2, 2)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
+from pytest_dictbench.errors import DictbenchError
 from pytest_dictbench.rig.speakers import Turn, attribute_turns, parse_turns, plain_text
 
 REFERENCE = [Turn("speaker_a", "Hi there."), Turn("speaker_b", "Fine, thanks."),
@@ -72,3 +75,18 @@ def test_formats() -> None:
 def test_bad_json_turns_are_refused_with_the_turn_number() -> None:
     with pytest.raises(ValueError, match="turn 2"):
         parse_turns('[{"speaker": "a", "text": "x"}, {"speaker": 3, "text": "y"}]')
+
+
+@pytest.mark.parametrize(("module", "purpose", "package"), [
+    ("meeteval.wer.wer.cp", "speaker attribution (cpWER)", "meeteval"),
+    ("scipy.optimize", "speaker attribution (the label-to-speaker assignment)", "scipy")])
+def test_a_missing_optional_package_is_one_line_naming_the_extra(
+        monkeypatch: pytest.MonkeyPatch, module: str, purpose: str, package: str) -> None:
+    # S40: a missing meeteval was a ~740-line traceback ending in ModuleNotFoundError
+    monkeypatch.setitem(sys.modules, module, None)  # Python's own way to block an import
+    hyp = [Turn("Ann", "hi there"), Turn("Bob", "fine thanks"), Turn("Ann", "good")]
+    with pytest.raises(DictbenchError) as caught:
+        attribute_turns(REFERENCE, hyp)
+    assert str(caught.value) == (f"{purpose} needs the optional package '{package}': "
+                                 "pip install 'pytest-dictbench[rig]'")
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__

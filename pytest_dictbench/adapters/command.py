@@ -18,6 +18,7 @@ With ``output = "json"`` the standard output is one JSON object, a transcript re
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
 import re
@@ -25,6 +26,7 @@ import selectors
 import shlex
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -147,7 +149,7 @@ class CommandTranscriber:
         try:
             process = subprocess.Popen(
                 argv, cwd=self.cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, start_new_session=True)
+                stderr=subprocess.PIPE, start_new_session=True, preexec_fn=_die_with_run)
         except OSError as exc:
             program = Path(argv[0])
             if "/" not in argv[0] and os.sep not in argv[0]:
@@ -238,6 +240,31 @@ def _read_until(process: subprocess.Popen[bytes], deadline: float) -> tuple[byte
             process.wait(timeout=deadline - time.monotonic())
     return (b"".join(chunks[process.stdout.fileno()]),
             b"".join(chunks[process.stderr.fileno()]))
+
+
+def _die_with_run() -> None:
+    """In the started command, before it runs: on Linux, be killed (SIGKILL) when the
+    run that started it dies, even by SIGKILL (``prctl(PR_SET_PDEATHSIG)``). The command
+    has a session of its own (so a timeout can kill all of it), which a kill of the
+    run's process group does not reach; this keeps it from outliving the run. The
+    setting survives ``exec`` (``unshare`` and the offline audit's loopback step exec
+    the product in the same process). Elsewhere a no-op."""
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def _load_prctl() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PR_SET_PDEATHSIG = 1
+#: libc's prctl, looked up once in the parent (nothing is loaded between fork and exec).
+_PRCTL = _load_prctl()
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:

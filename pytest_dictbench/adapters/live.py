@@ -136,18 +136,21 @@ class LiveAdapter:
         if key in self._captured:
             return self._captured[key]
         cached = None if self.options.recapture else self._cached.get(key)
-        if cached is not None and self.options.offline_audit \
-                and "offline_audit" not in cached.meta:
-            cached = None  # captured before the audit was asked for: capture again
         if cached is not None and not cached.is_error:
             self._check_fresh(cached, case)
-            return cached
+            if not self.options.offline_audit or "offline_audit" in cached.meta:
+                return cached
+            if cached.status != "complete":
+                cached = None  # captured before the audit was asked for: capture again
+        else:
+            cached = None
         locale = str(case.data.get("locale") or self.suite.locale)
         if isinstance(case.data.get("seed_path"), str):  # a rig correction: no audio
             request = CaptureRequest(
                 case.id, None, locale, seed=self._inside(case.data["seed_path"]),
                 target=self._inside(case.data["reference_path"]))
-            output = self._capture(self._ready(), repetition, request, None)
+            output = self._audit_cached(self._ready(), request, cached) if cached else \
+                self._capture(self._ready(), repetition, request, None)
         elif isinstance(case.data.get("audio"), str):
             audio = self._audio(case)
             transcriber = self._ready()
@@ -155,7 +158,8 @@ class LiveAdapter:
                 read_audio(audio.path)
             request = CaptureRequest(case.id, audio.path, locale,
                                      context=str(case.data.get("context", "")))
-            output = self._capture(transcriber, repetition, request, audio)
+            output = self._audit_cached(transcriber, request, cached) if cached else \
+                self._capture(transcriber, repetition, request, audio)
         else:
             return None  # nothing to play to the product: not tested
         self._captured[key] = output
@@ -225,9 +229,23 @@ class LiveAdapter:
             **({"redacted": True} if redacted and ok else {}),
         }
         if self.options.offline_audit and ok:
-            line["offline_audit"] = offline_audit(transcriber, request, text)
+            self.cache.put(line)  # kept before the audit starts: a kill during it loses
+            line["offline_audit"] = offline_audit(transcriber, request, text)  # nothing
         self.cache.put(line)
         return output_from_line(line, f"{self.cache.path} (captured now)")
+
+    def _audit_cached(self, transcriber: Transcriber, request: CaptureRequest,
+                      cached: Output) -> Output:
+        """The offline audit of a complete capture cached without one (a run stopped
+        during its audit, or one made without ``--dictbench-offline-audit``): the
+        capture is kept as it is, only the audit is made and added to its line."""
+        line: dict[str, Any] = {**cached.meta, "case_id": cached.case_id,
+                                "repetition": cached.repetition, "status": cached.status,
+                                "text": cached.text, "error": cached.error,
+                                "latency_ms": cached.latency_ms}
+        line["offline_audit"] = offline_audit(transcriber, request, cached.text)
+        self.cache.put(line)
+        return output_from_line(line, f"{cached.origin} (audited now)")
 
     def _inside(self, relative: str) -> Path:
         """A file the suite lists, as an absolute path inside the suite folder."""

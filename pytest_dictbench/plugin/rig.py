@@ -27,11 +27,13 @@ from typing import Any
 import pytest
 
 from ..environment import disagreements
+from ..errors import SuiteError, install_hint
 from ..model import Case, Output, Product, Suite
 from ..rig.calibration import BlockCalibration, calibration_folder, load_calibration
+from ..rig.checks import exclusion_facts, missing_packages, package_checks
 from ..rig.live import check_live, live_profile, live_row, unsupported_reason
 from ..rig.notes import split_notes
-from ..rig.package import unknown_keys, verify_package
+from ..rig.package import unknown_keys
 from ..rig.protocol import default_profile, required_repetitions
 from ..rig.results import COLUMNS, Exclusion, RigRow, read_results
 from .collect import CaseItem, SuiteCollector
@@ -179,8 +181,13 @@ class RigCollector(SuiteCollector):
 
     def collect(self) -> Iterator[Any]:
         session = self.config.stash[SESSION_KEY]
+        missing = missing_packages()
+        if missing:  # one line naming them all, before a traceback halfway through a run
+            raise SuiteError(f"a rig package run {install_hint(missing, 'rig')}",
+                             path=self.path)
         suite = session.load_suite(self.path)
-        verify_package(suite)  # as the scorer does: no score from a changed package
+        # as the scorer does: no score from a changed package; then its canonical audio
+        checks = session.suite_checks[suite.id] = package_checks(suite)
         for note in unknown_keys(suite):
             self.warn(pytest.PytestWarning(f"dictbench: {suite.manifest['manifest_file']}: "
                                            f"{note}"))
@@ -204,6 +211,7 @@ class RigCollector(SuiteCollector):
                             exclusions=excluded)
         for exclusion in excluded:  # listed, never scored (the scorer's exclusions)
             self.warn(pytest.PytestWarning(f"dictbench: {results}: {exclusion.describe()}"))
+        checks["exclusions"] = exclusion_facts(excluded)
         blocks: dict[str, dict[str, Any]] = {}
         if self.calibration is not None:
             rows, blocks = self.calibration.apply(rows)

@@ -128,13 +128,16 @@ class XdistHooks:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        """Keep the draft counts a worker's collection found (the controller has none),
-        and its share of each suite's judge budget."""
+        """Keep the draft counts and suite checks a worker's collection found (the
+        controller collects nothing), and its share of each suite's judge budget."""
         session = self.config.stash.get(SESSION_KEY, None)
         output = getattr(node, "workeroutput", None) or {}
         found = output.get("dictbench_drafts")
         if session is not None and isinstance(found, dict):
             session.worker_drafts.update(found)
+        checks = output.get("dictbench_checks")
+        if session is not None and isinstance(checks, dict):
+            session.suite_checks.update(checks)
         if session is not None:
             session.judging.merge_budgets(output.get("dictbench_budgets"))
 

@@ -102,6 +102,10 @@ class DictbenchSession(ReportSet):
         self._suites: dict[Path, Suite] = {}
         #: Draft cases per suite that xdist workers collected (see ``scheduling``).
         self.worker_drafts: dict[str, int] = {}
+        #: What collection checked of a suite before scoring, by suite id, reported with
+        #: it (a rig package's integrity, audio and excluded rows; from the workers
+        #: under xdist).
+        self.suite_checks: dict[str, dict[str, Any]] = {}
         #: Parsed ``[judge]`` tables by suite id (checked when the suite is loaded).
         self.judge_settings: dict[str, JudgeSettings] = {}
         self._suite_paths: dict[str, str] = {}
@@ -244,6 +248,9 @@ class DictbenchSession(ReportSet):
         for record in records:
             if record["suite"] not in suites:
                 suite = self.load_suite(self.config.rootpath / record["suite_path"])
+                if suite.id in self.suite_checks:
+                    suite = replace(suite, manifest={**suite.manifest,
+                                                     "checks": self.suite_checks[suite.id]})
                 suites[suite.id] = suite
         report = self.judging.add_budgets(summarize(
             records, suites, {p.name: p for p in self.products}, self.registry.methods,
@@ -264,6 +271,7 @@ class DictbenchSession(ReportSet):
         if is_worker(self.config):  # the controller collects nothing: tell it the drafts
             self.config.workeroutput["dictbench_drafts"] = self._draft_counts()  # type: ignore[attr-defined]
             self.config.workeroutput["dictbench_budgets"] = self.judging.budget_figures()  # type: ignore[attr-defined]
+            self.config.workeroutput["dictbench_checks"] = self.suite_checks  # type: ignore[attr-defined]
             return
         if exitstatus == pytest.ExitCode.INTERRUPTED and xdist_stop(self.config):
             # -x, --maxfail or crashed workers under xdist: a stop like a serial run's

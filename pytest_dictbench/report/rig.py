@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["RigTable", "rig_notes", "rig_tables_text", "table_title"]
+__all__ = ["RigTable", "example_lines", "rig_notes", "rig_tables_text", "table_title"]
 
 _STATUSES = ("complete", "not_tested", "unsupported", "failed", "invalid", "blank")
 
@@ -77,7 +77,42 @@ def rig_tables_text(rig: Mapping[str, Any]) -> list[RigTable]:
             "tested_locales", "app_versions", "processing_paths", "privacy_modes",
             "app_language_settings", "price_snapshots", "pricing_source_urls")))
               for o in rig["observations"]), numeric=(1,))
-    return [statuses, *(_metric_table(t) for t in rig["tables"]), observed]
+    excluded = [RigTable(
+        "Rows excluded from scoring (not imported; only complete rows are held to every "
+        "column rule)", ("Row", "Status", "Product", "Fixture", "Reason"),
+        tuple((str(e["row"]), e["status"], e["app_id"] or "-", e["fixture_id"] or "-",
+               e["reason"]) for e in rig["exclusions"]), numeric=(0,))
+        ] if rig.get("exclusions") else []
+    return [statuses, *excluded, *(_metric_table(t) for t in rig["tables"]), observed]
+
+
+def _integrity_note(rig: Mapping[str, Any]) -> str:
+    integrity = rig.get("integrity") or {}
+    if rig.get("integrity_verified"):
+        return (f"Package integrity verified before scoring: every listed file's "
+                f"{integrity.get('algorithm', 'sha256')} matched "
+                f"({integrity.get('files', '?')} files).")
+    return "Package integrity not verified in this run."
+
+
+def example_lines(rig: Mapping[str, Any]) -> list[str]:
+    """What an example package's run says of its failures: which are intended."""
+    example = rig.get("example")
+    if not example:
+        return []
+    lines = [example["statement"] or "Example package: example data."]
+    intended = example["intended_faults"]
+    if intended:
+        seen = len(intended) - len(example["intended_not_seen"])
+        lines.append(f"{seen} of the {len(intended)} intended example faults failed as "
+                     f"intended (so the run exits 1): {', '.join(intended)}.")
+    if example["unexpected_faults"]:
+        lines.append("Not intended, so a real problem: "
+                     f"{', '.join(example['unexpected_faults'])}.")
+    if example["intended_not_seen"]:
+        lines.append("Intended faults that did not fail: "
+                     f"{', '.join(example['intended_not_seen'])}.")
+    return lines
 
 
 def rig_notes(rig: Mapping[str, Any]) -> list[str]:
@@ -91,6 +126,20 @@ def rig_notes(rig: Mapping[str, Any]) -> list[str]:
     if not gate["ready"]:
         notes.insert(0, "Execution gate closed: no ranks are published (blocking: "
                      f"{'; '.join(gate['blocking_items']) or 'none listed'}).")
+    notes[:0] = example_lines(rig)
+    notes.append(_integrity_note(rig))
+    audio = rig.get("audio_specification")
+    if audio and audio.get("blocks_ranks"):
+        notes.insert(0, "Canonical audio " + (
+            "fails the specification, so no ranks are published: " + "; ".join(
+                f"{f['fixture_id']} ({f['audio_path']}): {', '.join(f['failed'])}"
+                for f in audio["failures"]) if audio["failures"] else
+            f"was not checked, so no ranks are published: {audio['problem']}") + ".")
+    elif audio and audio.get("checked"):
+        notes.append("Canonical audio meets the package's audio specification.")
+    if rig.get("exclusions"):
+        notes.append(f"{len(rig['exclusions'])} row(s) of the results CSV excluded from "
+                     "scoring, listed below with their reasons.")
     for item in rig.get("environment_disagreements", []):
         notes.append(f"{item['app_id']}: declared {item['field']} {item['declared']!r} "
                      f"differs from the detected {item['detected']!r}; cohorts use the "

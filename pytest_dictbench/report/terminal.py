@@ -7,7 +7,7 @@ from typing import Any
 
 from ..text.visible import visible
 from .cohorts import cohort_labels, cohort_legend
-from .rig import table_title
+from .rig import example_lines, table_title
 from .sections import fmt, fmt_p, fmt_score, score_note
 from .validity import validity_rows
 
@@ -135,6 +135,7 @@ def _rig(suite: Mapping[str, Any]) -> list[str]:
         return []
     lines = [f"{suite['id']}: one ranking per metric table, no overall ranking "
              "(not-ranked reasons in dictbench.md)"]
+    lines += [f"{suite['id']}: {line}" for line in example_lines(rig)]
     for t in rig["tables"]:
         ranked = [f"{e['rank']}. {e['app_id']} {e['value']:.6f}"
                   for cohort in t["cohorts"] for e in cohort["entries"]]

@@ -30,6 +30,13 @@ def validity_rows(suite: Mapping[str, Any]) -> list[tuple[str, str, str]]:
                    f"{block.get('onset_delta_ms')} ms)")
         notes = "".join(f"; note: {n}" for n in block.get("notes", ()))
         rows.append(("(run)", f"calibration {block['block']}", verdict + notes))
+    audio = (suite.get("rig") or {}).get("audio_specification") or {}
+    for failure in audio.get("failures", []):
+        rows.append(("(run)", f"audio specification {failure['fixture_id']}",
+                     "; ".join(failure["failed"]) + " (no ranks published)"))
+    if audio.get("blocks_ranks") and not audio.get("failures"):
+        rows.append(("(run)", "audio specification", f"{audio['problem']} (no ranks "
+                                                     "published)"))
     for found in validity.get("speakers", []):
         rows.append((found["app_id"], f"speaker turns {found['fixture_id']} "
                      f"r{found['repetition']}", found["note"]))

@@ -112,5 +112,6 @@ def claim_status(claimed: str | None, audits: Sequence[Mapping[str, Any] | None]
     else:
         status["verified"] = True
         status["note"] = (f"verified: all {completed} captures completed without network, "
-                          "with the same text")
+                          "with the same text (network routes only: a Unix socket to a "
+                          "service outside the run is not blocked)")
     return status

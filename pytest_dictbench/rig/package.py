@@ -27,8 +27,8 @@ from ..text.normalize import strict_text as file_text
 from .protocol import WORKFLOWS, gate_open
 from .results import COLUMNS
 
-__all__ = ["FIXTURE_KEYS", "PACKAGE_GLOB", "is_package", "load_package", "unknown_keys",
-           "verify_package"]
+__all__ = ["FIXTURE_KEYS", "PACKAGE_GLOB", "is_package", "load_package", "package_manifest",
+           "unknown_keys", "verify_package"]
 
 #: File names collected as rig packages.
 PACKAGE_GLOB = "benchmark-manifest-*.json"
@@ -42,6 +42,22 @@ _HASH_CHUNK = 1 << 20
 def is_package(path: Path) -> bool:
     """Whether ``path`` names a rig package manifest."""
     return path.match(PACKAGE_GLOB)
+
+
+def package_manifest(path: Path) -> Path | None:
+    """The package manifest ``path`` names: the manifest itself, or a folder with no
+    ``suite.toml`` that holds exactly one ``benchmark-manifest-*.json`` (``dictbench hash
+    cases/mac-rig``); None when ``path`` is no package. A folder holding several
+    manifests is refused, naming them."""
+    if is_package(path):
+        return path
+    if not path.is_dir() or (path / "suite.toml").exists():
+        return None
+    found = sorted(path.glob(PACKAGE_GLOB))
+    if len(found) > 1:
+        raise SuiteError("the folder holds several rig package manifests ("
+                         f"{', '.join(f.name for f in found)}); name the one to use", path=path)
+    return found[0] if found else None
 
 
 def _fail(message: str, path: Path) -> SuiteError:
@@ -94,6 +110,10 @@ def _check_protocol(manifest: Mapping[str, Any], path: Path) -> None:
     if manifest.get("ranking", {}).get("overall_score") is not False:
         raise _fail("ranking.overall_score must be false: the methodology has no overall "
                     "score", path)
+    faults = (manifest.get("disclosure") or {}).get("intended_faults", [])
+    if not isinstance(manifest.get("disclosure", {}), dict) or not isinstance(faults, list) \
+            or not all(isinstance(f, str) for f in faults):
+        raise _fail("disclosure.intended_faults must be a list of item names", path)
     protocol = manifest.get("protocol", {})
     if protocol.get("eligible_status") != "complete":
         raise _fail("protocol.eligible_status must be 'complete'", path)

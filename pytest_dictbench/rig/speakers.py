@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import require
 from ..stats import round_half_away
 from ..text.normalize import normalize_for_wer
 from ..text.rig import word_tokens
@@ -206,8 +207,9 @@ def _best_mapping(dominant: Sequence[str | None], speakers: Sequence[str | None]
     if not labels or not targets:
         return {}
     import numpy as np
-    from scipy.optimize import linear_sum_assignment
 
+    linear_sum_assignment = require("scipy.optimize", "rig", "speaker attribution (the "
+                                    "label-to-speaker assignment)").linear_sum_assignment
     weight = np.zeros((len(labels), len(targets)))
     for label, speaker in zip(dominant, speakers, strict=True):
         if label is not None and speaker is not None:
@@ -222,8 +224,8 @@ def _cpwer(reference: Sequence[Turn], hypothesis: Sequence[Turn],
     if not sum(len(text.split()) for text in ref.values()):
         return None
     hyp = _by_speaker(hypothesis, split)
-    from meeteval.wer.wer.cp import cp_word_error_rate
-
+    cp_word_error_rate = require("meeteval.wer.wer.cp", "rig",
+                                 "speaker attribution (cpWER)").cp_word_error_rate
     quiet = logging.getLogger("preprocess")  # meeteval logs that texts carry no times
     level = quiet.level
     quiet.setLevel(logging.ERROR)

@@ -19,7 +19,7 @@ from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 
-from ..errors import DictbenchError
+from ..errors import require
 from .normalize import strict_text as file_text
 
 __all__ = ["NORMALIZATION", "char_tokens", "edit_distance", "file_text", "normalize",
@@ -53,12 +53,8 @@ _WORD_NONE_LIMIT = 100
 
 def _icu() -> Any:
     """The PyICU module (extra ``rig``), or a clear error saying how to get it."""
-    try:
-        import icu
-    except ImportError as exc:
-        raise DictbenchError("normalisation rig-v1 segments words with ICU and needs PyICU: "
-                             "pip install 'pytest-dictbench[rig]'") from exc
-    return icu
+    return require("icu", "rig", "normalisation rig-v1 segments words with ICU and",
+                   package="PyICU")
 
 
 @lru_cache(maxsize=64)

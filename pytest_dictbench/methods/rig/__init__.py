@@ -58,8 +58,9 @@ class RigMethod:
     def suite_tables(self, records: Sequence[Mapping[str, Any]], suite: Suite
                      ) -> dict[str, Any]:
         """The per-metric tables of every product of the suite (``dictbench.json``
-        ``suites[].rig``)."""
-        return rig_tables(records, suite.manifest["package"])
+        ``suites[].rig``), with what the run checked before scoring (``checks``: set
+        by the collector, :mod:`pytest_dictbench.rig.checks`)."""
+        return rig_tables(records, suite.manifest["package"], suite.manifest.get("checks"))
 
     def check_case(self, case: Case) -> list[str]:
         """A fixture's reference must keep words and characters after ``rig-v1``."""

@@ -6,10 +6,12 @@ locale, within one test profile. A product's value is the unweighted mean over t
 scope's fixtures of the median over that fixture's complete repetitions (each run's
 rates already rounded to 6 places, as the scorer does), rounded to 6 places (halves away
 from zero) again after the mean. A product is ranked only when the
-execution gate is open, it has every required complete repetition of every fixture, its
-corrections are exact, its meeting captures complete, every run shares one environment,
-and at least ``minimum_apps`` eligible products share that environment (its cohort).
-Ties are competition ranks on the rounded value. There is never an overall ranking.
+execution gate is open, the canonical audio meets the package's specification
+(:mod:`pytest_dictbench.rig.checks`), it has every required complete repetition of
+every fixture, its corrections are exact, its meeting captures complete, every run
+shares one environment, and at least ``minimum_apps`` eligible products share that
+environment (its cohort). Ties are competition ranks on the rounded value. There is
+never an overall ranking.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ...rig.checks import audio_blocking
 from ...rig.protocol import WORKFLOWS, default_profile, gate_open, required_repetitions
 from ...stats import round_half_away
 from .validity import rank_blockers, run_validity
@@ -169,11 +172,15 @@ def _competition(values: Mapping[str, float], higher: bool) -> dict[str, int]:
 
 def _table(scope: Mapping[str, Any], metric: str, higher: bool, apps: Sequence[str],
            rules: RigRules, runs: Any, others: Any,
-           blocked: Mapping[str, list[str]] | None = None) -> dict[str, Any]:
+           blocked: Mapping[str, list[str]] | None = None,
+           withheld: str | None = None) -> dict[str, Any]:
     coverage = {app: _coverage(app, scope, metric, rules, runs, others) for app in apps}
     for app, reasons in (blocked or {}).items():
         if app in coverage:
             coverage[app]["reasons"].extend(reasons)
+    if withheld:  # the package itself fails the protocol: no product is rankable
+        for cov in coverage.values():
+            cov["reasons"].insert(0, f"{withheld}: no ranks are published")
     if not rules.gate_ready:
         blocking = "; ".join(rules.blocking) or "none listed"
         for cov in coverage.values():
@@ -229,14 +236,35 @@ def _observations(apps: Sequence[str], complete: Sequence[Mapping[str, Any]]
     return rows
 
 
-def rig_tables(records: Sequence[Mapping[str, Any]], package: Mapping[str, Any]
-               ) -> dict[str, Any]:
+def _example(records: Sequence[Mapping[str, Any]], package: Mapping[str, Any],
+             rules: RigRules) -> dict[str, Any] | None:
+    """For an example package (``disclosure.publication_state: "example"``): its
+    statement, and which failed or errored items are the faults it shows on purpose
+    (``disclosure.intended_faults``, item names) and which are not."""
+    disclosure = package.get("disclosure") or {}
+    if disclosure.get("publication_state") != "example":
+        return None
+    intended = sorted(disclosure.get("intended_faults", ()))
+    faults = sorted(
+        f"{r['case_id']}[{r['product']}-"
+        + ("" if r["rig"]["test_profile"] == rules.default_profile
+           else f"{r['rig']['test_profile']}-") + f"r{r['repetition']}]"
+        for r in records if r["status"] in ("failed", "error"))
+    return {"statement": str(disclosure.get("statement", "")), "intended_faults": intended,
+            "unexpected_faults": [f for f in faults if f not in intended],
+            "intended_not_seen": [f for f in intended if f not in faults]}
+
+
+def rig_tables(records: Sequence[Mapping[str, Any]], package: Mapping[str, Any],
+               checks: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The ``rig`` section of a suite in ``dictbench.json``.
 
     :param records: every item record of the suite (all products, all statuses); each
         has ``product``, ``case_id``, ``repetition``, ``metrics`` and a ``rig`` dict with
         the run's ``status``, ``test_profile``, environment and descriptive fields.
     :param package: the methodology manifest.
+    :param checks: what the run checked before scoring (``rig.checks``: integrity,
+        canonical audio, excluded rows); None when nothing was checked.
     """
     rules = RigRules(package)
     rig_records = [r for r in records if "rig" in r]
@@ -260,11 +288,21 @@ def rig_tables(records: Sequence[Mapping[str, Any]], package: Mapping[str, Any]
     profiles = sorted({r["rig"]["test_profile"] for r in complete}) or [rules.default_profile]
     validity = run_validity(rig_records, package)
     blocked = rank_blockers(validity)
-    tables = [_table(scope, metric, higher, apps, rules, runs, others, blocked)
+    withheld = audio_blocking(checks)
+    tables = [_table(scope, metric, higher, apps, rules, runs, others, blocked, withheld)
               for scope in _scopes(rules, profiles) for metric, higher in scope["metrics"]]
+    checks = checks or {}
     return {
         "normalization": "rig-v1",
         "execution_gate": {"ready": rules.gate_ready, "blocking_items": list(rules.blocking)},
+        "integrity_verified": bool(checks.get("integrity_verified")),
+        **({"integrity": checks["integrity"]} if "integrity" in checks else {}),
+        **({"audio_specification": {**checks["audio_specification"],
+                                    "blocks_ranks": withheld is not None}}
+           if "audio_specification" in checks else {}),
+        "exclusions": list(checks.get("exclusions", ())),
+        **({"example": example} if (example := _example(rig_records, package, rules))
+           else {}),
         "overall_ranking": None,
         "overall_ranking_reason": NO_OVERALL,
         "statuses": statuses,
