@@ -51,11 +51,12 @@ def write_clip(path: Path, seconds: float = 1.0) -> Path:
     return path
 
 
-def tone_suite(root: Path, ids: tuple[str, ...] = ("c1", "c2")) -> Suite:
+def tone_suite(root: Path, ids: tuple[str, ...] = ("c1", "c2"), seconds: float = 1.0
+               ) -> Suite:
     root.mkdir(parents=True, exist_ok=True)
     cases = []
     for line, case_id in enumerate(ids, start=1):
-        write_clip(root / f"{case_id}.wav")
+        write_clip(root / f"{case_id}.wav", seconds)
         cases.append(Case(case_id, {"id": case_id, "audio": f"{case_id}.wav",
                                     "canary": CANARY, "reference": "x"}, line))
     return Suite(id="desk", version="1", title="t", method="error_rate", locale="en-US",
@@ -66,7 +67,8 @@ class Rig:
     """One product on the scripted app, its script rewritten per test; the rig waits
     for the app's ready line (``READY_LOG``) unless ``settings`` say otherwise."""
 
-    def __init__(self, tmp: Path, app_args: tuple[str, ...] = (), **settings: Any) -> None:
+    def __init__(self, tmp: Path, app_args: tuple[str, ...] = (), clip_s: float = 1.0,
+                 **settings: Any) -> None:
         self.script = tmp / "script.json"
         self.steps([])
         app = app_argv("scripted_app", "--script", str(self.script),
@@ -76,7 +78,7 @@ class Rig:
                 "hotkey_lead_s": 0.2}
         chosen = {k: v for k, v in {**base, **settings}.items() if v is not None}
         self.product = make_product(tmp / "products", "desktop", chosen)
-        self.suite = tone_suite(tmp / "suite")
+        self.suite = tone_suite(tmp / "suite", seconds=clip_s)
         self.adapter = desktop_adapter(self.product, self.suite, AdapterOptions(warmup=False))
 
     def steps(self, steps: list[dict[str, Any]]) -> None:
@@ -109,12 +111,19 @@ def rig(desktop: Desktop, tmp_path: Path) -> Iterator[Rig]:
     made.close()
 
 
-def test_bursts_deletes_and_retyping_settle_on_the_final_text(rig: Rig) -> None:
-    rig.steps([{"wait_audio": True}, {"type": "the quick"}, {"sleep": 0.3},
-               {"type": " brown fix"}, {"sleep": 0.3}, {"backspace": 3},
-               {"type": "fox"}, {"flicker": " jumps", "times": 2, "every": 0.15},
-               {"type": "."}])
-    output = rig.get()
+def test_bursts_deletes_and_retyping_settle_on_the_final_text(desktop: Desktop, tmp_path: Path
+                                                               ) -> None:
+    # a 4 s tone: the bursts end before the rig's stop press (keys an app types while
+    # its own hotkey is held go to its key grab, not to the document)
+    rig = Rig(tmp_path, clip_s=4.0)
+    try:
+        rig.steps([{"wait_audio": True}, {"type": "the quick"}, {"sleep": 0.3},
+                   {"type": " brown fix"}, {"sleep": 0.3}, {"backspace": 3},
+                   {"type": "fox"}, {"flicker": " jumps", "times": 2, "every": 0.15},
+                   {"type": "."}])
+        output = rig.get()
+    finally:
+        rig.close()
     assert (output.status, output.text) == ("complete", "the quick brown fox.")
     facts = output.meta["desktop"]
     assert facts["settle"] == "settled" and facts["replays"] == 0
