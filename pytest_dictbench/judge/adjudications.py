@@ -75,15 +75,14 @@ def unknown_rule_warnings(decisions: Sequence[Decision],
 
 
 def _why_unused(d: Decision, records: Sequence[Mapping[str, Any]],
-                products: set[str]) -> str | None:
-    """Why decision ``d`` decided nothing in a run with ``records`` (``None``: applied)."""
-    if d.product not in products:
-        return f"product {d.product!r} is not in this run"
-    mine = [r for r in records if (r["case_id"], r["product"]) == (d.case, d.product)]
-    if not any(r["case_id"] == d.case for r in records):
-        return "its case is not in this run (unknown, or not selected)"
+                cases: frozenset[str]) -> str | None:
+    """Why decision ``d`` decided nothing among ``records`` of its suite and product
+    (``None``: applied, or its case was not selected)."""
+    if d.case not in cases:
+        return "its case is not in the suite"
+    mine = [r for r in records if r["case_id"] == d.case]
     if not mine:
-        return f"product {d.product!r} has no item of its case in this run"
+        return None  # not selected in this run
     same = [r for r in mine if r.get("text_sha256") == d.output_hash]
     if not same:
         return "stale: the output it decided has changed (output_hash matches no output)"
@@ -97,25 +96,23 @@ def _why_unused(d: Decision, records: Sequence[Mapping[str, Any]],
 
 
 def unused_decisions(decisions: Iterable[Decision], records: Iterable[Mapping[str, Any]],
-                     suites: Mapping[str, bool], products: Iterable[str]
-                     ) -> list[dict[str, str]]:
-    """Decisions that decided nothing in a run, each with its ``file:line`` and why:
-    suite or product not in the run, case not in the run, stale output, rule not scored.
+                     cases: Mapping[str, frozenset[str]]) -> list[dict[str, str]]:
+    """Decisions on this run's suites and products that decided nothing, each with its
+    ``file:line`` and why: stale output, a case the suite does not have, a rule the case
+    does not score. Decisions on other suites or products, or on cases not selected,
+    belong to other runs and are not listed.
 
-    :param suites: the run's suite ids, each with whether it is private (a private
-        suite's decisions are not checked: its reports never name its cases).
-    :param products: the run's product names.
+    :param cases: every case id of each (public) suite of the run; a private suite is
+        left out (its reports never name its cases).
     """
-    by_suite: dict[str, list[Mapping[str, Any]]] = {}
+    by_item: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for record in records:
-        by_suite.setdefault(record["suite"], []).append(record)
-    names = set(products)
+        by_item.setdefault((record["suite"], record["product"]), []).append(record)
     found = []
     for d in decisions:
-        if suites.get(d.suite):
+        if d.suite not in cases or (d.suite, d.product) not in by_item:
             continue
-        why = f"suite {d.suite!r} is not in this run" if d.suite not in suites else \
-            _why_unused(d, by_suite.get(d.suite, []), names)
+        why = _why_unused(d, by_item[(d.suite, d.product)], cases[d.suite])
         if why is not None:
             found.append({"origin": d.origin, "suite": d.suite, "product": d.product,
                           "rule": d.rule, "reason": why})

@@ -203,8 +203,8 @@ class Judging(SuiteBudgets):
             self._human = found
         return self._human
 
-    def unused(self, records: Sequence[Mapping[str, Any]], suites: Mapping[str, bool],
-               products: Sequence[str], root: Path) -> list[dict[str, str]]:
+    def unused(self, records: Sequence[Mapping[str, Any]], cases: Mapping[str, frozenset[str]],
+               root: Path) -> list[dict[str, str]]:
         """The decisions file's lines that decided nothing in this run, with
         ``file:line`` relative to ``root`` and why (none when judging is off, or the file
         cannot be read: its items already say so)."""
@@ -214,7 +214,7 @@ class Judging(SuiteBudgets):
         if self.mode == "off" or not path.is_file():
             return []
         try:
-            found = unused_decisions(load_decisions(path), records, suites, products)
+            found = unused_decisions(load_decisions(path), records, cases)
         except (DictbenchError, OSError):
             return []
         shown = str(path)

@@ -258,8 +258,9 @@ class DictbenchSession(ReportSet):
             StatsOptions(resamples=self.config.getoption("dictbench_resamples"),
                          seed=self.seed, explicit_seed=self.config.getoption(
                              "dictbench_seed", None) is not None)))
-        unused = self.judging.unused(records, {i: is_private(s) for i, s in suites.items()},
-                                     [p.name for p in self.products], self.config.rootpath)
+        unused = self.judging.unused(records, {i: frozenset(c.id for c in s.cases) for i, s
+                                               in suites.items() if not is_private(s)},
+                                     self.config.rootpath)
         return {**report, "decisions_unused": unused} if unused else report
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
