@@ -163,10 +163,14 @@ def _is_counter(word: Word) -> bool:
             or (pos[0] == "接尾辞" and pos[1] == "名詞的"))
 
 
-def _numeral_head(surface: str) -> int:
-    """Length of the kanji-numeral prefix of ``surface`` (``十人`` -> 1)."""
+def _numeral_head(surface: str, run: str) -> int:
+    """Length of the prefix of ``surface`` that goes on numeral ``run``: kanji numerals
+    after kanji (``十人`` -> 1 after ``百二``), digits after digits (``1度`` -> 1 after
+    ``48``: sudachipy reads 481度 as 48|1度)."""
+    digits = run[-1:].isascii() and run[-1:].isdigit()
     n = 0
-    while n < len(surface) and surface[n] in _KANJI_NUMERAL:
+    while n < len(surface) and (surface[n].isascii() and surface[n].isdigit() if digits
+                                else surface[n] in _KANJI_NUMERAL):
         n += 1
     return n
 
@@ -185,7 +189,7 @@ def _number_at(tokens: Sequence[Word], i: int) -> tuple[str | None, int]:
     counter = ""
     if j < len(tokens):
         nxt = tokens[j]
-        head = _numeral_head(nxt[0]) if not _is_counter(nxt) else 0
+        head = _numeral_head(nxt[0], run) if not _is_counter(nxt) else 0
         if 0 < head < len(nxt[0]):
             # sudachipy sometimes splits 百二|十人: the rest of the numeral is the head of
             # the next token and what follows it is the counter.
@@ -238,6 +242,22 @@ def _number_item(tokens: Sequence[Word], i: int) -> tuple[str | None, int]:
     return item, j
 
 
+def _numerals_retagged(tokens: Sequence[Word]) -> list[Word]:
+    """Kanji numerals sudachipy read as a word of another kind beside a numeral
+    (``八百三|十|四``: 八百三 a surname; ``八千|三|百三``: 八千 a place; ``千三|十人``) are
+    numerals again."""
+    out = list(tokens)
+    for i, (surface, pos, oov) in enumerate(tokens):
+        if pos[1] == "数詞" or not surface or any(c not in _KANJI_NUMERAL for c in surface):
+            continue
+        beside = [tokens[k] for k in (i - 1, i + 1) if 0 <= k < len(tokens)]
+        after = tokens[i + 1][0] if i + 1 < len(tokens) else ""
+        if any(_is_numeral(w) for w in beside) or \
+                0 < _numeral_head(after, surface) < len(after):  # 千三|十人, 八千|二人
+            out[i] = (surface, (pos[0], "数詞", *pos[2:]), oov)
+    return out
+
+
 def _fold_units(text: str) -> str:
     """``°C`` (NFKC of ``℃``) is the counter 度; ``元年`` is year 1."""
     return text.replace("°C", "度").replace("元年", "1年")
@@ -246,7 +266,7 @@ def _fold_units(text: str) -> str:
 def extract_names(text: str, match: str = "reading") -> Extracted:
     """Names, numbers and coined words of ``text`` (see the module docstring); names
     compared by ``match`` (``"reading"`` or ``"surface"``)."""
-    tokens = words(_fold_units(fold(text)))
+    tokens = _numerals_retagged(words(_fold_units(fold(text))))
     names: set[str] = set()
     numbers: set[str] = set()
     coined: set[str] = set()
