@@ -139,3 +139,15 @@ def test_a_cases_file_that_no_longer_matches_its_listed_digest_stops_the_run(
                                  "'dictbench hash' if the change is intended)*"])
     assert main(["hash", str(mini.path / "cases/mini")]) == 0
     mini.runpytest("--product=p1").assert_outcomes(passed=2, failed=1, skipped=1)
+
+
+def test_an_output_error_names_its_cache_line_relative_to_the_rootdir(
+        mini: pytest.Pytester, write_product) -> None:
+    # reports do not depend on where the project is checked out
+    write_product(outputs_text='{"case_id": "c1", "status": "error", "error": "timeout"}\n')
+    mini.runpytest("--product=p1")
+    records = [json.loads(line) for line in
+               (mini.path / "reports" / "items.jsonl").read_text().splitlines()]
+    message = next(r["message"] for r in records if r["case_id"] == "c1")
+    assert message == "error: timeout (products/p1/mini.jsonl:1)"
+    assert str(mini.path) not in (mini.path / "reports" / "dictbench.md").read_text()

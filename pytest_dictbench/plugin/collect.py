@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
@@ -209,7 +210,9 @@ class CaseItem(pytest.Item):
             pytest.skip(f"not_tested: {reason} for {shown_id(self.suite, self.case)} from "
                         f"{self.product.name}")
         if output.is_error:
-            message = f"{output.status}: {output.error or 'no detail'} ({output.origin})"
+            # the origin relative to the rootdir: reports do not depend on the checkout's path
+            origin = output.origin.replace(f"{self.config.rootpath}{os.sep}", "")
+            message = f"{output.status}: {output.error or 'no detail'} ({origin})"
             self._record("error", message=message, output=output)
             text = visible(f"output error: product {self.product.name!r} case "
                            f"{shown_id(self.suite, self.case)!r}: {self._shown(message)}")
