@@ -11,6 +11,35 @@ from support import CANARY, MINI_CASES, jsonl
 
 pytest_plugins = ["pytester"]
 
+
+def _load_matplotlib() -> None:
+    """Import all of matplotlib the reports' figures use, once, before any test.
+
+    pytester's in-process runs drop the modules imported during them; a package kept
+    (``import matplotlib``, e.g. by an ``importorskip`` at collection) with its submodules
+    dropped comes back half re-imported, and its class checks fail ("Invalid arguments
+    to set_clip_path") for every later report."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        return
+    import io
+
+    fig = Figure()
+    ax = fig.add_subplot()
+    bars = ax.bar([0, 1], [1.0, 2.0], label="a")
+    ax.bar_label(bars, labels=["1", "2"], rotation=90)
+    ax.barh([0], [1.0], xerr=[[0.1], [0.1]])
+    ax.errorbar([0.5], [0.5], xerr=[[0.1], [0.1]], fmt="o")
+    ax.axvline(0.0)
+    ax.set_xticks([0, 1], ["a", "b"], rotation=90)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.savefig(io.BytesIO(), format="svg")
+    fig.savefig(io.BytesIO(), format="png")
+
+
+_load_matplotlib()
+
 @pytest.fixture
 def write_suite(pytester: pytest.Pytester) -> Callable[..., Path]:
     """Write a suite folder ``cases/<id>/`` and return it."""

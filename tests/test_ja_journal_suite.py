@@ -91,8 +91,8 @@ def test_bundled_run_prints_and_writes_leaderboard_and_comparison(tmp_path: Path
         cwd=REPO, capture_output=True, text=True, timeout=600, check=False)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     out = result.stdout
-    assert ("product       rank  score  fbeta  latency_median_ms  latency_p95_ms  mean_rtf  "
-            "names_f1  precision  recall  total_cost_usd") in out
+    assert ("product       rank  cohort  score  fbeta  latency_median_ms  latency_p95_ms  "
+            "mean_rtf  names_f1  precision  recall  total_cost_usd") in out
     assert "ja-journal: example-weak - example: " in out and "McNemar" in out
     report = json.loads((tmp_path / "dictbench.json").read_text(encoding="utf-8"))
     [suite] = report["suites"]

@@ -175,4 +175,7 @@ def test_render_diff_is_cut_at_its_maximum_length():
     expected = "".join(f"{i}あ" for i in range(200))
     output = "".join(f"{i}い" for i in range(200))
     rendered = render_diff(expected, output)
-    assert len(rendered) == MAX_RENDERED and rendered.endswith("…")
+    # cut at the limit, never inside a change: the last kept change closes after the "…"
+    assert len(rendered) <= MAX_RENDERED and "…" in rendered[-4:]
+    assert rendered.count("[-") == rendered.count("-]")
+    assert rendered.count("{+") == rendered.count("+}")

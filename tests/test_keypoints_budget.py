@@ -53,14 +53,15 @@ def test_the_budget_spent_is_a_field_of_the_report(project: pytest.Pytester  # n
     with and without xdist."""
     _with_budget(project, "1.0")
     with MessagesServer(responder) as server:
-        run(project, server, "--judge=live").assert_outcomes(passed=3)
+        # jr-01's judges disagree on a key point: provisional, skipped until a person decides
+        run(project, server, "--judge=live").assert_outcomes(passed=2, skipped=1)
         serial = _budget_field(project)
         # 3 items x (judge-a 2000 x $3 + 200 x $15, judge-b 2000 x $1 + 200 x $5) per Mtok
         assert serial["budget_usd"] == 1.0 and serial["requests_not_sent"] == 0
         assert serial["spent_usd"] == pytest.approx(3 * 0.009 + 3 * 0.003)
         assert serial["worst_case_usd"] >= serial["spent_usd"]
         (project.path / "judges/verdicts.jsonl").unlink()
-        run(project, server, "--judge=live", "-n", "2").assert_outcomes(passed=3)
+        run(project, server, "--judge=live", "-n", "2").assert_outcomes(passed=2, skipped=1)
         assert _budget_field(project) == serial
 
 
