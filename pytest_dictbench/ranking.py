@@ -93,6 +93,21 @@ def provisional_counts(records: Sequence[ItemRecord]) -> tuple[int, int]:
     return sum(counts), sum(1 for n in counts if n)
 
 
+def _unjudged_examples(records: Sequence[ItemRecord], most: int = 3) -> str:
+    """The first provisional items with their unjudged rules: ``e.g. ja-005 (C1, C2)``."""
+    waiting = sorted((r for r in records if int(r.get("provisional") or 0)
+                      and r["status"] in SCORED_STATUSES),
+                     key=lambda r: (str(r["case_id"]), r.get("repetition", 1)))
+    shown = []
+    for r in waiting[:most]:
+        rules = [name for name, rule in (r.get("rules") or {}).items()
+                 if isinstance(rule, dict) and rule.get("source") == "unjudged"]
+        listed = ", ".join(rules[:4]) + (", ..." if len(rules) > 4 else "")
+        shown.append(f"{r['case_id']}{f' ({listed})' if listed else ''}")
+    more = ", ..." if len(waiting) > most else ""
+    return "e.g. " + "; ".join(shown) + more
+
+
 def _exclusion(records: Sequence[ItemRecord], cases: int, repetitions: int,
                rules: RankingRules) -> str | None:
     """Why a product cannot be ranked on its own record (cohorts aside), or None.
@@ -120,8 +135,8 @@ def _exclusion(records: Sequence[ItemRecord], cases: int, repetitions: int,
     if waiting:
         how = ("run --judge=live, or replay a complete verdict cache" if rules.judged
                else "declare judges, or add human decisions")
-        return (f"provisional score: {waiting} unjudged judgement(s) on {items} item(s) "
-                f"({how})")
+        return (f"provisional score: {waiting} unjudged judgement(s) on {items} item(s), "
+                f"{_unjudged_examples(records)} ({how})")
     for flag, most in sorted((rules.max_flagged or {}).items()):
         count = sum(bool(r.get("flags", {}).get(flag)) for r in records)
         if count > most:

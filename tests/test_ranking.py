@@ -169,3 +169,15 @@ def test_scores_keep_one_place_and_a_declared_precision_wins() -> None:
                declared)
     assert got == {"a": (1, None), "b": (1, None)}
 
+
+
+def test_a_provisional_reason_names_the_items_and_rules_waiting() -> None:
+    # S29 (c): the reason named no case and no rule
+    unjudged = {"C1": {"score": None, "source": "unjudged"}, "A1": {"score": 2,
+                                                                    "source": "auto"},
+                "C2": {"score": None, "source": "unjudged"}}
+    records = {"a": [dict(r, provisional=2, rules=unjudged) if r["case_id"] == "c1" else r
+                     for r in COMPLETE], "b": COMPLETE}
+    got = rank([entry("a", 1.0), entry("b", 2.0)], records, DEFAULT)
+    assert got["a"][1] == ("provisional score: 2 unjudged judgement(s) on 1 item(s), "
+                           "e.g. c1 (C1, C2) (declare judges, or add human decisions)")
