@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -88,11 +89,13 @@ class Suite:
     #: Cases still marked ``"status": "draft"``: waiting for review, not benchmark items.
     drafts: tuple[Case, ...] = ()
 
+    @cached_property
+    def _cases_by_id(self) -> Mapping[str, Case]:
+        return {case.id: case for case in self.cases}
+
     def case(self, case_id: str) -> Case:
-        for case in self.cases:
-            if case.id == case_id:
-                return case
-        raise KeyError(case_id)
+        """The case ``case_id`` (``KeyError`` when the suite has none)."""
+        return self._cases_by_id[case_id]
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import jiwer
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_dictbench.errors import SuiteError
 from pytest_dictbench.methods.error_rate import ErrorRate, char_counts, word_counts
@@ -76,3 +79,30 @@ def test_a_japanese_suite_may_score_by_wer():
     summary = method.aggregate([{"metrics": dict(result.metrics)}], ja)
     assert summary["summary"]["wer"] == pytest.approx(0.125)
     assert summary["word_segmenter"].startswith("sudachipy")
+
+
+_TOKENS = st.lists(st.sampled_from(["a", "b", "c", "dd", "e"]), max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TOKENS, _TOKENS)
+def test_word_and_character_counts_agree_with_jiwer(ref: list[str], hyp: list[str]):
+    # jiwer is the independent implementation: same S, D and I over words and over
+    # characters (whitespace removed), empty texts included
+    ref_text, hyp_text = " ".join(ref), " ".join(hyp)
+    counts = word_counts(ref_text, hyp_text)
+    assert counts is not None and counts.ref_len == len(ref)
+    chars = char_counts(ref_text, hyp_text)
+    assert chars.ref_len == len(ref_text.replace(" ", ""))
+    for ours, unit in ((counts, "words"), (chars, "characters")):
+        if ours.ref_len == 0:  # jiwer refuses an empty reference: all insertions
+            hyp_len = len(hyp) if unit == "words" else len(hyp_text.replace(" ", ""))
+            assert (ours.sub, ours.dele, ours.ins) == (0, 0, hyp_len)
+            continue
+        if unit == "words":
+            theirs = jiwer.process_words(ref_text, hyp_text or "")
+        else:
+            theirs = jiwer.process_characters(ref_text.replace(" ", ""),
+                                              hyp_text.replace(" ", ""))
+        assert (ours.sub, ours.dele, ours.ins) == (
+            theirs.substitutions, theirs.deletions, theirs.insertions)

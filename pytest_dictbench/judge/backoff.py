@@ -5,10 +5,9 @@ another attempt, how long to wait (:class:`~.records.RetryPolicy`, or the server
 from __future__ import annotations
 
 import random
+import sys
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
-
-import anthropic
 
 from .records import RetryPolicy
 from .transport import TransportError
@@ -36,11 +35,14 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
 
 def classify(exc: BaseException) -> tuple[bool, float | None]:
     """Whether an API error is worth another attempt, and the server's requested wait."""
-    if isinstance(exc, anthropic.APIStatusError):
+    # An SDK error exists only once the SDK is imported; a run that never judges must
+    # not pay its import (about 3 s) at plugin load.
+    sdk = sys.modules.get("anthropic")
+    if sdk is not None and isinstance(exc, sdk.APIStatusError):
         status = exc.status_code
         retryable = status in _RETRY_STATUSES or status >= 500
         return retryable, retry_after_seconds(exc.response.headers) if retryable else None
-    if isinstance(exc, anthropic.APIConnectionError):  # includes APITimeoutError
+    if sdk is not None and isinstance(exc, sdk.APIConnectionError):  # and APITimeoutError
         return True, None
     if isinstance(exc, TransportError):
         if exc.status_code is None:  # no answer at all: connection failed or timed out
@@ -48,6 +50,12 @@ def classify(exc: BaseException) -> tuple[bool, float | None]:
         retryable = exc.status_code in _RETRY_STATUSES or exc.status_code >= 500
         return retryable, retry_after_seconds(exc.headers) if retryable else None
     return False, None
+
+
+def _api_errors() -> tuple[type[BaseException], ...]:
+    """The errors an API call can raise: ours, and the SDK's once it is imported."""
+    sdk = sys.modules.get("anthropic")
+    return (TransportError,) if sdk is None else (TransportError, sdk.APIError)
 
 
 class GaveUp(Exception):
@@ -68,7 +76,7 @@ async def with_backoff(call: Callable[[], Awaitable[Any]], policy: RetryPolicy,
         attempt += 1
         try:
             return await call()
-        except (anthropic.APIError, TransportError) as exc:
+        except _api_errors() as exc:
             retryable, retry_after = classify(exc)
             if not retryable or attempt >= policy.max_attempts:
                 raise GaveUp(exc, attempt) from None

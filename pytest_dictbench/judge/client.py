@@ -11,10 +11,9 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import replace
 from typing import Any, Protocol
-
-from anthropic import AsyncAnthropic
 
 from ..errors import JudgeError
 from ..jsonl import loads_strict
@@ -67,14 +66,21 @@ _USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens",
                  "cache_read_input_tokens")
 
 
+def _field(value: Any, name: str, default: Any = None) -> Any:
+    """A field of an SDK object, or the same key of the JSON object it was read from."""
+    if isinstance(value, Mapping):
+        return value.get(name, default)
+    return getattr(value, name, default)
+
+
 def _usage_of(message: Any) -> TokenUsage:
     """The answer's usage; missing or invalid (negative, not an integer) is unknown."""
-    usage = getattr(message, "usage", None)
+    usage = _field(message, "usage")
     if usage is None:
         return TokenUsage(unknown=True)
-    counts = usage_from({name: getattr(usage, name, None) for name in _USAGE_FIELDS},
+    counts = usage_from({name: _field(usage, name) for name in _USAGE_FIELDS},
                         _USAGE_FIELDS)
-    one_hour = getattr(getattr(usage, "cache_creation", None), "ephemeral_1h_input_tokens", 0)
+    one_hour = _field(_field(usage, "cache_creation"), "ephemeral_1h_input_tokens", 0)
     if counts.unknown or not one_hour:
         return counts
     if not isinstance(one_hour, int) or not 0 <= one_hour <= counts.cache_write_tokens:
@@ -95,19 +101,20 @@ def _lax_usage(text: str) -> TokenUsage | None:
 
 
 def read_message(message: Any, tool_name: str) -> RawAnswer:
-    """Find the one ``tool_name`` tool call in an SDK ``Message``: none, or more than one
-    (which may disagree), is an invalid answer."""
+    """Find the one ``tool_name`` tool call in a Messages API answer (an SDK ``Message``
+    or its JSON object): none, or more than one (which may disagree), is an invalid
+    answer."""
     usage = _usage_of(message)
-    content = getattr(message, "content", None)
+    content = _field(message, "content")
     if not isinstance(content, list):
         return RawAnswer(None, usage, "response has no content list")
-    calls = [block for block in content if getattr(block, "type", None) == "tool_use"
-             and getattr(block, "name", "") == tool_name]
+    calls = [block for block in content if _field(block, "type") == "tool_use"
+             and _field(block, "name", "") == tool_name]
     if len(calls) > 1:
         return RawAnswer(None, usage, f"response has {len(calls)} {tool_name} calls, not one")
     if calls:
-        return RawAnswer(getattr(calls[0], "input", None), usage)
-    stop = getattr(message, "stop_reason", None)
+        return RawAnswer(_field(calls[0], "input"), usage)
+    stop = _field(message, "stop_reason")
     return RawAnswer(None, usage, f"no {tool_name} call in the response (stop_reason {stop})")
 
 
@@ -124,6 +131,8 @@ class AnthropicJudgeClient:
     ):
         self._config = config
         self._secret = api_key
+        from anthropic import AsyncAnthropic  # the SDK loads only when a judge is asked
+
         self.sdk = AsyncAnthropic(
             api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout
         )
@@ -152,7 +161,7 @@ class AnthropicJudgeClient:
         failure = error_body(data, self._config.name)
         if failure is not None:
             raise failure
-        return read_message(await raw.parse(), prompt.tool_name)
+        return read_message(data, prompt.tool_name)  # the strict read, not the SDK's again
 
     async def count_tokens(self, prompt: Prompt) -> int:
         """Input tokens of ``prompt`` by the API's own count (a network call, not billed)."""
@@ -234,39 +243,50 @@ class BudgetExceeded(JudgeError):
     """The next call would take the run over its ``budget_usd``; it was not sent."""
 
 
+async def _call(client: JudgeClient, prompt: Prompt, request: JudgeRequest,
+                config: JudgeConfig, meter: SpendMeter, budget: Budget | None) -> RawAnswer:
+    """One call, its worst case reserved first and settled by its answer's cost."""
+    limited = budget is not None and budget.limited
+    held = worst_case_cost(config, prompt) if limited else 0.0
+    if budget is not None and not budget.reserve(held):
+        raise BudgetExceeded(f"judge {config.name!r}: {request.key} not sent, the "
+                             "budget would be exceeded")
+    meter.count_call(config)
+    try:
+        answer = await client.send(prompt)
+    except BaseException:
+        if budget is not None:  # an error answer is not billed
+            budget.settle(held, 0.0)
+        raise
+    if budget is not None:  # an unknown cost keeps its worst case as spent
+        cost = config.cost_usd(answer.usage)
+        budget.settle(held, held if cost is None else cost)
+    return answer
+
+
 async def ask_judge(
     client: JudgeClient,
     request: JudgeRequest,
     config: JudgeConfig,
     meter: SpendMeter,
     budget: Budget | None = None,
+    slot: AbstractAsyncContextManager[Any] | None = None,
 ) -> Verdict:
     """Ask one judge about one request; retry an invalid answer once.
 
     API errors propagate (the runner decides about backoff). Every call and every
     token is counted in ``meter``, invalid answers included. With a ``budget``, each
     call's worst case is reserved first (:class:`BudgetExceeded` when it does not fit).
+    ``slot`` (the runner's concurrency limit) is held only while the call is in flight:
+    the prompt is built before it, the answer read after it.
     """
     task = task_of(request)
     prompt = task.prompt(request, config)
     usage = TokenUsage()
     problem = ""
     for _attempt in range(ANSWER_ATTEMPTS):
-        limited = budget is not None and budget.limited
-        held = worst_case_cost(config, prompt) if limited else 0.0
-        if budget is not None and not budget.reserve(held):
-            raise BudgetExceeded(f"judge {config.name!r}: {request.key} not sent, the "
-                                 "budget would be exceeded")
-        meter.count_call(config)
-        try:
-            answer = await client.send(prompt)
-        except BaseException:
-            if budget is not None:  # an error answer is not billed
-                budget.settle(held, 0.0)
-            raise
-        if budget is not None:  # an unknown cost keeps its worst case as spent
-            cost = config.cost_usd(answer.usage)
-            budget.settle(held, held if cost is None else cost)
+        async with slot or nullcontext():  # a call waiting for its slot holds no budget
+            answer = await _call(client, prompt, request, config, meter, budget)
         meter.add_usage(config, answer.usage)
         usage = usage + answer.usage
         problem = answer.problem

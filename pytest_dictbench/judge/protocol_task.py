@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
+from ..schemas import CheckedSchema, checked_schema
 from .records import JudgeConfig, JudgeRequest, RuleVerdict
 from .request import TOOL_NAME, check_schema, request_key_content
 from .task import Prompt
@@ -60,5 +59,5 @@ class ProtocolTask:
 
 
 @lru_cache(maxsize=256)
-def _validator(protocol: Any, rule_ids: tuple[str, ...]) -> Draft202012Validator:
-    return Draft202012Validator(protocol.tool_schema(rule_ids))
+def _validator(protocol: Any, rule_ids: tuple[str, ...]) -> CheckedSchema:
+    return checked_schema(protocol.tool_schema(rule_ids), ecma=False)

@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
+from ..schemas import CheckedSchema, checked_schema
 from . import guide
 from .records import JudgeConfig, JudgeRequest, RuleVerdict, Verdict, content_hash
 from .task import JudgeTask, Prompt, anthropic_params
@@ -78,8 +77,8 @@ def verdict_schema(rule_ids: Sequence[str]) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=256)
-def _validator(rule_ids: tuple[str, ...]) -> Draft202012Validator:
-    return Draft202012Validator(verdict_schema(rule_ids))
+def _validator(rule_ids: tuple[str, ...]) -> CheckedSchema:
+    return checked_schema(verdict_schema(rule_ids), ecma=False)
 
 
 def parse_verdicts(tool_input: Any, rule_ids: Sequence[str]) -> dict[str, RuleVerdict]:
@@ -95,7 +94,7 @@ def parse_verdicts(tool_input: Any, rule_ids: Sequence[str]) -> dict[str, RuleVe
     }
 
 
-def check_schema(validator: Draft202012Validator, tool_input: Any) -> None:
+def check_schema(validator: CheckedSchema, tool_input: Any) -> None:
     errors = sorted(validator.iter_errors(tool_input), key=lambda e: list(e.absolute_path))
     if errors:
         first = errors[0]

@@ -128,7 +128,10 @@ class _Judging:
         self.budget = budget if budget is not None else Budget()
         self.cache = cache
         self.client_factory = client_factory
+        #: HTTP calls in flight; and jobs past their queue (prompt built, in flight or
+        #: answer being read), so that a freed slot is refilled at once.
         self.semaphore = asyncio.Semaphore(concurrency)
+        self.ahead = asyncio.Semaphore(2 * concurrency)
         self.retry = retry
         self.sleep = sleep
         self.meter = SpendMeter()
@@ -147,13 +150,14 @@ class _Judging:
         ``earlier``: tokens of unusable batch answers to it, kept in the verdict's cost."""
         client = self.client(config)
 
-        async def ask() -> Verdict:
-            async with self.semaphore:  # not held while backing off
-                return await ask_judge(client, request, config, self.meter, self.budget)
+        async def ask() -> Verdict:  # the slot is not held while backing off
+            return await ask_judge(client, request, config, self.meter, self.budget,
+                                   slot=self.semaphore)
 
         rng = random.Random(f"{self.retry.seed}:{config.name}:{chash}")
         try:
-            verdict = await with_backoff(ask, self.retry, rng, self.sleep)
+            async with self.ahead:  # prompts ready for the next free slots, no more
+                verdict = await with_backoff(ask, self.retry, rng, self.sleep)
         except BudgetExceeded:
             return JudgeOutcome(config.name, "missing", detail=BUDGET_DETAIL)
         except JudgeError as exc:

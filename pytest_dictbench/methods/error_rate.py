@@ -2,7 +2,9 @@
 
 Per item, the output is compared with each reference (``reference`` or the list
 ``references``) and the reference giving the fewest word (or character) errors is kept.
-Counts come from jiwer after :func:`~pytest_dictbench.text.normalize.normalize_for_wer`
+Counts are those of a minimal edit alignment (rapidfuzz's Levenshtein edit operations,
+the alignment jiwer reports; a test checks them against jiwer) after
+:func:`~pytest_dictbench.text.normalize.normalize_for_wer`
 (an apostrophe between letters, curly or typed as a backtick, keeps ``isn`t`` one word:
 ``isn't``). Words come from :func:`~pytest_dictbench.text.words.words`: spaces for
 most languages; for Japanese (``ja``) sudachipy morphemes (core dictionary, mode B,
@@ -33,11 +35,11 @@ not defined, so the rate is reported as the insertion count, like jiwer).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import jiwer
 from rapidfuzz.distance import Levenshtein
 
 from ..errors import SuiteError
@@ -71,11 +73,6 @@ class EditCounts:
         return self.errors / self.ref_len if self.ref_len else float(self.ins)
 
 
-#: jiwer transforms for text that is already normalised (split only).
-_SPLIT_WORDS = jiwer.ReduceToListOfListOfWords()
-_SPLIT_CHARS = jiwer.ReduceToListOfListOfChars()
-
-
 def _counts(ref: str, hyp: str, chars: bool) -> EditCounts:
     """Edit counts of two normalised texts, over space-separated words or (spaces
     removed) characters."""
@@ -86,13 +83,10 @@ def _counts(ref: str, hyp: str, chars: bool) -> EditCounts:
         return EditCounts(0, 0, 0, len(hyp) if chars else len(hyp.split()))
     if not hyp:
         return EditCounts(ref_len, 0, ref_len, 0)
-    if chars:
-        out = jiwer.process_characters(ref, hyp, reference_transform=_SPLIT_CHARS,
-                                       hypothesis_transform=_SPLIT_CHARS)
-    else:
-        out = jiwer.process_words(ref, hyp, reference_transform=_SPLIT_WORDS,
-                                  hypothesis_transform=_SPLIT_WORDS)
-    return EditCounts(ref_len, out.substitutions, out.deletions, out.insertions)
+    ops = Levenshtein.editops(ref, hyp) if chars else \
+        Levenshtein.editops(ref.split(), hyp.split())
+    tags = Counter(tag for tag, _, _ in ops)
+    return EditCounts(ref_len, tags["replace"], tags["delete"], tags["insert"])
 
 
 def _word_counts(ref: str, hyp: str, language: str) -> EditCounts | None:

@@ -43,8 +43,9 @@ def item_record(session: Any, nodeid: str, status: str, message: str
         suite = session.load_suite(session.config.rootpath / path)
     except DictbenchError:
         return None
-    case = next((c for c in suite.cases if c.id == case_id), None)
-    if case is None:
+    try:
+        case = suite.case(case_id)
+    except KeyError:
         return None
     record = session.make_record(UnrunItem(suite, case, products[product], repetition),
                                  status, message=message)

@@ -11,6 +11,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -27,42 +28,52 @@ FLOAT_PLACES = 6
 _DIGITS = re.compile(r"(\d+)")
 
 
+@lru_cache(maxsize=8192)
 def natural_key(key: str) -> tuple[tuple[Any, ...], str]:
     """Sort key of an object key: text and numbers alternate (``A10`` -> ``("A", 10, "")``),
-    the key itself breaks ties (``A01`` against ``A1``)."""
+    the key itself breaks ties (``A01`` against ``A1``). Cached: records repeat their keys."""
     parts = _DIGITS.split(key)
     return tuple(int(p) if i % 2 else p for i, p in enumerate(parts)), key
 
 
-def jsonable(value: Any) -> Any:
-    """``value`` with floats rounded to :data:`FLOAT_PLACES` and NaN/inf as ``None``."""
+#: Values written as they are (a float may need rounding, a container ordering).
+_AS_IS = (str, int, type(None))
+
+
+@lru_cache(maxsize=4096)
+def _natural_order(keys: tuple[str, ...]) -> tuple[str, ...]:
+    """``keys`` sorted by :func:`natural_key`; cached, as records repeat their key sets."""
+    return tuple(sorted(keys, key=natural_key))
+
+
+def _ordered(value: Any, *, round_floats: bool) -> Any:
+    """``value`` with object keys in natural order, and floats rounded when asked."""
     if isinstance(value, float):
+        if not round_floats:
+            return value
         if not math.isfinite(value):
             return None
         rounded = round(value, FLOAT_PLACES)
         return 0.0 if rounded == 0 else rounded
     if isinstance(value, Mapping):
-        items = sorted(((str(k), v) for k, v in value.items()), key=lambda kv: natural_key(kv[0]))
-        return {k: jsonable(v) for k, v in items}
+        by_text = {str(k): v for k, v in value.items()}
+        return {k: v if isinstance(v := by_text[k], _AS_IS) else
+                _ordered(v, round_floats=round_floats) for k in _natural_order(tuple(by_text))}
     if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
+        return [_ordered(v, round_floats=round_floats) for v in value]
     return value
 
 
-def _natural_order(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        items = sorted(((str(k), v) for k, v in value.items()), key=lambda kv: natural_key(kv[0]))
-        return {k: _natural_order(v) for k, v in items}
-    if isinstance(value, (list, tuple)):
-        return [_natural_order(v) for v in value]
-    return value
+def jsonable(value: Any) -> Any:
+    """``value`` with floats rounded to :data:`FLOAT_PLACES` and NaN/inf as ``None``."""
+    return _ordered(value, round_floats=True)
 
 
 def natural_line(value: Any) -> str:
     """One line of JSON with keys in natural order (rules read ``A1, A2, ..., A10``),
     no spaces, UTF-8 kept, no NaN, floats as they are: an item record's line."""
-    return json.dumps(_natural_order(value), sort_keys=False, separators=(",", ":"),
-                      ensure_ascii=False, allow_nan=False)
+    return json.dumps(_ordered(value, round_floats=False), sort_keys=False,
+                      separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def dumps(value: Any, *, indent: int | None = 2) -> str:

@@ -47,20 +47,30 @@ def is_word_char(char: str) -> bool:
     return char.isalnum() or unicodedata.category(char).startswith("M")
 
 
+class _PunctuationToSpace(dict[int, int]):
+    """A ``str.translate`` table, filled as characters are met: every punctuation or
+    symbol character but ``'`` becomes a space, everything else stays."""
+
+    def __missing__(self, code: int) -> int:
+        char = chr(code)
+        self[code] = 32 if char != "'" and unicodedata.category(char)[0] in "PS" else code
+        return self[code]
+
+
+_PUNCTUATION_TO_SPACE = _PunctuationToSpace()
+
+
 def _drop_punctuation_and_symbols(text: str) -> str:
-    out = []
+    spaced = text.translate(_PUNCTUATION_TO_SPACE)
+    if "'" not in spaced:
+        return spaced
+    chars = list(spaced)
+    last = len(text) - 1
     for i, char in enumerate(text):
-        category = unicodedata.category(char)
-        if category[0] not in "PS" or (
-            char == "'"
-            and 0 < i < len(text) - 1
-            and is_word_char(text[i - 1])
-            and is_word_char(text[i + 1])
-        ):
-            out.append(char)
-        else:
-            out.append(" ")
-    return "".join(out)
+        if char == "'" and not (0 < i < last and is_word_char(text[i - 1])
+                                and is_word_char(text[i + 1])):
+            chars[i] = " "
+    return "".join(chars)
 
 
 def normalize_for_wer(text: str) -> str:
