@@ -1,12 +1,15 @@
 """The compiled schema validator (jsonschema-rs) is only a fast path: whatever it finds
-valid, jsonschema finds valid too, on every shipped schema, for the bundled files and
-for hypothesis' mutations of them; and it does find the bundled files valid, so the fast
-path is taken."""
+valid, jsonschema finds valid too, on every shipped schema, for the bundled files (and a
+report made from them) and for hypothesis' mutations of them; and it does find those
+files valid, so the fast path is taken."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import tomllib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -21,35 +24,44 @@ ROOT = Path(__file__).resolve().parent.parent
 pytest.importorskip("jsonschema_rs")
 
 
-def _jsonl(pattern: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for path in sorted(ROOT.glob(pattern))
+def _jsonl(paths: Iterable[Path]) -> list[dict[str, Any]]:
+    return [json.loads(line) for path in sorted(paths)
             for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def _examples() -> dict[str, list[Any]]:
-    """Bundled instances of each shipped schema."""
+@pytest.fixture(scope="module")
+def examples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Any]]:
+    """Bundled instances of each shipped schema, and a report of the bundled example
+    product on ``cases/en-dictation`` (item records, ``dictbench.json``)."""
+    report = tmp_path_factory.mktemp("report")
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+         "--product=example", "--dictbench-item-failures=report", "--dictbench-report",
+         str(report), "cases/en-dictation"], cwd=ROOT, capture_output=True, text=True)
+    # exit 1: the example product has an error item on purpose; the reports are written
+    assert run.returncode in (0, 1) and (report / "dictbench.json").is_file(), \
+        run.stdout[-2000:] + run.stderr[-2000:]
     suites = {p.parent.name: tomllib.loads(p.read_text(encoding="utf-8"))
               for p in sorted(ROOT.glob("cases/*/suite.toml"))}
-    examples: dict[str, list[Any]] = {
+    found: dict[str, list[Any]] = {
         "suite.schema.json": list(suites.values()),
         "product.schema.json": [tomllib.loads(p.read_text(encoding="utf-8"))
                                 for p in sorted(ROOT.glob("products/*.toml"))],
-        "output.schema.json": _jsonl("products/*/*.jsonl"),
-        "item-record.schema.json": _jsonl("reports/items.jsonl"),
-        "report.schema.json": [json.loads((ROOT / "reports/dictbench.json").read_text())],
+        "output.schema.json": _jsonl(ROOT.glob("products/*/*.jsonl")),
+        "item-record.schema.json": _jsonl([report / "items.jsonl"]),
+        "report.schema.json": [json.loads((report / "dictbench.json").read_text())],
         "case.schema.json": [],
     }
     for name, manifest in suites.items():
-        cases = _jsonl(f"cases/{name}/{manifest.get('cases', 'cases.jsonl')}")
-        examples["case.schema.json"] += cases
+        cases = _jsonl([ROOT / "cases" / name / manifest.get("cases", "cases.jsonl")])
+        found["case.schema.json"] += cases
         method_schema = f"case-{manifest['method']}.schema.json"
         if (ROOT / "pytest_dictbench/schemas" / method_schema).exists():
-            examples.setdefault(method_schema, []).extend(
+            found.setdefault(method_schema, []).extend(
                 c for c in cases if c.get("status") != "draft")
-    return {k: v for k, v in examples.items() if v}
+    return {k: v for k, v in found.items() if v}
 
 
-EXAMPLES = _examples()
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False,
                     allow_infinity=False), st.text(max_size=8),
                     st.sampled_from(["", "a\n", "A1", "x" * 200, "0" * 64, "é"]))
@@ -63,11 +75,11 @@ def _python_valid(name: str, instance: Any) -> bool:
 
 
 @st.composite
-def mutated(draw: st.DrawFn) -> tuple[str, Any]:
+def mutated(draw: st.DrawFn, examples: dict[str, list[Any]]) -> tuple[str, Any]:
     """A bundled instance with up to three keys, anywhere in it, replaced, removed or
     added."""
-    name = draw(st.sampled_from(sorted(EXAMPLES)))
-    instance = json.loads(json.dumps(draw(st.sampled_from(EXAMPLES[name]))))
+    name = draw(st.sampled_from(sorted(examples)))
+    instance = json.loads(json.dumps(draw(st.sampled_from(examples[name]))))
     for _ in range(draw(st.integers(1, 3))):
         holders = [instance]
         stack = [instance]
@@ -98,10 +110,11 @@ def mutated(draw: st.DrawFn) -> tuple[str, Any]:
     return name, instance
 
 
-def test_the_compiled_validator_accepts_every_bundled_file():
-    assert set(EXAMPLES) >= {"suite.schema.json", "product.schema.json",
-                             "output.schema.json", "case.schema.json"}
-    for name, instances in EXAMPLES.items():
+def test_the_compiled_validator_accepts_every_bundled_file(examples: dict[str, list[Any]]):
+    assert set(examples) >= {"suite.schema.json", "product.schema.json", "output.schema.json",
+                             "case.schema.json", "item-record.schema.json",
+                             "report.schema.json"}
+    for name, instances in examples.items():
         fast = _validator(name).fast
         assert fast is not None, name
         for instance in instances:
@@ -110,9 +123,10 @@ def test_the_compiled_validator_accepts_every_bundled_file():
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(mutated())
-def test_what_the_compiled_validator_accepts_jsonschema_accepts(example: tuple[str, Any]):
-    name, instance = example
+@given(data=st.data())
+def test_what_the_compiled_validator_accepts_jsonschema_accepts(
+        examples: dict[str, list[Any]], data: st.DataObject):
+    name, instance = data.draw(mutated(examples))
     checked = _validator(name)
     try:
         fast_valid = checked.fast.is_valid(instance)
