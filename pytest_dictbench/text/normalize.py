@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 
-__all__ = ["collapse_whitespace", "fold", "is_word_char", "normalize_for_wer", "strict_text"]
+__all__ = ["TranslationTable", "collapse_whitespace", "fold", "is_punctuation_or_symbol",
+           "is_word_char", "normalize_for_wer", "strict_text"]
 
 _CURLY_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\uff07": "'",
                                     "`": "'", "\u2032": "'"})
@@ -47,17 +49,27 @@ def is_word_char(char: str) -> bool:
     return char.isalnum() or unicodedata.category(char).startswith("M")
 
 
-class _PunctuationToSpace(dict[int, int]):
-    """A ``str.translate`` table, filled as characters are met: every punctuation or
-    symbol character but ``'`` becomes a space, everything else stays."""
-
-    def __missing__(self, code: int) -> int:
-        char = chr(code)
-        self[code] = 32 if char != "'" and unicodedata.category(char)[0] in "PS" else code
-        return self[code]
+def is_punctuation_or_symbol(char: str) -> bool:
+    """Unicode categories P* and S*."""
+    return unicodedata.category(char)[0] in "PS"
 
 
-_PUNCTUATION_TO_SPACE = _PunctuationToSpace()
+class TranslationTable(dict[int, "int | str"]):
+    """A ``str.translate`` table whose entry for a code point is worked out by ``rule``
+    (the character -> what replaces it) on first sight, then kept."""
+
+    def __init__(self, rule: Callable[[str], str]) -> None:
+        super().__init__()
+        self._rule = rule
+
+    def __missing__(self, code: int) -> str:
+        value = self[code] = self._rule(chr(code))
+        return value
+
+
+#: Every punctuation or symbol character but ``'`` becomes a space.
+_PUNCTUATION_TO_SPACE = TranslationTable(
+    lambda char: " " if char != "'" and is_punctuation_or_symbol(char) else char)
 
 
 def _drop_punctuation_and_symbols(text: str) -> str:

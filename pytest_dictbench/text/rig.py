@@ -20,6 +20,7 @@ from typing import Any
 from rapidfuzz.distance import Levenshtein
 
 from ..errors import require
+from .normalize import TranslationTable, is_punctuation_or_symbol
 from .normalize import strict_text as file_text
 
 __all__ = ["NORMALIZATION", "char_tokens", "edit_distance", "file_text", "normalize",
@@ -30,19 +31,10 @@ NORMALIZATION = "rig-v1"
 
 
 
-class _Fold(dict[int, "int | str"]):
-    """``str.translate`` table, filled on first sight of each code point: apostrophes
-    (ASCII, curly, backtick) deleted, punctuation and symbols (P*, S*) made a space."""
-
-    def __missing__(self, code: int) -> int | str:
-        char = chr(code)
-        value: int | str = "" if char in "'\u2019\u2018`" else (
-            " " if unicodedata.category(char)[0] in "PS" else code)
-        self[code] = value
-        return value
-
-
-_FOLD = _Fold()
+#: Apostrophes (ASCII, curly, backtick) deleted, punctuation and symbols (P*, S*) made a
+#: space, everything else kept.
+_FOLD = TranslationTable(lambda char: "" if char in "'\u2019\u2018`" else (
+    " " if is_punctuation_or_symbol(char) else char))
 #: Lower-case Latin letters (ASCII and Latin-1/Extended-A/B), ASCII digits and spaces
 #: only: ICU's word rules never break inside such a run and always break at a space, so
 #: ``split`` is exact there (anything else goes through ICU itself).
