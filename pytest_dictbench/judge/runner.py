@@ -65,21 +65,31 @@ class JudgeRun:
     #: key -> judge name -> outcome (empty in mode ``off``).
     outcomes: dict[str, dict[str, JudgeOutcome]] = field(default_factory=dict)
     cache_hits: int = 0
-    #: HTTP calls, tokens and cost actually spent in this run, per model.
-    spend: dict[str, ModelSpend] = field(default_factory=dict)
-    #: What the verdicts taken from the cache cost when they were made, per model.
-    cached_spend: dict[str, ModelSpend] = field(default_factory=dict)
+    #: HTTP calls, tokens and cost actually spent in this run.
+    meter: SpendMeter = field(default_factory=SpendMeter)
+    #: What the verdicts taken from the cache cost when they were made.
+    cached: SpendMeter = field(default_factory=SpendMeter)
     #: Results of collected batches that matched no request of this run.
     batch_dropped: int = 0
 
     @property
+    def spend(self) -> dict[str, ModelSpend]:
+        """This run's spend per model."""
+        return self.meter.by_model
+
+    @property
+    def cached_spend(self) -> dict[str, ModelSpend]:
+        """The cached verdicts' spend per model."""
+        return self.cached.by_model
+
+    @property
     def calls(self) -> int:
         """HTTP requests sent (retries and invalid-answer retries included)."""
-        return sum(s.calls for s in self.spend.values())
+        return self.meter.calls
 
     @property
     def cost_usd(self) -> float:
-        return sum(s.cost_usd for s in self.spend.values())
+        return self.meter.cost_usd
 
     def outcome(self, key: str, judge: str) -> JudgeOutcome | None:
         return self.outcomes.get(key, {}).get(judge)
@@ -184,11 +194,10 @@ def _error_outcome(
     return JudgeOutcome(config.name, "error", error=type(exc).__name__, detail=text)
 
 
-def _add_spend(into: dict[str, ModelSpend], config: JudgeConfig, verdict: Verdict) -> None:
-    spend = into.setdefault(config.model, ModelSpend(config.model))
-    spend.add(config, verdict.usage, batch=verdict.batch)
+def _add_spend(into: SpendMeter, config: JudgeConfig, verdict: Verdict) -> None:
+    into.add_usage(config, verdict.usage, batch=verdict.batch)
     if verdict.batch_usage != TokenUsage():
-        spend.add(config, verdict.batch_usage, batch=True)
+        into.add_usage(config, verdict.batch_usage, batch=True)
 
 
 def _check_inputs(requests: Sequence[JudgeRequest], judges: Sequence[JudgeConfig]) -> None:
@@ -255,7 +264,7 @@ async def judge_all(
             if cached is not None:
                 per[config.name] = JudgeOutcome(config.name, "cached", cached)
                 run.cache_hits += 1
-                _add_spend(run.cached_spend, config, cached)
+                _add_spend(run.cached, config, cached)
             elif mode == "replay":
                 per[config.name] = JudgeOutcome(
                     config.name, "missing", detail="no cached verdict (replay mode)"
@@ -283,7 +292,7 @@ async def judge_all(
     for job, outcome in decided.items():
         for key in jobs[job]:
             run.outcomes[key][job[0]] = outcome
-    run.spend = state.meter.by_model
+    run.meter = state.meter
     return run
 
 
