@@ -16,6 +16,7 @@ from .files import read_regular
 from .jsonl import read_jsonl, read_text
 from .model import Case, Suite, SuiteFile
 from .schemas import validate
+from .shared_values import share_strings
 
 __all__ = [
     "DEFAULT_MAX_TEXT_CHARS",
@@ -73,6 +74,8 @@ def check_text_sizes(obj: Any, limit: int, error: type[SuiteError] | Any, *, pat
 #: Case fields of the review workflow (``dictbench draft`` / ``review``), allowed in every
 #: method's cases: ``status`` (draft or approved) and ``drafted`` (where a draft came from).
 REVIEW_FIELDS = frozenset({"status", "drafted"})
+#: Case fields whose values repeat from case to case (each value held once per suite).
+_SHARED_CASE_FIELDS = ("canary", "genre", "source", "short", "status")
 
 
 def read_toml(path: Path, error: type[SuiteError] | Any = SuiteError, *,
@@ -165,6 +168,7 @@ def _load_cases(path: Path, method_schema: str | None, max_text_chars: int
                 ) -> tuple[Case, ...]:
     cases: list[Case] = []
     first_line: dict[str, int] = {}
+    shared: dict[str, str] = {}
     for number, obj in read_jsonl(path, SuiteError):
         validate(obj, "case.schema.json", SuiteError, path=path, line=number)
         check_text_sizes(obj, max_text_chars, SuiteError, path=path, line=number,
@@ -179,6 +183,7 @@ def _load_cases(path: Path, method_schema: str | None, max_text_chars: int
             raise SuiteError(f"duplicate case id {case_id!r} (first on line "
                              f"{first_line[case_id]})", path=path, line=number)
         first_line[case_id] = number
+        share_strings(obj, _SHARED_CASE_FIELDS, shared)
         cases.append(Case(id=case_id, data=obj, line=number))
     if not cases:
         raise SuiteError("the cases file holds no cases", path=path)

@@ -42,6 +42,10 @@ class Adapter(Protocol):
 
             def get(self, case, repetition):
                 return Output(case.id, case.get("reference", ""), repetition)
+
+    An adapter may also define ``release()``: it is called once every item has run, so
+    that outputs it keeps (the ``cache`` adapter's whole outputs file) are let go of
+    before the reports are built from the item records.
     """
 
     def get(self, case: Case, repetition: int) -> Output | None:

@@ -16,10 +16,20 @@ class CacheAdapter:
 
     def __init__(self, product: Product, suite: Suite, options: AdapterOptions) -> None:
         self.path = outputs_file(product, suite)
-        self.outputs = read_outputs(
-            self.path, suite, repetitions=options.repetitions or suite.repetitions,
-            max_text_chars=options.max_text_chars) \
-            if self.path.is_file() else {}
+        self._suite, self._options = suite, options
+        self.outputs: dict[tuple[str, int], Output] | None = self._read()
+
+    def _read(self) -> dict[tuple[str, int], Output]:
+        if not self.path.is_file():
+            return {}
+        return read_outputs(self.path, self._suite, max_text_chars=self._options.max_text_chars,
+                            repetitions=self._options.repetitions or self._suite.repetitions)
 
     def get(self, case: Case, repetition: int) -> Output | None:
+        if self.outputs is None:  # asked again after release(): read the file again
+            self.outputs: dict[tuple[str, int], Output] | None = self._read()
         return self.outputs.get((case.id, repetition))
+
+    def release(self) -> None:
+        """Let go of the outputs once every item has run (100,000 items' texts)."""
+        self.outputs = None

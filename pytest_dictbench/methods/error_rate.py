@@ -35,7 +35,6 @@ not defined, so the rate is reported as the insertion count, like jiwer).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -85,8 +84,9 @@ def _counts(ref: str, hyp: str, chars: bool) -> EditCounts:
         return EditCounts(ref_len, 0, ref_len, 0)
     ops = Levenshtein.editops(ref, hyp) if chars else \
         Levenshtein.editops(ref.split(), hyp.split())
-    tags = Counter(tag for tag, _, _ in ops)
-    return EditCounts(ref_len, tags["replace"], tags["delete"], tags["insert"])
+    tags = [op[0] for op in ops.as_list()]
+    return EditCounts(ref_len, tags.count("replace"), tags.count("delete"),
+                      tags.count("insert"))
 
 
 def _word_counts(ref: str, hyp: str, language: str) -> EditCounts | None:

@@ -159,6 +159,13 @@ class DictbenchSession(ReportSet):
             self._adapters[key] = factory(product, suite, self.options)
         return self._adapters[key]
 
+    def release_adapters(self) -> None:
+        """Every item has run: adapters let go of the outputs they keep (``release``)."""
+        for adapter in self._adapters.values():
+            release = getattr(adapter, "release", None)
+            if callable(release):
+                release()
+
     def make_record(self, item: ItemLike, status: str, *, result: ItemResult | None = None,
                     output: Output | None = None, message: str = "",
                     extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -269,6 +276,7 @@ class DictbenchSession(ReportSet):
 
     @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        self.release_adapters()
         if is_worker(self.config):  # the controller collects nothing: tell it the drafts
             self.config.workeroutput["dictbench_drafts"] = self._draft_counts()  # type: ignore[attr-defined]
             self.config.workeroutput["dictbench_budgets"] = self.judging.budget_figures()  # type: ignore[attr-defined]

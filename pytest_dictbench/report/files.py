@@ -11,7 +11,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ def natural_key(key: str) -> tuple[tuple[Any, ...], str]:
 
 #: Values written as they are (a float may need rounding, a container ordering).
 _AS_IS = (str, int, type(None))
+_AS_IS_UNROUNDED = (*_AS_IS, float)
 
 
 @lru_cache(maxsize=4096)
@@ -55,10 +56,15 @@ def _ordered(value: Any, *, round_floats: bool) -> Any:
             return None
         rounded = round(value, FLOAT_PLACES)
         return 0.0 if rounded == 0 else rounded
-    if isinstance(value, Mapping):
-        by_text = {str(k): v for k, v in value.items()}
-        return {k: v if isinstance(v := by_text[k], _AS_IS) else
-                _ordered(v, round_floats=round_floats) for k in _natural_order(tuple(by_text))}
+    if isinstance(value, (dict, Mapping)):  # dict first: the common case, checked fast
+        try:
+            order = _natural_order(tuple(value))
+        except TypeError:  # a key that is no string: JSON writes it as one
+            value = {str(k): v for k, v in value.items()}
+            order = _natural_order(tuple(value))
+        as_is = _AS_IS if round_floats else _AS_IS_UNROUNDED
+        return {k: v if isinstance(v := value[k], as_is) else
+                _ordered(v, round_floats=round_floats) for k in order}
     if isinstance(value, (list, tuple)):
         return [_ordered(v, round_floats=round_floats) for v in value]
     return value
@@ -72,15 +78,20 @@ def jsonable(value: Any) -> Any:
 def natural_line(value: Any) -> str:
     """One line of JSON with keys in natural order (rules read ``A1, A2, ..., A10``),
     no spaces, UTF-8 kept, no NaN, floats as they are: an item record's line."""
-    return json.dumps(_ordered(value, round_floats=False), sort_keys=False,
-                      separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return _encoder(None).encode(_ordered(value, round_floats=False))
 
 
 def dumps(value: Any, *, indent: int | None = 2) -> str:
     """Canonical JSON: keys in natural order, floats rounded, UTF-8 characters kept."""
+    return _encoder(indent).encode(jsonable(value))
+
+
+@cache
+def _encoder(indent: int | None) -> json.JSONEncoder:
+    """One encoder per indent, made once (``json.dumps`` makes one per call)."""
     separators = (",", ": ") if indent else (",", ":")
-    return json.dumps(jsonable(value), sort_keys=False, ensure_ascii=False, indent=indent,
-                      separators=separators, allow_nan=False)
+    return json.JSONEncoder(ensure_ascii=False, allow_nan=False, indent=indent,
+                            separators=separators)
 
 
 def write_jsonl(path: Path, rows: Iterable[Any]) -> None:

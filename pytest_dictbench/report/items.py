@@ -16,6 +16,7 @@ from typing import IO, Any
 
 from ..aggregate import record_sort_key
 from ..jsonl import parse_lines
+from ..shared_values import share_strings
 
 __all__ = ["ItemStore", "compact_records"]
 
@@ -99,14 +100,8 @@ def compact_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     100,000 items keeps them all until its reports are written."""
     seen: dict[str, str] = {}
     for record in records:
-        for key in _SHARED_FIELDS:
-            value = record.get(key)
-            if isinstance(value, str):
-                record[key] = seen.setdefault(value, value)
+        share_strings(record, _SHARED_FIELDS, seen)
         for table in (record.get("case"), *(record.get("rules") or {}).values()):
             if isinstance(table, dict):
-                for key in _SHARED_NESTED:
-                    value = table.get(key)
-                    if isinstance(value, str):
-                        table[key] = seen.setdefault(value, value)
+                share_strings(table, _SHARED_NESTED, seen)
     return records

@@ -30,18 +30,24 @@ _CURLY_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'",
                                     "`": "'", "\u2032": "'"})
 #: Characters NFKC would decompose, mapped before it (the acute accent ´ as an apostrophe).
 _BEFORE_NFKC = str.maketrans({"\u00b4": "'"})
-_WHITESPACE = re.compile(r"\s+")
+#: Finds any character of ``_CURLY_APOSTROPHES`` (most texts have none to translate).
+_APOSTROPHE_LIKE = re.compile("[" + re.escape("".join(map(chr, _CURLY_APOSTROPHES))) + "]")
 
 
 def collapse_whitespace(text: str) -> str:
-    """Collapse runs of whitespace into one space and trim the ends."""
-    return _WHITESPACE.sub(" ", text).strip()
+    """Collapse runs of whitespace into one space and trim the ends (whitespace as
+    ``str.isspace`` has it, the same characters as the pattern ``\\s``)."""
+    return " ".join(text.split())
 
 
 def fold(text: str) -> str:
     """NFKC (width and compatibility forms), curly apostrophes to ``'``, lower case."""
-    folded = unicodedata.normalize("NFKC", text.translate(_BEFORE_NFKC))
-    return folded.translate(_CURLY_APOSTROPHES).lower()
+    if "\u00b4" in text:  # the one character of _BEFORE_NFKC
+        text = text.translate(_BEFORE_NFKC)
+    folded = unicodedata.normalize("NFKC", text)
+    if _APOSTROPHE_LIKE.search(folded):
+        folded = folded.translate(_CURLY_APOSTROPHES)
+    return folded.lower()
 
 
 def is_word_char(char: str) -> bool:
