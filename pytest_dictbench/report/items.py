@@ -24,6 +24,8 @@ __all__ = ["ItemStore", "compact_records"]
 _SHARED_FIELDS = ("suite", "suite_path", "product", "status", "output_status", "message")
 #: Fields of nested tables whose values repeat (a rule's source, a case's genre...).
 _SHARED_NESTED = ("source", "genre", "short")
+#: Longest record line the store takes, in bytes (its length has 32 bits of the int).
+_LONGEST = 0xFFFF_FFFF
 #: Lines parsed per decoder call (equal keys are one string object within one call).
 _BLOCK = 1024
 
@@ -33,8 +35,9 @@ class ItemStore:
 
     def __init__(self) -> None:
         self._spool: IO[bytes] | None = None
-        #: key -> (offset, length) of its latest line in the spool.
-        self._where: dict[str, tuple[int, int]] = {}
+        #: key -> where its latest line lies in the spool, ``offset << 32 | length`` (one
+        #: int per item, not a tuple of two).
+        self._where: dict[str, int] = {}
         self._end = 0
         self._order: list[str] | None = None
 
@@ -44,9 +47,11 @@ class ItemStore:
             # closed by close(), or with the store when a run ends without reports
             self._spool = tempfile.TemporaryFile(prefix="dictbench-items-")  # noqa: SIM115
         data = line.encode("utf-8")
+        if len(data) > _LONGEST:
+            raise ValueError(f"the record of {key} is {len(data)} bytes, above {_LONGEST}")
         self._spool.seek(self._end)
         self._spool.write(data)
-        self._where[key] = (self._end, len(data))
+        self._where[key] = self._end << 32 | len(data)
         self._end += len(data)
         self._order = None
 
@@ -59,9 +64,9 @@ class ItemStore:
     def line(self, key: str) -> str:
         """The line of ``key`` as it was added."""
         assert self._spool is not None
-        offset, length = self._where[key]
-        self._spool.seek(offset)
-        return self._spool.read(length).decode("utf-8")
+        where = self._where[key]
+        self._spool.seek(where >> 32)
+        return self._spool.read(where & _LONGEST).decode("utf-8")
 
     def _lines_in(self, keys: Iterable[str]) -> Iterator[str]:
         for key in keys:
