@@ -8,7 +8,8 @@ from .base import AdapterOptions
 
 
 class CacheAdapter:
-    """Reads every output of the product for the suite once, at construction.
+    """Reads every output of the product for the suite once, at construction, and lets
+    go of them when the run calls :meth:`release`.
 
     A missing output file means the product was not run on this suite: every item is
     ``not_tested``. A malformed file raises :class:`~pytest_dictbench.errors.OutputError`.
@@ -27,7 +28,7 @@ class CacheAdapter:
 
     def get(self, case: Case, repetition: int) -> Output | None:
         if self.outputs is None:  # asked again after release(): read the file again
-            self.outputs: dict[tuple[str, int], Output] | None = self._read()
+            self.outputs = self._read()
         return self.outputs.get((case.id, repetition))
 
     def release(self) -> None:
