@@ -34,6 +34,7 @@ from .hashes import files_table_text, refresh_hashes
 from .jsonl import read_jsonl
 from .rig.package import load_package, package_manifest
 from .suites import MANIFEST, inside, load_suite, suite_seed
+from .text.normalize import collapse_whitespace
 from .workbench.commands import add_commands as add_workbench_commands
 
 __all__ = ["main", "spoken_form"]
@@ -47,7 +48,7 @@ def spoken_form(verbatim: str) -> str:
     """What to say for a verbatim transcript: fillers spoken, sounds approximated or
     dropped, cut-off markers removed (``th*`` -> ``th``)."""
     text = _TAG.sub(lambda m: SPOKEN_TAGS.get(m.group(1).lower(), ""), verbatim)
-    return re.sub(r"\s+", " ", text.replace("*", "")).strip()
+    return collapse_whitespace(text.replace("*", ""))
 
 
 def _script(case: Any) -> str:

@@ -30,8 +30,15 @@ _CURLY_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'",
                                     "`": "'", "\u2032": "'"})
 #: Characters NFKC would decompose, mapped before it (the acute accent ´ as an apostrophe).
 _BEFORE_NFKC = str.maketrans({"\u00b4": "'"})
-#: Finds any character of ``_CURLY_APOSTROPHES`` (most texts have none to translate).
-_APOSTROPHE_LIKE = re.compile("[" + re.escape("".join(map(chr, _CURLY_APOSTROPHES))) + "]")
+
+
+def _any_of(table: dict[int, int]) -> re.Pattern[str]:
+    """Finds any character ``table`` maps: most texts have none, and need no translate."""
+    return re.compile("[" + re.escape("".join(map(chr, table))) + "]")
+
+
+_NEEDS_BEFORE_NFKC = _any_of(_BEFORE_NFKC)
+_APOSTROPHE_LIKE = _any_of(_CURLY_APOSTROPHES)
 
 
 def collapse_whitespace(text: str) -> str:
@@ -42,7 +49,7 @@ def collapse_whitespace(text: str) -> str:
 
 def fold(text: str) -> str:
     """NFKC (width and compatibility forms), curly apostrophes to ``'``, lower case."""
-    if "\u00b4" in text:  # the one character of _BEFORE_NFKC
+    if _NEEDS_BEFORE_NFKC.search(text):
         text = text.translate(_BEFORE_NFKC)
     folded = unicodedata.normalize("NFKC", text)
     if _APOSTROPHE_LIKE.search(folded):
