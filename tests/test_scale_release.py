@@ -99,3 +99,22 @@ def test_fold_and_collapse_give_what_the_plain_steps_give(text: str) -> None:
     plain_fold = unicodedata.normalize("NFKC", text.translate(normalize._BEFORE_NFKC))
     assert normalize.fold(text) == plain_fold.translate(normalize._CURLY_APOSTROPHES).lower()
     assert normalize.collapse_whitespace(text) == _PLAIN_WHITESPACE.sub(" ", text).strip()
+
+
+def test_a_record_line_longer_than_the_store_takes_is_that_items_error(
+        mini: pytest.Pytester, write_product: Callable[..., Path],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the real bound is 4 GiB; a run in this process sees a lower one
+    monkeypatch.setattr("pytest_dictbench.report.items._LONGEST", 2000)
+    long_text = "word " * 600  # its record line (text, digest, evidence) is over 3,000 bytes
+    write_product(outputs=[{"case_id": "c1", "text": long_text},
+                           {"case_id": "c2", "text": "Please send the invoice by Friday."}])
+    result = mini.runpytest_inprocess("--product=p1", "--dictbench-item-failures=report")
+    result.stdout.fnmatch_lines(["*record error: the item's record cannot be written "
+                                 "(ValueError: the record line is * bytes, above the 2000 "
+                                 "an item store keeps)*"])
+    lines = (mini.path / "reports" / "items.jsonl").read_text().splitlines()
+    records = {r["case_id"]: r for r in map(json.loads, lines)}
+    assert records["c1"]["status"] == "error" and records["c1"]["text"] is None
+    assert "2000 an item store keeps" in records["c1"]["message"]
+    assert records["c2"]["status"] == "passed"

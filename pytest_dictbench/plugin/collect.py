@@ -22,6 +22,7 @@ from ..model import (
     provisional_reason,
 )
 from ..private import REDACTED, is_private, public_case_id
+from ..report.items import encoded_line
 from ..suites import check_cases_digest
 from ..text.visible import visible
 from .judge import NO_JUDGEMENT
@@ -164,12 +165,12 @@ class CaseItem(pytest.Item):
 
     def _record(self, status: str, **fields: Any) -> None:
         """Attach the item's record; one that cannot be written (a number JSON does not
-        allow, text that is not valid Unicode) becomes an error record saying why, so
-        the item is never lost from items.jsonl."""
+        allow, text that is not valid Unicode, a line longer than the item store takes)
+        becomes an error record saying why, so the item is never lost from items.jsonl."""
         state = self.session_state
         try:
             line = record_line(state.make_record(self, status, **fields))
-            line.encode("utf-8")
+            encoded_line(line)
         except ValueError as exc:
             message = f"the item's record cannot be written ({type(exc).__name__}: {exc})"
             self.user_properties.append((RECORD_PROPERTY, record_line(

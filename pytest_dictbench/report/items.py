@@ -18,14 +18,17 @@ from ..aggregate import record_sort_key
 from ..jsonl import parse_lines
 from ..shared_values import share_strings
 
-__all__ = ["ItemStore", "compact_records"]
+__all__ = ["ItemStore", "compact_records", "encoded_line"]
 
 #: Record fields whose values repeat from item to item (held once per distinct value).
 _SHARED_FIELDS = ("suite", "suite_path", "product", "status", "output_status", "message")
 #: Fields of nested tables whose values repeat (a rule's source, a case's genre...).
 _SHARED_NESTED = ("source", "genre", "short")
-#: Longest record line the store takes, in bytes (its length has 32 bits of the int).
-_LONGEST = 0xFFFF_FFFF
+#: Where a line lies is one int: its offset shifted past the low bits holding its length.
+_LENGTH_BITS = 32
+_LENGTH_MASK = (1 << _LENGTH_BITS) - 1
+#: Longest record line the store takes, in bytes: what its length bits hold.
+_LONGEST = _LENGTH_MASK
 #: Lines parsed per decoder call (equal keys are one string object within one call).
 _BLOCK = 1024
 
@@ -46,12 +49,10 @@ class ItemStore:
         if self._spool is None:
             # closed by close(), or with the store when a run ends without reports
             self._spool = tempfile.TemporaryFile(prefix="dictbench-items-")  # noqa: SIM115
-        data = line.encode("utf-8")
-        if len(data) > _LONGEST:
-            raise ValueError(f"the record of {key} is {len(data)} bytes, above {_LONGEST}")
+        data = encoded_line(line)
         self._spool.seek(self._end)
         self._spool.write(data)
-        self._where[key] = self._end << 32 | len(data)
+        self._where[key] = self._end << _LENGTH_BITS | len(data)
         self._end += len(data)
         self._order = None
 
@@ -65,8 +66,8 @@ class ItemStore:
         """The line of ``key`` as it was added."""
         assert self._spool is not None
         where = self._where[key]
-        self._spool.seek(where >> 32)
-        return self._spool.read(where & _LONGEST).decode("utf-8")
+        self._spool.seek(where >> _LENGTH_BITS)
+        return self._spool.read(where & _LENGTH_MASK).decode("utf-8")
 
     def _lines_in(self, keys: Iterable[str]) -> Iterator[str]:
         for key in keys:
@@ -97,6 +98,16 @@ class ItemStore:
         if self._spool is not None:
             self._spool.close()
         self._spool, self._where, self._end, self._order = None, {}, 0, None
+
+
+def encoded_line(line: str) -> bytes:
+    """``line`` as the store keeps it, UTF-8. Raises ``ValueError`` for text that is not
+    valid Unicode (a lone surrogate) and for a line longer than the store takes."""
+    data = line.encode("utf-8")
+    if len(data) > _LONGEST:
+        raise ValueError(f"the record line is {len(data)} bytes, above the {_LONGEST} an "
+                         "item store keeps")
+    return data
 
 
 def compact_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
