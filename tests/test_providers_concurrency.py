@@ -7,7 +7,7 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -118,19 +118,54 @@ def test_cached_items_are_not_captured_again_ahead(
     assert len(fake.requests) == sent == 8
 
 
-def test_a_429_holds_every_request_in_flight(
-        tmp_path: Path, suite: Suite, fake: SlowDeepgram, server: ProviderServer) -> None:
-    # c3's request is limited: c1 and c2 come back meanwhile, so c5 and c6 start during
-    # its wait, and must hold back with it
-    fake.limited = (suite.root / "audio/c3.wav").read_bytes()
-    outputs, _ = run(tmp_path, suite, server, 4)
+class RateLimitedDeepgram(SlowDeepgram):
+    """Answers ``limited`` (c3) with a 429 only once the other three of the first four
+    requests have arrived; answers the others only once ``hold_seen()`` has said the
+    client holds.
+    The order of events is fixed, whatever the machine's load."""
+
+    def __init__(self, limited: bytes) -> None:
+        super().__init__(0.0)
+        self.limited = limited
+        self.hold_seen: Callable[[], bool] = lambda: False
+        self._arrived = threading.Semaphore(0)
+        self._held = threading.Event()  # the client was seen holding: no more gating
+
+    def answer(self, request: Request) -> Reply:
+        if self.limited is not None and request.body == self.limited:
+            for _ in range(3):  # the other three of the first four are in flight
+                assert self._arrived.acquire(timeout=60)
+            return super().answer(request)
+        self._arrived.release()
+        deadline = time.monotonic() + 60
+        while not self._held.is_set() and time.monotonic() < deadline:
+            if self.hold_seen():
+                self._held.set()
+            time.sleep(0.005)  # waiting for a condition, bounded
+        return super().answer(request)
+
+
+def test_a_429_holds_every_request_in_flight(tmp_path: Path, suite: Suite) -> None:
+    # c1, c2 and c4 are in flight when c3 is limited; they are answered during its wait,
+    # so c5 and c6 start during it, and must hold back with it
+    fake = RateLimitedDeepgram((suite.root / "audio/c3.wav").read_bytes())
+    with ProviderServer(fake) as server:
+        product = make_product(tmp_path / "p", "deepgram", {
+            "base_url": server.url, "api_key_env": KEY_ENV, "concurrency": 4})
+        live = builtin_adapters()["deepgram"](product, suite, AdapterOptions(warmup=False))
+        fake.hold_seen = lambda: live._transcriber.client.held() > 0
+        plan = [(case, 1) for case in suite.cases]
+        live.plan(plan)
+        outputs = [live.get(case, r) for case, r in plan]
     assert all(o.status == "complete" for o in outputs)
     assert len(fake.requests) == 9  # eight captures, one of them twice
     waited = [o.meta["provider"].get("retry_waits_s") for o in outputs]
-    assert waited.count([1.0]) == 1  # the one that got the 429 waited what it was told
-    assert waited[2] == [1.0]
+    assert waited == [None, None, [1.0], None, None, None, None, None]
     held = [o.meta["provider"].get("rate_limit_holds_s") for o in outputs]
-    assert held[4] and held[5]  # (c1, c2 and c4 may or may not be sent before the 429)
+    # the plan runs at most four ahead of the item asked for (c3, waiting): c5 and c6
+    # start during the hold, c7 and c8 once c3 is answered, after it
+    assert [bool(h) for h in held] == [False] * 4 + [True] * 2 + [False] * 2
+    assert all(0 < h[0] <= 1.0 for h in held[4:6])
 
 
 def test_concurrency_below_one_is_a_product_error(tmp_path: Path, suite: Suite,
