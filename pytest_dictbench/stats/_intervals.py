@@ -2,18 +2,20 @@
 
 The bootstrap resamples items with replacement. Draws come from
 ``numpy.random.default_rng(seed).integers(0, n, size=(rows, n))``, one row of item
-indices per resample, generated in blocks of rows to bound memory. The generator's
-stream does not depend on how the rows are split into blocks, so the result is a
-function of the data, ``resamples``, ``seed`` and ``confidence`` only. The interval
-ends are ``numpy.quantile`` of the resampled means at ``(1 - confidence) / 2`` and
-``(1 + confidence) / 2`` with numpy's default ``"linear"`` method (Hyndman and Fan
-type 7: the order statistic at position ``q * (R - 1)``, interpolated linearly).
+indices per resample, generated in blocks of rows to bound memory (a helper thread draws
+the next block while the last is averaged). The generator's stream does not depend on
+how the rows are split into blocks, so the result is a function of the data,
+``resamples``, ``seed`` and ``confidence`` only. The interval ends are
+``numpy.quantile`` of the resampled means at ``(1 - confidence) / 2`` and
+``(1 + confidence) / 2`` with numpy's default ``"linear"`` method (Hyndman and Fan type 7:
+the order statistic at position ``q * (R - 1)``, interpolated linearly).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -155,15 +157,27 @@ def _percentile_bootstrap(
 
 
 def _bootstrap_means(values: np.ndarray, resamples: int, seed: int) -> np.ndarray:
-    """Means of ``resamples`` resamples of ``values``, drawn in memory-bounded blocks."""
+    """Means of ``resamples`` resamples of ``values``, drawn in memory-bounded blocks.
+
+    With more than one block, a helper thread draws the next block while this one
+    averages the last (numpy lets go of the GIL for both): the same single stream of
+    draws, in the same order, so the same means."""
     n = values.size
     rng = np.random.default_rng(seed)
     rows_per_block = max(1, _BLOCK_ENTRIES // n)
+    blocks = [(start, min(rows_per_block, resamples - start))
+              for start in range(0, resamples, rows_per_block)]
     means = np.empty(resamples, dtype=np.float64)
-    for start in range(0, resamples, rows_per_block):
-        rows = min(rows_per_block, resamples - start)
-        indices = rng.integers(0, n, size=(rows, n))
-        means[start : start + rows] = values[indices].mean(axis=1)
+    if len(blocks) == 1:
+        means[:] = values[rng.integers(0, n, size=(resamples, n))].mean(axis=1)
+        return means
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bootstrap") as drawer:
+        drawn = drawer.submit(rng.integers, 0, n, size=(blocks[0][1], n))
+        for position, (start, rows) in enumerate(blocks):
+            indices = drawn.result()
+            if position + 1 < len(blocks):
+                drawn = drawer.submit(rng.integers, 0, n, size=(blocks[position + 1][1], n))
+            means[start : start + rows] = values[indices].mean(axis=1)
     return means
 
 
