@@ -39,11 +39,12 @@ import math
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from ..errors import JudgeError
-from ..schemas import Validator
+from ..schemas import ecma_validator
 from .records import FAMILIES, JudgeConfig, RetryPolicy
 from .transport import safe_url, url_problem
 
@@ -93,7 +94,12 @@ JUDGE_SETTINGS_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-_VALIDATOR = Validator(JUDGE_SETTINGS_SCHEMA)
+
+
+@cache
+def _validator() -> Any:
+    """The ``jsonschema`` validator of :data:`JUDGE_SETTINGS_SCHEMA` (made when first used)."""
+    return ecma_validator()(JUDGE_SETTINGS_SCHEMA)
 
 
 @dataclass(frozen=True)
@@ -160,7 +166,7 @@ def parse_judge_settings(table: Mapping[str, Any], *, path: Path | str | None = 
             "variable in api_key_env (default ANTHROPIC_API_KEY)",
             path=path,
         )
-    errors = sorted(_VALIDATOR.iter_errors(dict(table)), key=lambda e: list(e.absolute_path))
+    errors = sorted(_validator().iter_errors(dict(table)), key=lambda e: list(e.absolute_path))
     if errors:
         where = ".".join(str(p) for p in errors[0].absolute_path)
         raise JudgeError(f"[judge]{'.' + where if where else ''}: {errors[0].message}",

@@ -22,10 +22,9 @@ import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
-
-from jsonschema import Draft202012Validator
 
 from ...errors import DictbenchError, OutputError
 from ...files import atomic_write
@@ -49,6 +48,15 @@ ANSWER_SCHEMA: Mapping[str, Any] = {
     "additionalProperties": False}
 #: Attempts at a valid answer (the first plus one), as the judges do.
 ANSWER_ATTEMPTS = 2
+
+
+@cache
+def _answer_validator() -> Any:
+    """Plain Draft 2020-12 validation of :data:`ANSWER_SCHEMA` (``jsonschema`` loads on
+    the first answer, not with the plugin)."""
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(ANSWER_SCHEMA)
 
 
 @dataclass(frozen=True)
@@ -226,8 +234,7 @@ class Refiner:
             usage = usage + answer.usage
             problem = answer.problem
             if not problem:
-                errors = list(Draft202012Validator(ANSWER_SCHEMA).iter_errors(
-                    answer.tool_input))
+                errors = list(_answer_validator().iter_errors(answer.tool_input))
                 if not errors:
                     return answer.tool_input["text"], usage
                 problem = f"answer invalid: {errors[0].message}"
