@@ -153,7 +153,7 @@ class XdistHooks:
         none): those that never run get records at the end."""
         session = self.config.stash.get(SESSION_KEY, None)
         if session is not None and not session.collected:
-            session.collected = list(ids)
+            session.items_collected(list(ids))
 
     def _crash_record(self, crashitem: str, report: pytest.TestReport
                       ) -> tuple[dict[str, Any], tuple[str, int, str]] | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import platform
 import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from ..judge.adjudications import PENDING_FILE
 from ..model import Suite
 from ..private import is_private
 from ..redact import public_args
+from ..report.figure_helper import FigureHelper
 from ..report.files import dumps
 from ..report.html import render_html
 from ..report.markdown import render_markdown
@@ -49,6 +51,7 @@ class ReportSet:
     item_failures: str
     worker_drafts: dict[str, int]
     _suites: dict[Path, Suite]
+    figure_helper: FigureHelper | None
 
     def _draft_counts(self) -> dict[str, int]:
         raise NotImplementedError
@@ -80,8 +83,13 @@ class ReportSet:
             files[PENDING_FILE] = pending
         # without judging this run, an old pending list is removed with the stale files
         expected = expected_texts(s for s in self._suites.values() if not is_private(s))
-        files["dictbench.md"] = render_markdown(report, records, expected)
-        files["dictbench.html"] = render_html(report, records, expected)
+        with ThreadPoolExecutor(1, thread_name_prefix="dictbench-html") as html:
+            # the HTML page waits for figures from the helper, if any, while the
+            # markdown page is written
+            page = html.submit(render_html, report, records, expected,
+                               drawer=self.figure_helper)
+            files["dictbench.md"] = render_markdown(report, records, expected)
+            files["dictbench.html"] = page.result()
         return files
 
     def _report_results(self, session: pytest.Session,

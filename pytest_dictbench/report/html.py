@@ -201,8 +201,9 @@ def _figure(svg: str, caption: str) -> str:
     return f"<figure>{svg}<figcaption>{esc(caption)}</figcaption></figure>"
 
 
-def _figures(suite: Mapping[str, Any], colors: Mapping[str, str], use_figures: bool) -> str:
-    if not use_figures:
+def _figures(suite: Mapping[str, Any], colors: Mapping[str, str],
+             draw: plots.Drawer | None) -> str:
+    if draw is None:
         return ""
     groups = metric_groups(suite)
     rows = [next(e for e in suite["products"] if e["product"] == row["product"])
@@ -210,9 +211,9 @@ def _figures(suite: Mapping[str, Any], colors: Mapping[str, str], use_figures: b
     caption = "Dots: score; bars: 95% bootstrap interval over cases." + (
         " A provisional score still waits for judges' verdicts and is never ranked."
         if any(r.get("provisional") for r in rows) else "")
-    figs = [_figure(plots.scores_svg(rows, colors, _anchor(suite) + "-scores"), caption)]
+    figs = [_figure(draw.scores_svg(rows, colors, _anchor(suite) + "-scores"), caption)]
     if groups:
-        figs.append(_figure(plots.bars_svg(groups, colors, _anchor(suite) + "-groups"),
+        figs.append(_figure(draw.bars_svg(groups, colors, _anchor(suite) + "-groups"),
                             groups.axis))
     return '<div class="figs">' + "".join(figs) + "</div>"
 
@@ -273,7 +274,7 @@ def _plain(extra: PlainTable, level: int = 3) -> list[str]:
 
 def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
            expected: Mapping[str, Sequence[str]], colors: Mapping[str, str],
-           use_figures: bool) -> str:
+           draw: plots.Drawer | None) -> str:
     r = suite.get("ranking", {})
     direction = "higher" if r.get("higher_is_better", True) else "lower"
     reps = int(suite.get("repetitions") or 1)
@@ -287,7 +288,7 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
         _badges(suite),
         # rig suites rank per metric table (their own section), never on one leaderboard
         *([] if "rig" in suite else ["<h3>Leaderboard</h3>", _leaderboard(suite)]),
-        _figures(suite, colors, use_figures),
+        _figures(suite, colors, draw),
         _summary_figures(suite),
         "<h3>Products</h3>", _products(suite),
     ]
@@ -306,9 +307,9 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
     comparisons = suite.get("comparisons", [])
     parts.append("<h3>Paired comparisons</h3>")
     if comparisons:
-        if use_figures:
+        if draw is not None:
             parts.append('<div class="figs">' + _figure(
-                plots.forest_svg(comparisons, _anchor(suite) + "-forest"),
+                draw.forest_svg(comparisons, _anchor(suite) + "-forest"),
                 "Difference b − a of mean item score over the cases both products scored; "
                 "resolved when the interval excludes 0.") + "</div>")
         parts.append(comparisons_table(comparisons))
@@ -327,7 +328,8 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
 
 
 def render_html(report: Mapping[str, Any], records: Sequence[ItemRecord],
-                expected: Expected | None = None, *, figures: bool | None = None) -> str:
+                expected: Expected | None = None, *, figures: bool | None = None,
+                drawer: plots.Drawer | None = None) -> str:
     """The whole ``dictbench.html`` page.
 
     :param report: the ``dictbench.json`` body (``aggregate.summarize``).
@@ -335,8 +337,11 @@ def render_html(report: Mapping[str, Any], records: Sequence[ItemRecord],
     :param expected: expected outputs per suite and case, for diffs of failing items
         whose method does not make its own (``sections.expected_texts(suites)``).
     :param figures: draw SVG figures; ``None`` draws them when matplotlib is installed.
+    :param drawer: what draws them (by default :mod:`.plots`, in this process; a
+        :class:`.figure_helper.FigureHelper` draws the same SVG in a helper process).
     """
     use_figures = plots.available() if figures is None else figures
+    draw = (drawer or plots) if use_figures else None
     suites = report.get("suites", [])
     products = sorted({e["product"] for s in suites for e in s["products"]})
     colors = plots.product_colors(products)
@@ -362,7 +367,7 @@ def render_html(report: Mapping[str, Any], records: Sequence[ItemRecord],
         body.append('<section class="split">' + "".join(_plain(extra, 2)) + "</section>")
     body += [_overview(suites)]
     body += [_suite(s, suite_records(records, s["id"]), (expected or {}).get(s["id"], {}),
-                    colors, use_figures) for s in suites]
+                    colors, draw) for s in suites]
     body.append(f"<footer>pytest-dictbench {esc(__version__)} · report schema "
                 f"{esc(report.get('schema_version', '-'))}</footer>")
     return ('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'

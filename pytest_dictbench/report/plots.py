@@ -13,7 +13,7 @@ import io
 import re
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .sections import MetricGroups, fmt
 
@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["PALETTE", "available", "bars_figure", "bars_svg", "forest_svg", "product_colors",
-           "scores_svg"]
+__all__ = ["PALETTE", "Drawer", "available", "bars_figure", "bars_svg", "forest_svg",
+           "product_colors", "scores_svg"]
 
 #: Okabe-Ito colours (distinguishable with the common colour-vision deficiencies).
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
@@ -56,6 +56,19 @@ _RC: dict[str, Any] = {
     "legend.fontsize": 8.0,
     "figure.dpi": 72.0,
 }
+
+
+class Drawer(Protocol):
+    """What draws the HTML report's figures: this module, or a helper process that
+    calls it (:class:`.figure_helper.FigureHelper`)."""
+
+    def scores_svg(self, rows: Sequence[Mapping[str, Any]], colors: Mapping[str, str],
+                   prefix: str) -> str: ...
+
+    def bars_svg(self, groups: MetricGroups, colors: Mapping[str, str], prefix: str) -> str:
+        ...
+
+    def forest_svg(self, comparisons: Sequence[Mapping[str, Any]], prefix: str) -> str: ...
 
 
 def available() -> bool:
