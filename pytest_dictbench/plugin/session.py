@@ -342,6 +342,7 @@ class DictbenchSession(ReportSet):
         """Draft cases per loaded suite (by manifest path)."""
         return {str(path): len(suite.drafts) for path, suite in self._suites.items()}
 
+
 @contextmanager
 def long_lived_heap() -> Iterator[None]:
     """While the reports are built, the run's objects (items, test reports, cases) sit in

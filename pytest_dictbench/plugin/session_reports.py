@@ -25,7 +25,7 @@ from ..private import is_private
 from ..redact import public_args
 from ..report.figure_helper import FigureHelper
 from ..report.files import dumps
-from ..report.html import render_html
+from ..report.html import Expected, render_html
 from ..report.markdown import render_markdown
 from ..report.sections import expected_texts
 from ..report.terminal import baseline_line, summary_lines
@@ -83,14 +83,20 @@ class ReportSet:
             files[PENDING_FILE] = pending
         # without judging this run, an old pending list is removed with the stale files
         expected = expected_texts(s for s in self._suites.values() if not is_private(s))
+        files["dictbench.md"], files["dictbench.html"] = self._pages(report, records, expected)
+        return files
+
+    def _pages(self, report: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
+               expected: Expected) -> tuple[str, str]:
+        """The Markdown and HTML pages; with a figure helper, the HTML page waits for its
+        figures in a second thread while the Markdown page is written."""
+        if self.figure_helper is None:
+            return (render_markdown(report, records, expected),
+                    render_html(report, records, expected))
         with ThreadPoolExecutor(1, thread_name_prefix="dictbench-html") as html:
-            # the HTML page waits for figures from the helper, if any, while the
-            # markdown page is written
             page = html.submit(render_html, report, records, expected,
                                drawer=self.figure_helper)
-            files["dictbench.md"] = render_markdown(report, records, expected)
-            files["dictbench.html"] = page.result()
-        return files
+            return render_markdown(report, records, expected), page.result()
 
     def _report_results(self, session: pytest.Session,
                         records: Sequence[Mapping[str, Any]]) -> None:
