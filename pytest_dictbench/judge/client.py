@@ -1,6 +1,7 @@
-"""Calling one judge through the anthropic SDK and validating its answer.
+"""Calling one judge (the Messages API over httpx, batches through the anthropic SDK)
+and validating its answer.
 
-The SDK's own retries are off (``max_retries=0``): the runner does its own backoff, so
+No client retries on its own (the SDK has ``max_retries=0``): the runner does the backoff, so
 that attempts, delays and ``retry-after`` handling are ours and testable. This module
 retries only an *invalid answer* (no tool call, a body that is not JSON, a tool input
 that breaks the schema): once, then :class:`~pytest_dictbench.errors.JudgeError`.
@@ -119,7 +120,9 @@ def read_message(message: Any, tool_name: str) -> RawAnswer:
 
 
 class AnthropicJudgeClient:
-    """One judge's connection: an ``AsyncAnthropic`` with SDK retries off."""
+    """One judge's connection: live calls through :class:`~.messages_http.MessagesEndpoint`,
+    Message Batches and token counts through an ``AsyncAnthropic`` (made on first use,
+    SDK retries off)."""
 
     def __init__(
         self,
@@ -129,16 +132,26 @@ class AnthropicJudgeClient:
         base_url: str | None = None,
         timeout: float = 60.0,
     ):
+        from .messages_http import MessagesEndpoint  # httpx loads only when a judge is asked
+
         self._config = config
         self._secret = api_key
-        from anthropic import AsyncAnthropic  # the SDK loads only when a judge is asked
-
-        self.sdk = AsyncAnthropic(
-            api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout
-        )
+        self._base_url, self._timeout = base_url, timeout
+        self._sdk: Any = None
+        self.endpoint = MessagesEndpoint(api_key=api_key, base_url=base_url, timeout=timeout)
 
     def __repr__(self) -> str:
         return f"AnthropicJudgeClient(judge={self._config.name!r}, model={self._config.model!r})"
+
+    @property
+    def sdk(self) -> Any:
+        """The ``AsyncAnthropic`` for batches and token counts (the SDK loads on first use)."""
+        if self._sdk is None:
+            from anthropic import AsyncAnthropic
+
+            self._sdk = AsyncAnthropic(api_key=self._secret, base_url=self._base_url,
+                                       max_retries=0, timeout=self._timeout)
+        return self._sdk
 
     def params(self, prompt: Prompt) -> dict[str, Any]:
         """The Messages API parameters of ``prompt`` (temperature only when set)."""
@@ -148,20 +161,15 @@ class AnthropicJudgeClient:
         return params
 
     async def send(self, prompt: Prompt) -> RawAnswer:
-        params = anthropic_params(prompt)
-        extra = None
-        if self._config.temperature is not None:
-            extra = {"temperature": self._config.temperature}
-        raw = await self.sdk.messages.with_raw_response.create(**params, extra_body=extra)
+        text = await self.endpoint.create(self.params(prompt))
         try:  # the one strict reader: a duplicate key or NaN makes the answer invalid
-            data = loads_strict(raw.http_response.text)
+            data = loads_strict(text)
         except ValueError as exc:
-            return RawAnswer(None, _lax_usage(raw.http_response.text),
-                             f"response body is not valid JSON ({exc})")
+            return RawAnswer(None, _lax_usage(text), f"response body is not valid JSON ({exc})")
         failure = error_body(data, self._config.name)
         if failure is not None:
             raise failure
-        return read_message(data, prompt.tool_name)  # the strict read, not the SDK's again
+        return read_message(data, prompt.tool_name)
 
     async def count_tokens(self, prompt: Prompt) -> int:
         """Input tokens of ``prompt`` by the API's own count (a network call, not billed)."""
@@ -174,7 +182,9 @@ class AnthropicJudgeClient:
         return text.replace(self._secret, "[redacted]") if self._secret else text
 
     async def aclose(self) -> None:
-        await self.sdk.close()
+        await self.endpoint.aclose()
+        if self._sdk is not None:
+            await self._sdk.close()
 
 
 class JudgeClientFactory:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ..errors import JudgeError
+from ..heap import long_lived_heap
 from .backoff import GaveUp, with_backoff
 from .batch import BUDGET_DETAIL, BatchBook, BatchPass
 from .cache import VerdictCache
@@ -284,8 +285,9 @@ async def judge_all(
                                 progress=progress, failures=batch_failures)
             decided, live = await batches.run(mode, firsts)
             run.batch_dropped, earlier = batches.dropped, batches.earlier
-        results = await asyncio.gather(*(state.judge(*firsts[job], job[1], earlier.get(job))
-                                         for job in live))
+        with long_lived_heap():  # the run's requests and outcomes stay out of full passes
+            results = await asyncio.gather(*(state.judge(*firsts[job], job[1],
+                                                         earlier.get(job)) for job in live))
         decided.update(zip(live, results, strict=True))
     finally:
         await state.close()

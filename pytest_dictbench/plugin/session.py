@@ -6,10 +6,8 @@ xdist) it also gathers every item record from the test reports and writes the re
 
 from __future__ import annotations
 
-import gc
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -19,6 +17,7 @@ import pytest
 from ..adapters.base import Adapter, AdapterOptions
 from ..aggregate import StatsOptions, summarize
 from ..errors import DictbenchError, ProductError, SuiteError
+from ..heap import long_lived_heap
 from ..judge.adjudications import PENDING_FILE
 from ..judge.records import output_hash
 from ..judge.settings import JudgeSettings, parse_judge_settings
@@ -341,23 +340,6 @@ class DictbenchSession(ReportSet):
     def _draft_counts(self) -> dict[str, int]:
         """Draft cases per loaded suite (by manifest path)."""
         return {str(path): len(suite.drafts) for path, suite in self._suites.items()}
-
-
-@contextmanager
-def long_lived_heap() -> Iterator[None]:
-    """While the reports are built, the run's objects (items, test reports, cases) sit in
-    the collector's permanent generation: a full collection walks only what the report
-    build makes (at 10,000 items, one walk of the whole heap takes about 0.2 s). Nothing
-    is freed later than it would be: the heap is unfrozen afterwards. Left alone when
-    something else froze the heap already."""
-    if gc.get_freeze_count():
-        yield
-        return
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
 
 
 def _describe(exc: BaseException) -> str:
