@@ -98,7 +98,8 @@ def loads_strict(text: str) -> Any:
                            object_pairs_hook=_unique_keys)
     except RecursionError:
         raise ValueError(f"JSON nested too deeply to read (more than {MAX_DEPTH} levels)") from None
-    if _depth(value) > MAX_DEPTH:
+    # a value nests at most as deep as the text has brackets: most lines need no walk
+    if text.count("{") + text.count("[") > MAX_DEPTH and _depth(value) > MAX_DEPTH:
         raise ValueError(f"JSON nested too deeply to read (more than {MAX_DEPTH} levels)")
     return value
 

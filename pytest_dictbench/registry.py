@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from .adapters.base import AdapterFactory
+from .deferred import resolve
 from .errors import DictbenchError
 from .methods.base import Method
 
@@ -39,7 +40,7 @@ class Registry:
 
     def method(self, name: str) -> Method:
         try:
-            return self.methods[name]
+            return resolve(self.methods[name])  # the method itself, loaded on first use
         except KeyError:
             raise DictbenchError(f"unknown scoring method {name!r} (known: "
                                  f"{', '.join(sorted(self.methods))})") from None

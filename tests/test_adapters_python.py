@@ -15,6 +15,7 @@ from pytest_dictbench.adapters import BUILTIN_ADAPTERS
 from pytest_dictbench.adapters.base import AdapterOptions
 from pytest_dictbench.adapters.live import CaptureRequest, LiveAdapter
 from pytest_dictbench.adapters.python import python_adapter
+from pytest_dictbench.deferred import resolve
 from pytest_dictbench.errors import CaptureError, DictbenchError, ProductError
 from pytest_dictbench.model import Suite
 
@@ -126,7 +127,7 @@ def test_builtin_adapter_kinds() -> None:
     assert set(BUILTIN_ADAPTERS) == {"command", "http", "whisper", "python", "pipeline", "openai",
                                      "deepgram", "gemini", "assemblyai", "elevenlabs",
                                      "speechmatics", "azure", "desktop"}
-    assert BUILTIN_ADAPTERS["python"] is python_adapter
+    assert resolve(BUILTIN_ADAPTERS["python"]) is python_adapter
 
 
 CONFTEST = '''

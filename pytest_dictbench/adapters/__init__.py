@@ -3,24 +3,22 @@
 ``cache`` reads recorded outputs; the live kinds (``command``, ``http``, ``whisper``,
 ``python``, ``desktop``) capture them on a cache miss and keep them in the same file (see
 ``docs/adapters.md``); ``pipeline`` rewrites another product's output with language
-models (``docs/refine.md``).
+models (``docs/refine.md``). Every kind but ``cache`` is registered as a
+:class:`~pytest_dictbench.deferred.Deferred`: its module loads when a product uses it.
 """
 
 from __future__ import annotations
 
+from importlib import import_module
+from typing import Any
+
+from ..deferred import Deferred
 from .base import Adapter, AdapterFactory, AdapterOptions
 from .cache import CacheAdapter
-from .command import command_adapter
-from .desktop import desktop_adapter
-from .http import http_adapter
-from .live import CaptureRequest, LiveAdapter, Transcriber
-from .pipeline import pipeline_adapter
-from .providers import PROVIDER_ADAPTERS
-from .python import python_adapter
-from .whisper import whisper_adapter
 
 __all__ = [
     "BUILTIN_ADAPTERS",
+    "PROVIDER_KINDS",
     "Adapter",
     "AdapterFactory",
     "AdapterOptions",
@@ -30,18 +28,34 @@ __all__ = [
     "builtin_adapters",
 ]
 
+#: The cloud provider kinds (``adapters/providers/``; a test checks them against it).
+PROVIDER_KINDS = ("openai", "deepgram", "gemini", "assemblyai", "elevenlabs", "speechmatics",
+                  "azure")
+
+
+def _deferred(module: str, name: str) -> AdapterFactory:
+    return Deferred(f"{__name__}.{module}:{name}")  # type: ignore[return-value]
+
+
 #: The live adapter kinds dictbench registers itself (``cache`` is registered separately).
 BUILTIN_ADAPTERS: dict[str, AdapterFactory] = {
-    "command": command_adapter,
-    "http": http_adapter,
-    "whisper": whisper_adapter,
-    "python": python_adapter,
-    **PROVIDER_ADAPTERS,  # the cloud providers (adapters/providers/)
-    "pipeline": pipeline_adapter,
-    "desktop": desktop_adapter,
+    "command": _deferred("command", "command_adapter"),
+    "http": _deferred("http", "http_adapter"),
+    "whisper": _deferred("whisper", "whisper_adapter"),
+    "python": _deferred("python", "python_adapter"),
+    **{kind: Deferred(f"{__name__}.providers:PROVIDER_ADAPTERS", item=kind)  # type: ignore[misc]
+       for kind in PROVIDER_KINDS},
+    "pipeline": _deferred("pipeline.adapter", "pipeline_adapter"),
+    "desktop": _deferred("desktop", "desktop_adapter"),
 }
 
 
 def builtin_adapters() -> dict[str, AdapterFactory]:
     """Every adapter kind dictbench registers itself, ``cache`` first."""
     return {"cache": CacheAdapter, **BUILTIN_ADAPTERS}
+
+
+def __getattr__(name: str) -> Any:  # the live capture types load with their module
+    if name in ("CaptureRequest", "LiveAdapter", "Transcriber"):
+        return getattr(import_module(f"{__name__}.live"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

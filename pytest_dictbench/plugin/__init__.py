@@ -14,7 +14,7 @@ import pytest
 
 from ..adapters import builtin_adapters
 from ..adapters.base import AdapterFactory
-from ..adapters.pipeline import load_products
+from ..adapters.pipeline.sweep import load_products
 from ..errors import DictbenchError
 from ..methods.base import Method
 from ..methods.builtin import builtin_methods
