@@ -1,7 +1,7 @@
-"""Calling one judge (the Messages API over httpx, batches through the anthropic SDK)
+"""Calling one judge (the Messages API over httpx2, batches through the anthropic SDK)
 and validating its answer.
 
-No client retries on its own (the SDK has ``max_retries=0``): the runner does the backoff, so
+Neither client retries (the SDK has ``max_retries=0``): the runner does the backoff, so
 that attempts, delays and ``retry-after`` handling are ours and testable. This module
 retries only an *invalid answer* (no tool call, a body that is not JSON, a tool input
 that breaks the schema): once, then :class:`~pytest_dictbench.errors.JudgeError`.
@@ -132,8 +132,9 @@ class AnthropicJudgeClient:
         base_url: str | None = None,
         timeout: float = 60.0,
     ):
-        from .messages_http import MessagesEndpoint  # httpx loads only when a judge is asked
+        from .messages_http import MessagesEndpoint  # httpx2 loads only when a judge is asked
 
+        check_key_url(config.name, base_url)  # plain http only to loopback, as the factory
         self._config = config
         self._secret = api_key
         self._base_url, self._timeout = base_url, timeout
