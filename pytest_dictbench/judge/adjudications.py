@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 from ..errors import JudgeError
 from ..files import atomic_write
 from ..jsonl import read_jsonl
-from ..schemas import ecma_validator
+from ..schemas import checked_schema
 from .double import Decision, PendingDecision
 
 __all__ = ["DECISIONS_FILE", "DECISION_SCHEMA", "EXAMPLE_LINE", "PENDING_FILE", "load_decisions",
@@ -55,12 +54,8 @@ DECISION_SCHEMA: dict[str, Any] = {
     "then": {"properties": {"score": {"enum": [0, 1, 2]}}},
 }
 
-
-
-@cache
-def _validator() -> Any:
-    """The ``jsonschema`` validator of :data:`DECISION_SCHEMA` (made when first used)."""
-    return ecma_validator()(DECISION_SCHEMA)
+#: Checks a decision line; its ``jsonschema`` validator is made when first used.
+_DECISIONS = checked_schema(DECISION_SCHEMA)
 
 #: One valid decision line, shown in the message of an invalid one.
 EXAMPLE_LINE = ('{"rule": "k3", "score": 0, "reason": "amount differs", "decided_by": "kk", '
@@ -126,7 +121,7 @@ def unused_decisions(decisions: Iterable[Decision], records: Iterable[Mapping[st
 
 
 def _check(obj: dict[str, Any], path: Path, line: int) -> None:
-    errors = sorted(_validator().iter_errors(obj), key=lambda e: list(e.absolute_path))
+    errors = sorted(_DECISIONS.python.iter_errors(obj), key=lambda e: list(e.absolute_path))
     if errors:
         first = errors[0]
         field = "/".join(str(p) for p in first.absolute_path) or "line"

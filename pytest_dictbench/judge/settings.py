@@ -39,12 +39,11 @@ import math
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 from ..errors import JudgeError
-from ..schemas import ecma_validator
+from ..schemas import checked_schema
 from .records import FAMILIES, JudgeConfig, RetryPolicy
 from .transport import safe_url, url_problem
 
@@ -94,12 +93,8 @@ JUDGE_SETTINGS_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-
-
-@cache
-def _validator() -> Any:
-    """The ``jsonschema`` validator of :data:`JUDGE_SETTINGS_SCHEMA` (made when first used)."""
-    return ecma_validator()(JUDGE_SETTINGS_SCHEMA)
+#: Checks a ``[judge]`` table; its ``jsonschema`` validator is made when first used.
+_SETTINGS = checked_schema(JUDGE_SETTINGS_SCHEMA)
 
 
 @dataclass(frozen=True)
@@ -166,7 +161,8 @@ def parse_judge_settings(table: Mapping[str, Any], *, path: Path | str | None = 
             "variable in api_key_env (default ANTHROPIC_API_KEY)",
             path=path,
         )
-    errors = sorted(_validator().iter_errors(dict(table)), key=lambda e: list(e.absolute_path))
+    errors = sorted(_SETTINGS.python.iter_errors(dict(table)),
+                    key=lambda e: list(e.absolute_path))
     if errors:
         where = ".".join(str(p) for p in errors[0].absolute_path)
         raise JudgeError(f"[judge]{'.' + where if where else ''}: {errors[0].message}",

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
@@ -73,25 +73,26 @@ def ecma_validator() -> Any:
 
 
 class CheckedSchema:
-    """A schema's ``jsonschema`` validator (made when first needed), with its compiled
-    twin when there is one."""
+    """A schema's ``jsonschema`` validator, with its compiled twin when there is one (each
+    made when first needed)."""
 
     def __init__(self, document: Mapping[str, Any], *, ecma: bool = True) -> None:
         self.schema = document
         self.ecma = ecma
-        self.fast = _compiled(document)
-        self._python: Any = None
 
-    @property
+    @cached_property
+    def fast(self) -> Any | None:
+        """The compiled ``jsonschema-rs`` validator, or ``None`` (no wheel, or a schema it
+        does not take)."""
+        return _compiled(self.schema)
+
+    @cached_property
     def python(self) -> Any:
         """The ``jsonschema`` validator: the verdict and message on anything that the
         compiled one does not accept."""
-        if self._python is None:
-            from jsonschema import Draft202012Validator
+        from jsonschema import Draft202012Validator
 
-            self._python = (ecma_validator() if self.ecma else Draft202012Validator)(
-                self.schema)
-        return self._python
+        return (ecma_validator() if self.ecma else Draft202012Validator)(self.schema)
 
     def is_valid_fast(self, instance: Any) -> bool:
         """Whether the compiled validator finds ``instance`` valid (``False`` when there

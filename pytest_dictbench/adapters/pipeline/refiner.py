@@ -22,7 +22,6 @@ import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +33,7 @@ from ...judge.client import JudgeClient, JudgeClientFactory
 from ...judge.records import JudgeConfig, RetryPolicy, TokenUsage, content_hash
 from ...judge.task import Prompt
 from ...redact import scrub
+from ...schemas import checked_schema
 from .steps import RefineStep, fill_template
 
 __all__ = ["REFINE_TOOL", "RefineCache", "Refiner", "StepResult", "step_key"]
@@ -50,13 +50,9 @@ ANSWER_SCHEMA: Mapping[str, Any] = {
 ANSWER_ATTEMPTS = 2
 
 
-@cache
-def _answer_validator() -> Any:
-    """Plain Draft 2020-12 validation of :data:`ANSWER_SCHEMA` (``jsonschema`` loads on
-    the first answer, not with the plugin)."""
-    from jsonschema import Draft202012Validator
-
-    return Draft202012Validator(ANSWER_SCHEMA)
+#: Plain Draft 2020-12 validation of :data:`ANSWER_SCHEMA` (``jsonschema`` loads on the
+#: first answer, not with the plugin).
+_ANSWERS = checked_schema(ANSWER_SCHEMA, ecma=False)
 
 
 @dataclass(frozen=True)
@@ -234,7 +230,7 @@ class Refiner:
             usage = usage + answer.usage
             problem = answer.problem
             if not problem:
-                errors = list(_answer_validator().iter_errors(answer.tool_input))
+                errors = list(_ANSWERS.python.iter_errors(answer.tool_input))
                 if not errors:
                     return answer.tool_input["text"], usage
                 problem = f"answer invalid: {errors[0].message}"
