@@ -5,9 +5,10 @@ from __future__ import annotations
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
 
+from . import stats
 from .adapters.pipeline.summary import pipeline_summary
 from .compare import adjust_pvalues, compare_products
 from .judge.report import judges_table
@@ -16,15 +17,28 @@ from .model import SCORED_STATUSES, Product, Suite
 from .pricing import cost_summary
 from .ranking import RankingRules, provisional_counts, rank_products
 from .rig.offline import claim_status
-from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED, latency_summary, mean_ci
+from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED, latency_summary
 from .suites import suite_seed
 
-__all__ = ["REPORT_SCHEMA_VERSION", "StatsOptions", "case_scores", "record_sort_key",
-           "summarize"]
+__all__ = ["REPORT_SCHEMA_VERSION", "IntervalSource", "StatsOptions", "case_scores",
+           "record_sort_key", "summarize"]
 
 #: Version of the ``dictbench.json`` layout.
 REPORT_SCHEMA_VERSION = 1
 
+
+
+class IntervalSource(Protocol):
+    """Somewhere else that draws the bootstrap interval of a mean with
+    ``stats.mean_ci`` itself (a helper process), while this one goes on."""
+
+    def prefetch(self, values: Sequence[float], resamples: int, seed: int) -> None:
+        """Start drawing the interval of ``values``; :meth:`interval` asks for it."""
+
+    def interval(self, values: Sequence[float], resamples: int, seed: int
+                 ) -> tuple[float, float] | None:
+        """``(low, high)`` as ``stats.mean_ci`` gives them, or ``None`` when not drawn
+        there (the caller draws it then)."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +50,9 @@ class StatsOptions:
     #: The seed was given on the command line: it wins over a suite's own
     #: ``[seeds] bootstrap`` (which wins over the ini value and the default).
     explicit_seed: bool = False
+    #: Where the products' score intervals are drawn while the rest is summarized; the
+    #: same numbers either way.
+    intervals: IntervalSource | None = field(default=None, compare=False)
 
     def for_suite(self, suite: Suite) -> StatsOptions:
         """The options a suite's statistics use (its own bootstrap seed, if it sets one
@@ -70,9 +87,28 @@ def _score(records: Sequence[ItemRecord], options: StatsOptions) -> dict[str, An
     per_case = case_scores(records)
     if not per_case:
         return {"score": None, "score_ci": None}
-    interval = mean_ci(per_case, resamples=options.resamples, seed=options.seed)
+    if options.intervals is not None:  # drawn there while the rest is summarized
+        options.intervals.prefetch(per_case, options.resamples, options.seed)
     return {"score": statistics.fmean(per_case),
-            "score_ci": {"low": interval.low, "high": interval.high}}
+            "score_ci": _OwedInterval(per_case, options.resamples, options.seed)}
+
+
+@dataclass(frozen=True)
+class _OwedInterval:
+    """A score interval, drawn once the rest of the report is summarized (nothing in
+    the summary reads it before)."""
+
+    values: list[float]
+    resamples: int
+    seed: int
+
+    def drawn(self, source: IntervalSource | None) -> dict[str, float]:
+        low_high = source.interval(self.values, self.resamples, self.seed) if source \
+            else None
+        if low_high is None:
+            interval = stats.mean_ci(self.values, resamples=self.resamples, seed=self.seed)
+            low_high = (interval.low, interval.high)
+        return {"low": low_high[0], "high": low_high[1]}
 
 
 def _product_entry(records: Sequence[ItemRecord], suite: Suite, product: Product | None,
@@ -290,6 +326,9 @@ def summarize(
         entries.append(entry)
     for entry in entries:  # one family of comparisons per suite, as the seed corrects
         adjust_pvalues(entry["comparisons"])
+        for product in entry["products"]:
+            if isinstance(product["score_ci"], _OwedInterval):
+                product["score_ci"] = product["score_ci"].drawn(options.intervals)
     return {
         "schema_version": REPORT_SCHEMA_VERSION,
         "statistics": {"resamples": options.resamples, "seed": options.seed,

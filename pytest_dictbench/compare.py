@@ -23,9 +23,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
+from . import stats
 from .methods.base import ItemRecord
 from .model import SCORED_STATUSES
-from .stats import bonferroni, compare_paired, holm
+from .stats import bonferroni, holm
 
 __all__ = ["adjust_pvalues", "compare_products", "compare_records", "per_case"]
 
@@ -74,7 +75,7 @@ def compare_records(a: Iterable[ItemRecord], b: Iterable[ItemRecord], *,
     shared = sorted(left.keys() & right.keys())
     if not shared:
         return None
-    result = {**compare_paired(
+    result = {**stats.compare_paired(
         [left[c][0] for c in shared], [right[c][0] for c in shared],
         [left[c][1] for c in shared], [right[c][1] for c in shared],
         resamples=resamples, seed=seed), "cases_a": len(left), "cases_b": len(right)}

@@ -2,8 +2,9 @@
 
 A large run holds many objects until it ends: items, test reports, cases, verdicts. A
 full collection walks every one of them (about 0.2 s at 10,000 items), again and again
-while the reports are built or the judges are called. :func:`long_lived_heap` puts what
-exists on entry into the permanent generation, so a pass walks only what is made inside.
+while the tests run, the reports are built or the judges are called. :func:`long_lived_heap`
+puts what exists on entry into the permanent generation, so a pass walks only what is
+made inside.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ __all__ = ["long_lived_heap"]
 
 @contextmanager
 def long_lived_heap() -> Iterator[None]:
-    """Freeze the heap inside the block. Nothing is freed later than it would be: the
-    heap is unfrozen afterwards. Left alone when something else froze it already (a
-    nested block, or the embedding program)."""
+    """Freeze the heap inside the block; it is unfrozen afterwards. An object made
+    before the block that becomes unreachable inside it only through a reference cycle
+    is freed by the first full collection after the block (garbage without a cycle is
+    freed at once, as ever). Left alone when something else froze it already (a nested
+    block, or the embedding program)."""
     if gc.get_freeze_count():
         yield
         return

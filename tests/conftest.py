@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support import CANARY, MINI_CASES, jsonl
+
+from pytest_dictbench.report.helper import ReportHelper
 
 pytest_plugins = ["pytester"]
 
@@ -96,3 +98,12 @@ def mini(pytester: pytest.Pytester, write_suite: Callable[..., Path],
         {"case_id": "c3", "text": "The meeting moved to a room for."},
     ])
     return pytester
+
+
+@pytest.fixture
+def helper() -> Iterator[ReportHelper]:
+    """A started report helper process, closed after the test."""
+    started = ReportHelper.start()
+    assert started is not None
+    yield started
+    started.close()

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from pytest_dictbench.aggregate import record_sort_key, summarize
 from pytest_dictbench.methods.error_rate import ErrorRate
 from pytest_dictbench.model import Case, Output, Product, ScoreContext, Suite
-from pytest_dictbench.report.files import dumps, natural_line, write_report_set
+from pytest_dictbench.report.files import dumps, natural_line, natural_record, write_report_set
 from pytest_dictbench.report.html import render_html
-from pytest_dictbench.report.items import ItemStore
+from pytest_dictbench.report.items import PARSED_ITEMS, ItemStore
 from pytest_dictbench.report.markdown import render_markdown
 
 WORDS = ("alpha", "bravo", "charlie", "delta", "echo", "zulu", "東京", "ｶﾅ")
@@ -77,22 +77,29 @@ def reports(suite: Suite, records: list[dict[str, Any]]) -> tuple[str, str, str]
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(phrase, min_size=6, max_size=6), items)
+@given(st.lists(phrase, min_size=6, max_size=6), items,
+       st.sampled_from(("lines only", "records kept", "some records kept")))
 def test_store_gives_the_reports_of_the_keep_everything_path(references: list[str],
-                                                             generated: list[Any]) -> None:
+                                                             generated: list[Any],
+                                                             keeping: str) -> None:
     suite = make_suite(references)
     lines: dict[str, str] = {}
     store = ItemStore()
-    for index, product, repetition, kind, text in generated:
+    store.expect(len(generated) if keeping != "lines only" else PARSED_ITEMS + 1)
+    for position, (index, product, repetition, kind, text) in enumerate(generated):
         case = suite.cases[index]
         nodeid = f"gen::{case.id}[{product}-r{repetition}]"
-        line = natural_line(make_record(suite, case, product, repetition, kind, text))
+        line, written = natural_record(make_record(suite, case, product, repetition, kind,
+                                                   text))
         lines[nodeid] = line  # a node id reported twice: the last record wins
-        store.add(nodeid, line)
+        handed = keeping == "records kept" or (keeping == "some records kept" and position % 2)
+        store.add(nodeid, line, written if handed else None)
     assert len(store) == len(lines) and all(nodeid in store for nodeid in lines)
     records, items_jsonl = keep_everything(lines)
     stored = store.records()
     assert stored == records
+    # a kept record is the very value json.loads gives: keys in the same order too
+    assert [list(r) for r in stored] == [list(r) for r in records]
     assert "".join(store.lines()) == items_jsonl
     assert reports(suite, stored) == reports(suite, records)
     store.close()
@@ -121,3 +128,24 @@ def test_items_jsonl_is_written_from_the_stream(tmp_path: Path) -> None:
     assert (tmp_path / "reports" / "items.jsonl").read_text(encoding="utf-8").splitlines() \
         == ['{"case_id":"a","product":"p","repetition":1,"suite":"s"}',
             '{"case_id":"b","product":"p","repetition":1,"suite":"s"}']
+
+
+def test_a_record_kept_parsed_is_json_of_its_line_with_tuples_as_lists() -> None:
+    record = {"b": (1, 2.5), "a": {"A10": None, "A2": [True, "ｶﾅ"]}, 3: "three"}
+    line, written = natural_record(record)
+    assert written == json.loads(line) and list(written) == list(json.loads(line))
+    assert line == '{"3":"three","a":{"A2":[true,"ｶﾅ"],"A10":null},"b":[1,2.5]}'
+
+
+def test_a_store_expecting_a_large_run_keeps_no_record_parsed() -> None:
+    store = ItemStore()
+    store.expect(PARSED_ITEMS + 1)
+    store.add("a", '{"case_id":"a","product":"p","repetition":1,"suite":"s"}',
+              {"case_id": "a", "product": "p", "repetition": 1, "suite": "s"})
+    assert store._parsed == {}
+    store.expect(PARSED_ITEMS)
+    record = {"case_id": "b", "product": "p", "repetition": 1, "suite": "s"}
+    store.add("b", natural_line(record), record)
+    store.add("b", natural_line({**record, "repetition": 2}))  # replaced, not kept
+    assert store._parsed == {}
+    assert [r["repetition"] for r in store.records()] == [1, 2]

@@ -27,7 +27,7 @@ from ..suites import check_cases_digest
 from ..text.visible import visible
 from .judge import NO_JUDGEMENT
 from .nodeids import split_item_id
-from .session import CAPTURED_PROPERTY, RECORD_PROPERTY, SESSION_KEY, DictbenchSession, record_line
+from .session import CAPTURED_PROPERTY, RECORD_PROPERTY, SESSION_KEY, DictbenchSession
 
 if TYPE_CHECKING:
     from ..adapters.base import Adapter
@@ -169,12 +169,12 @@ class CaseItem(pytest.Item):
         becomes an error record saying why, so the item is never lost from items.jsonl."""
         state = self.session_state
         try:
-            line = record_line(state.make_record(self, status, **fields))
+            line = state.item_line(self.nodeid, state.make_record(self, status, **fields))
             encoded_line(line)
         except ValueError as exc:
             message = f"the item's record cannot be written ({type(exc).__name__}: {exc})"
-            self.user_properties.append((RECORD_PROPERTY, record_line(
-                state.make_record(self, "error", message=message))))
+            self.user_properties.append((RECORD_PROPERTY, state.item_line(
+                self.nodeid, state.make_record(self, "error", message=message))))
             pytest.fail(visible(f"record error: {self._shown(message)}"), pytrace=False)
         self.user_properties.append((RECORD_PROPERTY, line))
 

@@ -25,8 +25,8 @@ from ..methods.base import Method
 from ..model import ItemLike, ItemResult, Output, Product, Suite
 from ..private import is_private, redact_record
 from ..registry import Registry
-from ..report.figure_helper import FIGURE_HELPER_ITEMS, FigureHelper
-from ..report.files import dumps, natural_line, write_report_set
+from ..report.files import dumps, natural_line, natural_record, write_report_set
+from ..report.helper import HELPER_ITEMS, ReportHelper
 from ..report.items import ItemStore
 from ..rig.package import is_package, load_package
 from ..suites import MANIFEST, canary_status, load_suite
@@ -93,10 +93,14 @@ class DictbenchSession(ReportSet):
             config, ini_folder(config, config.getini("dictbench_judge_dir")))
         #: Item records by node id, spooled to disk until the reports are built.
         self.records = ItemStore()
+        #: node id -> its latest record line and the value it was written from, until
+        #: the item's teardown report hands both to the store.
+        self._written: dict[str, tuple[str, dict[str, Any]]] = {}
         #: Node ids of the run's items (on the controller; from a worker under xdist).
         self.collected: list[str] = []
-        #: Draws the HTML report's figures in a helper process (large runs only).
-        self.figure_helper: FigureHelper | None = None
+        #: Draws the score intervals and the HTML report's figures in a helper process
+        #: (large runs only).
+        self.report_helper: ReportHelper | None = None
         self.report: dict[str, Any] | None = None
         self.written: list[Path] = []
         self.gating = Gating(config)
@@ -219,6 +223,14 @@ class DictbenchSession(ReportSet):
                 record["message"], f"stderr: {stderr.strip().splitlines()[-1]}"]))
         return redact_record(record, suite) if is_private(suite) else record
 
+    def item_line(self, nodeid: str, record: Mapping[str, Any]) -> str:
+        """The ``items.jsonl`` line of an item's record; a serial run also keeps the
+        value the line was written from, for the store (see ``ItemStore.expect``)."""
+        line, written = natural_record(record)
+        if not self.worker:
+            self._written[nodeid] = (line, written)
+        return line
+
     # -- controller side ---------------------------------------------------------------
 
     @pytest.hookimpl(tryfirst=True)
@@ -238,10 +250,19 @@ class DictbenchSession(ReportSet):
         if report.when != "teardown":
             report.user_properties = others
             return
-        self.records.add(report.nodeid, blobs[-1])
+        written = self._written.pop(report.nodeid, None)
+        self.records.add(report.nodeid, blobs[-1],
+                         written[1] if written and written[0] is blobs[-1] else None)
         if self.junit_properties:
             others += junit_properties(json.loads(blobs[-1]))
         report.user_properties = others
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Any:
+        """The collected items, suites and adapters live until the run ends: while the
+        tests run, the full collections their own objects set off skip them."""
+        with long_lived_heap():
+            return (yield)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Any:
@@ -266,33 +287,62 @@ class DictbenchSession(ReportSet):
         report = self.judging.add_budgets(summarize(
             records, suites, {p.name: p for p in self.products}, self.registry.methods,
             {sid: canary_status(suite) for sid, suite in suites.items()},
-            StatsOptions(resamples=self.config.getoption("dictbench_resamples"),
-                         seed=self.seed, explicit_seed=self.config.getoption(
-                             "dictbench_seed", None) is not None)))
+            self._stats_options()))
         unused = self.judging.unused(records, {i: frozenset(c.id for c in s.cases) for i, s
                                                in suites.items() if not is_private(s)},
                                      self.config.rootpath)
         return {**report, "decisions_unused": unused} if unused else report
 
+    def _stats_options(self) -> StatsOptions:
+        return StatsOptions(resamples=self.config.getoption("dictbench_resamples"),
+                            seed=self.seed, explicit_seed=self.config.getoption(
+                                "dictbench_seed", None) is not None,
+                            intervals=self.report_helper)
+
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if not self.worker and session.items:
             self.items_collected([item.nodeid for item in session.items])
+            if self.report_helper is not None:  # drawn while the tests run
+                options = self._stats_options()
+                for n, seed in self._expected_samples(session.items, options):
+                    self.report_helper.predraw(n, options.resamples, seed)
 
     def items_collected(self, nodeids: list[str]) -> None:
         """The run's items are known (collected here, or by an xdist worker): a large
-        run starts its figure helper, which imports matplotlib while the tests run."""
+        run starts its report helper, which imports numpy and matplotlib while the tests
+        run."""
         self.collected = nodeids
-        if len(nodeids) >= FIGURE_HELPER_ITEMS and self.figure_helper is None and \
+        self.records.expect(len(nodeids))
+        if len(nodeids) >= HELPER_ITEMS and self.report_helper is None and \
                 not self.config.option.collectonly:
-            self.figure_helper = FigureHelper.start()
+            self.report_helper = ReportHelper.start()
+
+    def _expected_samples(self, items: Sequence[pytest.Item], options: StatsOptions
+                          ) -> list[tuple[int, int]]:
+        """``(cases, bootstrap seed)`` of each suite and product whose score interval
+        the reports will draw, if every collected item is scored."""
+        cases: dict[tuple[str, str], set[str]] = {}
+        seeds: dict[str, int | None] = {}
+        for item in items:
+            suite: Suite | None = getattr(item, "suite", None)
+            if suite is None or getattr(item, "case", None) is None:
+                continue
+            if suite.id not in seeds:
+                ranked = getattr(self.method(suite), "overall_ranking", True)
+                seeds[suite.id] = options.for_suite(suite).seed if ranked else None
+            if seeds[suite.id] is not None:
+                product = item.product.name  # type: ignore[attr-defined]
+                cases.setdefault((suite.id, product), set()).add(item.case.id)  # type: ignore[attr-defined]
+        return sorted({(len(ids), seeds[suite_id]) for (suite_id, _), ids in cases.items()
+                       if seeds[suite_id] is not None})  # type: ignore[misc]
 
     @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         try:
             self._finish(session, exitstatus)
         finally:
-            if self.figure_helper is not None:
-                self.figure_helper.close()
+            if self.report_helper is not None:
+                self.report_helper.close()
 
     def _finish(self, session: pytest.Session, exitstatus: int) -> None:
         self.release_adapters()

@@ -23,8 +23,8 @@ from ..judge.adjudications import PENDING_FILE
 from ..model import Suite
 from ..private import is_private
 from ..redact import public_args
-from ..report.figure_helper import FigureHelper
 from ..report.files import dumps
+from ..report.helper import ReportHelper
 from ..report.html import Expected, render_html
 from ..report.markdown import render_markdown
 from ..report.sections import expected_texts
@@ -51,7 +51,7 @@ class ReportSet:
     item_failures: str
     worker_drafts: dict[str, int]
     _suites: dict[Path, Suite]
-    figure_helper: FigureHelper | None
+    report_helper: ReportHelper | None
 
     def _draft_counts(self) -> dict[str, int]:
         raise NotImplementedError
@@ -88,14 +88,14 @@ class ReportSet:
 
     def _pages(self, report: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
                expected: Expected) -> tuple[str, str]:
-        """The Markdown and HTML pages; with a figure helper, the HTML page waits for its
+        """The Markdown and HTML pages; with a report helper, the HTML page waits for its
         figures in a second thread while the Markdown page is written."""
-        if self.figure_helper is None:
+        if self.report_helper is None:
             return (render_markdown(report, records, expected),
                     render_html(report, records, expected))
         with ThreadPoolExecutor(1, thread_name_prefix="dictbench-html") as html:
             page = html.submit(render_html, report, records, expected,
-                               drawer=self.figure_helper)
+                               drawer=self.report_helper)
             return render_markdown(report, records, expected), page.result()
 
     def _report_results(self, session: pytest.Session,

@@ -18,8 +18,8 @@ from typing import Any
 from ..errors import DictbenchError
 from ..files import atomic_write, atomic_write_set
 
-__all__ = ["dumps", "jsonable", "natural_key", "natural_line", "write_jsonl",
-           "write_report_set"]
+__all__ = ["dumps", "jsonable", "natural_key", "natural_line", "natural_record",
+           "write_jsonl", "write_report_set"]
 
 #: Decimal places of every float in a report.
 FLOAT_PLACES = 6
@@ -78,7 +78,15 @@ def jsonable(value: Any) -> Any:
 def natural_line(value: Any) -> str:
     """One line of JSON with keys in natural order (rules read ``A1, A2, ..., A10``),
     no spaces, UTF-8 kept, no NaN, floats as they are: an item record's line."""
-    return _encoder(None).encode(_ordered(value, round_floats=False))
+    return natural_record(value)[0]
+
+
+def natural_record(value: Any) -> tuple[str, Any]:
+    """:func:`natural_line` of ``value``, and the copy of ``value`` it wrote: what
+    ``json.loads`` of the line gives back (keys in natural order and as strings, arrays
+    as lists), without parsing it."""
+    ordered = _ordered(value, round_floats=False)
+    return _encoder(None).encode(ordered), ordered
 
 
 def dumps(value: Any, *, indent: int | None = 2) -> str:

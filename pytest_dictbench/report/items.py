@@ -5,7 +5,11 @@ an anonymous spool file and keeps only where it lies, so a run of 100,000 items 
 few dozen bytes per item while it runs. At the end :meth:`ItemStore.records` parses the
 lines once into compact records (repeated values held once) in report order, and
 :meth:`ItemStore.lines` streams the lines, byte for byte as the items wrote them, in
-that same order for ``items.jsonl``. Pure: no pytest.
+that same order for ``items.jsonl``.
+
+A run of at most :data:`PARSED_ITEMS` items (:meth:`ItemStore.expect`) also keeps each
+record handed over with its line, the very value the line was written from: its
+records are ready at the end, with nothing to parse. Pure: no pytest.
 """
 
 from __future__ import annotations
@@ -31,6 +35,9 @@ _LENGTH_MASK = (1 << _LENGTH_BITS) - 1
 _LONGEST = _LENGTH_MASK
 #: Lines parsed per decoder call (equal keys are one string object within one call).
 _BLOCK = 1024
+#: Runs of at most this many items keep their records parsed while they run (about
+#: 2.5 KB each), so that the reports need not parse them; larger runs keep only lines.
+PARSED_ITEMS = 20_000
 
 
 class ItemStore:
@@ -43,18 +50,37 @@ class ItemStore:
         self._where: dict[str, int] = {}
         self._end = 0
         self._order: list[str] | None = None
+        #: Whether the spool's position is at its end (a read moves it).
+        self._at_end = True
+        #: key -> its record as parsed, in a run that keeps them (see :meth:`expect`).
+        self._parsed: dict[str, dict[str, Any]] = {}
+        self._keep_parsed = False
 
-    def add(self, key: str, line: str) -> None:
-        """Keep ``line`` (one JSON object, no newline) as the record of ``key``."""
+    def expect(self, items: int) -> None:
+        """The run has ``items`` items: up to :data:`PARSED_ITEMS`, a record handed to
+        :meth:`add` is kept parsed; beyond, only its line is."""
+        self._keep_parsed = items <= PARSED_ITEMS
+
+    def add(self, key: str, line: str, record: dict[str, Any] | None = None) -> None:
+        """Keep ``line`` (one JSON object, no newline) as the record of ``key``;
+        ``record``, when given, is what ``json.loads(line)`` would give (kept instead of
+        parsing the line later, in a run that keeps records parsed)."""
         if self._spool is None:
             # closed by close(), or with the store when a run ends without reports
             self._spool = tempfile.TemporaryFile(prefix="dictbench-items-")  # noqa: SIM115
+            self._at_end = True
         data = encoded_line(line)
-        self._spool.seek(self._end)
+        if not self._at_end:
+            self._spool.seek(self._end)
+            self._at_end = True
         self._spool.write(data)
         self._where[key] = self._end << _LENGTH_BITS | len(data)
         self._end += len(data)
         self._order = None
+        if record is not None and self._keep_parsed:
+            self._parsed[key] = record
+        elif self._parsed:
+            self._parsed.pop(key, None)
 
     def __contains__(self, key: object) -> bool:
         return key in self._where
@@ -66,6 +92,7 @@ class ItemStore:
         """The line of ``key`` as it was added."""
         assert self._spool is not None
         where = self._where[key]
+        self._at_end = False
         self._spool.seek(where >> _LENGTH_BITS)
         return self._spool.read(where & _LENGTH_MASK).decode("utf-8")
 
@@ -77,10 +104,15 @@ class ItemStore:
         """Every record, parsed and compact, sorted as every report lists them (suite,
         product, case id, repetition); fixes the order :meth:`lines` streams in."""
         keys = list(self._where)
-        records: list[dict[str, Any]] = []
-        for start in range(0, len(keys), _BLOCK):
-            records += parse_lines(list(self._lines_in(keys[start:start + _BLOCK])))
-        compact_records(records)
+        parsed = self._parsed
+        records: list[dict[str, Any]] = [parsed.get(key) for key in keys]  # type: ignore[misc]
+        missing = [i for i, record in enumerate(records) if record is None]
+        for start in range(0, len(missing), _BLOCK):
+            block = missing[start:start + _BLOCK]
+            for i, record in zip(block, parse_lines(list(self._lines_in(
+                    keys[i] for i in block))), strict=True):
+                records[i] = record
+        compact_records([records[i] for i in missing])
         order = sorted(range(len(keys)), key=lambda i: record_sort_key(records[i]))
         self._order = [keys[i] for i in order]
         return [records[i] for i in order]
@@ -98,6 +130,7 @@ class ItemStore:
         if self._spool is not None:
             self._spool.close()
         self._spool, self._where, self._end, self._order = None, {}, 0, None
+        self._parsed = {}
 
 
 def encoded_line(line: str) -> bytes:

@@ -17,7 +17,6 @@ from ..errors import SuiteError
 from ..model import Suite
 from ..suites import inside
 from .blocks import read_blocks
-from .calibration_check import Tolerance, calibrate_blocks, measure
 from .notes import compose_notes, split_notes
 from .results import RigRow
 from .schedule import BlockAttempt, RunRow, assign_attempts
@@ -97,6 +96,9 @@ class BlockCalibration:
 
 def load_calibration(suite: Suite, folder: Path) -> BlockCalibration:
     """Measure every block attempt's recording in ``folder`` against the stimulus."""
+    # numpy and soundfile are imported by a run that calibrates, not by every run
+    from .calibration_check import Tolerance, calibrate_blocks, measure
+
     calibration = suite.manifest["package"].get("protocol", {}).get("calibration", {})
     tolerance = Tolerance(float(calibration.get("level_tolerance_db", 0.2)),
                           float(calibration.get("onset_tolerance_ms", 20.0)))

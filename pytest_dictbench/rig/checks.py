@@ -21,7 +21,6 @@ import importlib.util
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..audio.io import AudioError
 from ..model import Suite
 from .package import verify_package
 from .results import Exclusion
@@ -42,6 +41,7 @@ def missing_packages(packages: Iterable[tuple[str, str]] = RIG_PACKAGES) -> list
 
 def _audio_findings(suite: Suite) -> dict[str, Any]:
     """``{"checked", "failures", "problem"}`` of the fixtures' canonical audio."""
+    from ..audio.io import AudioError  # numpy and soundfile: only when audio is checked
     from ..audio.spec import AudioSpec, check_audio
 
     spec = AudioSpec.from_suite(suite)

@@ -5,25 +5,50 @@ intervals of a mean (bootstrap or Student t), multiple-comparison corrections (H
 Bonferroni), rater agreement (Cohen's kappa), percentiles and latency summaries,
 report rounding (half away from zero) and competition ranking.
 
-Split by concern into private modules; import from here.
+Split by concern into private modules; import from here. The bootstrap's names (which
+need numpy) are imported on first use: a run that draws no interval in this process
+never imports numpy.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ._agreement import cohen_kappa
+from ._defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ._descriptive import latency_summary, percentile
-from ._intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval, mean_ci, paired_bootstrap
-from ._paired import compare_paired
 from ._ranking import competition_ranks, round_half_away
 from ._significance import bonferroni, holm, mcnemar_exact
 from ._student_t import student_t_quantile
 
+if TYPE_CHECKING:
+    from ._intervals import Draws, Interval, draw_indices, mean_ci, paired_bootstrap
+    from ._paired import compare_paired
+
+#: The names that need numpy, by the module that defines them.
+_WITH_NUMPY = {"Draws": "._intervals", "Interval": "._intervals",
+               "draw_indices": "._intervals", "mean_ci": "._intervals",
+               "paired_bootstrap": "._intervals", "compare_paired": "._paired"}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WITH_NUMPY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_WITH_NUMPY[name], __name__), name)
+    globals()[name] = value
+    return value
+
 __all__ = [
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
+    "Draws",
     "Interval",
     "bonferroni",
     "cohen_kappa",
     "compare_paired",
     "competition_ranks",
+    "draw_indices",
     "holm",
     "latency_summary",
     "mcnemar_exact",
