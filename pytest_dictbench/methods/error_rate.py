@@ -145,12 +145,25 @@ def _references(case: Case) -> list[str]:
     return list(refs) if refs else [case.get("reference", "")]
 
 
-def _pooled_rate(records: Sequence[ItemRecord], prefix: str) -> float | None:
-    if any(f"{prefix}_ref" not in r["metrics"] for r in records):
-        return None  # no word segmenter for this language
-    ref = sum(r["metrics"][f"{prefix}_ref"] for r in records)
-    err = sum(r["metrics"][f"{prefix}_{kind}"] for r in records for kind in ("sub", "del", "ins"))
-    return err / ref if ref else None
+def _totals(records: Sequence[ItemRecord], prefix: str) -> dict[str, int] | None:
+    """Reference length and substitutions, deletions, insertions summed over ``records``
+    in one pass; ``None`` when an item has none (no word segmenter for its language)."""
+    names = [(k, f"{prefix}_{k}") for k in ("ref", "sub", "del", "ins")]
+    sums = dict.fromkeys(("ref", "sub", "del", "ins"), 0)
+    for record in records:
+        metrics = record["metrics"]
+        if names[0][1] not in metrics:
+            return None
+        for key, name in names:
+            sums[key] += metrics[name]
+    return {k: int(v) for k, v in sums.items()}
+
+
+def _pooled_rate(totals: dict[str, int] | None) -> float | None:
+    if totals is None:
+        return None
+    err = totals["sub"] + totals["del"] + totals["ins"]
+    return err / totals["ref"] if totals["ref"] else None
 
 
 class ErrorRate:
@@ -238,25 +251,19 @@ class ErrorRate:
         normalization = str(suite.params.get("normalization", "default"))
         strict_ref = sum(r["metrics"]["strict_ref"] for r in records)
         strict = sum(r["metrics"]["strict_distance"] for r in records)
-
-        def totals(prefix: str) -> dict[str, int] | None:
-            if any(f"{prefix}_ref" not in r["metrics"] for r in records):
-                return None
-            return {k: int(sum(r["metrics"][f"{prefix}_{k}"] for r in records))
-                    for k in ("ref", "sub", "del", "ins")}
-
+        words, chars = _totals(records, "word"), _totals(records, "char")
         return {
             "summary": {
-                "error_rate": _pooled_rate(records, "word" if _unit(suite) == "word" else "char"),
-                "wer": _pooled_rate(records, "word"),
-                "cer": _pooled_rate(records, "char"),
+                "error_rate": _pooled_rate(words if _unit(suite) == "word" else chars),
+                "wer": _pooled_rate(words),
+                "cer": _pooled_rate(chars),
                 "strict_distance": strict,
                 "strict_rate": strict / strict_ref if strict_ref else None,
                 "unit": _unit(suite),
                 "threshold": float(suite.params.get("threshold", 0.15)),
             },
-            "words": totals("word"),
-            "chars": totals("char"),
+            "words": words,
+            "chars": chars,
             "normalization": _DESCRIPTIONS[normalization],
             **({"normalizer": whisper_normalizer_info()} if normalization == "whisper"
                else {}),
