@@ -333,8 +333,7 @@ class DictbenchSession(ReportSet):
             if seeds[suite.id] is not None:
                 product = item.product.name  # type: ignore[attr-defined]
                 cases.setdefault((suite.id, product), set()).add(item.case.id)  # type: ignore[attr-defined]
-        return sorted({(len(ids), seeds[suite_id]) for (suite_id, _), ids in cases.items()
-                       if seeds[suite_id] is not None})  # type: ignore[misc]
+        return sorted({(len(ids), seeds[suite_id]) for (suite_id, _), ids in cases.items()})  # type: ignore[misc]
 
     @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:

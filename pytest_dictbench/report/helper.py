@@ -39,6 +39,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
+from .. import stats
 from . import plots
 from .sections import MetricGroups
 
@@ -102,7 +103,7 @@ class ReportHelper:
         """Have the child draw the bootstrap's indices for ``n`` values ahead (within
         :data:`PREDRAW_BYTES` in all)."""
         key = ("predraw", n, resamples, seed)
-        size = n * resamples * (2 if n <= 1 << 16 else 4)
+        size = n * resamples * stats.index_bytes(n)
         if n < 1 or key in self._pending or self._predrawn + size > PREDRAW_BYTES or \
                 not self._send("predraw", key[1:]):
             return
@@ -224,15 +225,11 @@ _DRAWN: dict[tuple[int, int, int], Any] = {}
 
 
 def _predraw(n: int, resamples: int, seed: int) -> bool:
-    from .. import stats
-
     _DRAWN[(n, resamples, seed)] = stats.draw_indices(n, resamples, seed)
     return True
 
 
 def _mean_ci(values: tuple[float, ...], resamples: int, seed: int) -> tuple[float, float]:
-    from .. import stats
-
     interval = stats.mean_ci(values, resamples=resamples, seed=seed,
                              draws=_DRAWN.get((len(values), resamples, seed)))
     return (interval.low, interval.high)

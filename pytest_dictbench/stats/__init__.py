@@ -16,7 +16,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from ._agreement import cohen_kappa
-from ._defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ._defaults import DEFAULT_RESAMPLES, DEFAULT_SEED, index_bytes
 from ._descriptive import latency_summary, percentile
 from ._ranking import competition_ranks, round_half_away
 from ._significance import bonferroni, holm, mcnemar_exact
@@ -50,6 +50,7 @@ __all__ = [
     "competition_ranks",
     "draw_indices",
     "holm",
+    "index_bytes",
     "latency_summary",
     "mcnemar_exact",
     "mean_ci",

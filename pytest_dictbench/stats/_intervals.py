@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ._defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ._defaults import DEFAULT_RESAMPLES, DEFAULT_SEED, index_bytes
 from ._student_t import student_t_quantile
 
 __all__ = ["DEFAULT_RESAMPLES", "DEFAULT_SEED", "Draws", "Interval", "draw_indices",
@@ -125,7 +125,7 @@ def draw_indices(n: int, resamples: int = DEFAULT_RESAMPLES,
     items)."""
     if n < 1:
         raise ValueError(f"cannot draw for an empty sample (n = {n})")
-    dtype = np.uint16 if n <= 1 << 16 else np.uint32
+    dtype = np.uint16 if index_bytes(n) == 2 else np.uint32
     rng = np.random.default_rng(seed)
     blocks = tuple(rng.integers(0, n, size=(rows, n)).astype(dtype)
                    for _, rows in _blocks(n, resamples))
