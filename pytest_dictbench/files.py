@@ -150,13 +150,27 @@ def atomic_write_set(folder: Path, texts: Mapping[str, str | Iterable[str]], *,
         _sync_folder(parent)
 
 
+#: Whole lines joined into one chunk, about this many characters, before they are
+#: scrubbed and written (one call per chunk instead of per line; the same text).
+_CHUNK_CHARS = 1 << 20
+
+
 def _scrubbed(text: str | Iterable[str]) -> Iterator[str]:
-    """``text`` (a string, or whole lines) with secrets scrubbed, in chunks."""
+    """``text`` (a string, or whole lines) with secrets scrubbed, in chunks of whole
+    lines (a secret is never cut between two chunks)."""
     if isinstance(text, str):
         yield scrub(text)
         return
+    chunk: list[str] = []
+    size = 0
     for line in text:
-        yield scrub(line)
+        chunk.append(line)
+        size += len(line)
+        if size >= _CHUNK_CHARS:
+            yield scrub("".join(chunk))
+            chunk, size = [], 0
+    if chunk:
+        yield scrub("".join(chunk))
 
 
 #: The lock file an earlier version kept inside a report folder (not carried over).
