@@ -89,7 +89,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
               "says (--out, --rate, --lufs and --silence-ms do not apply)")
         return 0
     suite = load_suite(Path(args.suite))
-    cases_path = suite.root / suite.manifest.get("cases", "cases.jsonl")
+    cases_path = suite.cases_file
     out = inside(suite.root, args.out, what="--out folder", where=suite.root / MANIFEST)
     own = suite_seed(suite, "voices")
     seed = args.seed if args.seed is not None else own if own is not None else VOICE_SEED

@@ -90,6 +90,11 @@ class Suite:
     drafts: tuple[Case, ...] = ()
 
     @cached_property
+    def cases_file(self) -> Path:
+        """The file the cases were read from (``cases`` in the manifest)."""
+        return self.root / self.manifest.get("cases", "cases.jsonl")
+
+    @cached_property
     def _cases_by_id(self) -> Mapping[str, Case]:
         return {case.id: case for case in self.cases}
 

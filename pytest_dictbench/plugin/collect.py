@@ -5,8 +5,6 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterator
-from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
@@ -296,14 +294,7 @@ class CaseItem(pytest.Item):
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
-        cases_file = _cases_file(self.suite.root, self.suite.manifest.get("cases", "cases.jsonl"))
-        return cases_file, self.case.line - 1, f"{self.suite.id}::{self.name}"
-
-
-@lru_cache(maxsize=256)
-def _cases_file(root: Path, name: str) -> Path:
-    """A suite's cases file (made once per suite, not once per item)."""
-    return root / name
+        return self.suite.cases_file, self.case.line - 1, f"{self.suite.id}::{self.name}"
 
 
 def _bad_score(result: ItemResult) -> str | None:
