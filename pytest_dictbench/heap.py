@@ -1,10 +1,15 @@
 """Keeping a run's long-lived objects out of the garbage collector's full passes.
 
-A large run holds many objects until it ends: items, test reports, cases, verdicts. A
-full collection walks every one of them (about 0.2 s at 10,000 items), again and again
-while the tests run, the reports are built or the judges are called. :func:`long_lived_heap`
-puts what exists on entry into the permanent generation, so a pass walks only what is
-made inside.
+A large run holds many objects until it ends: items, test reports, cases, verdicts,
+records. A full collection walks every one of them (about 0.2 s at 10,000 items), again
+and again while the tests run, the reports are built, the judges are called, and even
+after, while other plugins write their summaries and import what they need. Frozen
+objects (``gc.freeze``: the permanent generation) are skipped, so a pass walks only what
+was made since.
+
+- :func:`long_lived_heap`: a block (a judging run) with what exists on entry frozen;
+- :class:`HeldHeap`: a run's freeze, taken again at each step (the tests start, the
+  reports start, the session ends) and let go once, when pytest unconfigures.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["long_lived_heap"]
+__all__ = ["HeldHeap", "long_lived_heap"]
 
 
 @contextmanager
@@ -22,7 +27,7 @@ def long_lived_heap() -> Iterator[None]:
     before the block that becomes unreachable inside it only through a reference cycle
     is freed by the first full collection after the block (garbage without a cycle is
     freed at once, as ever). Left alone when something else froze it already (a nested
-    block, or the embedding program)."""
+    block, a held heap, or the embedding program)."""
     if gc.get_freeze_count():
         yield
         return
@@ -31,3 +36,25 @@ def long_lived_heap() -> Iterator[None]:
         yield
     finally:
         gc.unfreeze()
+
+
+class HeldHeap:
+    """A run's freeze: :meth:`hold` adds what exists now to the frozen objects,
+    :meth:`let_go` unfreezes them all. Cyclic garbage among frozen objects waits for
+    the first full collection after :meth:`let_go` (pytest makes one as it ends). When
+    something else froze the heap first (an outer run, the embedding program), both
+    leave it alone: that freeze is not this run's to end."""
+
+    def __init__(self) -> None:
+        self.holding = False
+
+    def hold(self) -> None:
+        if not self.holding and gc.get_freeze_count():
+            return
+        self.holding = True
+        gc.freeze()
+
+    def let_go(self) -> None:
+        if self.holding:
+            self.holding = False
+            gc.unfreeze()

@@ -56,11 +56,13 @@ class DuplicateKeyError(ValueError):
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in obj:
-            raise DuplicateKeyError(key)
-        obj[key] = value
+    obj = dict(pairs)
+    if len(obj) < len(pairs):  # some key came twice: name the first one seen again
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKeyError(key)
+            seen.add(key)
     return obj
 
 
@@ -94,14 +96,23 @@ def loads_strict(text: str) -> Any:
         pytest_dictbench.jsonl.DuplicateKeyError: duplicate key 'a' in one object
     """
     try:
-        value = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float,
-                           object_pairs_hook=_unique_keys)
+        # json.loads makes a decoder per call, and names a leading BOM (kept for that)
+        value = json.loads(text, cls=_StrictDecoder) if text.startswith("\ufeff") else \
+            _STRICT.decode(text)
     except RecursionError:
         raise ValueError(f"JSON nested too deeply to read (more than {MAX_DEPTH} levels)") from None
     # a value nests at most as deep as the text has brackets: most lines need no walk
     if text.count("{") + text.count("[") > MAX_DEPTH and _depth(value) > MAX_DEPTH:
         raise ValueError(f"JSON nested too deeply to read (more than {MAX_DEPTH} levels)")
     return value
+
+
+class _StrictDecoder(json.JSONDecoder):
+    """The decoder of :func:`loads_strict`."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**{**options, "parse_constant": _refuse_constant,
+                            "parse_float": _finite_float, "object_pairs_hook": _unique_keys})
 
 
 def _key_line(text: str, key: str) -> int | None:
@@ -210,3 +221,7 @@ def read_jsonl(
             on_error(exc)
             continue
         yield number, obj
+
+
+#: The one decoder :func:`loads_strict` uses.
+_STRICT = _StrictDecoder()

@@ -57,19 +57,34 @@ def check_text_sizes(obj: Any, limit: int, error: type[SuiteError] | Any, *, pat
                      line: int | None, what: str) -> None:
     """Raise ``error`` naming ``path:line`` when a string anywhere in ``obj`` is longer
     than ``limit`` characters or holds an unpaired surrogate."""
-    pending: list[tuple[str, Any]] = [("", obj)]
-    while pending:
-        where, value = pending.pop()
-        if isinstance(value, str) and len(value) > limit:
-            raise error(f"{what}{where or 'text'} has {len(value):,} characters, more than "
-                        f"the limit of {limit:,} (--dictbench-max-text-chars)",
-                        path=path, line=line)
-        if isinstance(value, str) and (problem := unpaired_surrogate(value)):
-            raise error(f"{what}{where or 'text'} {problem}", path=path, line=line)
-        if isinstance(value, dict):
-            pending.extend((f"{where}/{k}" if where else str(k), v) for k, v in value.items())
-        elif isinstance(value, list):
-            pending.extend((f"{where}/{i}", v) for i, v in enumerate(value))
+    found = _text_problem(obj, limit)
+    if found is not None:
+        keys, problem = found
+        raise error(f"{what}{'/'.join(reversed(keys)) or 'text'} {problem}", path=path,
+                    line=line)
+
+
+def _text_problem(value: Any, limit: int) -> tuple[list[str], str] | None:
+    """The first string of ``value`` that is too long or no valid Unicode: its keys
+    from the innermost out, and what is wrong (JSON nests at most ``MAX_DEPTH`` deep)."""
+    if isinstance(value, str):
+        if len(value) > limit:
+            return [], (f"has {len(value):,} characters, more than the limit of {limit:,} "
+                        "(--dictbench-max-text-chars)")
+        problem = None if value.isascii() else unpaired_surrogate(value)
+        return ([], problem) if problem else None
+    if isinstance(value, dict):
+        children: Any = value.items()
+    elif isinstance(value, list):
+        children = enumerate(value)
+    else:
+        return None
+    for key, child in children:
+        if not isinstance(child, (int, float, type(None))) and \
+                (found := _text_problem(child, limit)) is not None:
+            found[0].append(str(key))
+            return found
+    return None
 
 #: Case fields of the review workflow (``dictbench draft`` / ``review``), allowed in every
 #: method's cases: ``status`` (draft or approved) and ``drafted`` (where a draft came from).

@@ -323,6 +323,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         if config.pluginmanager.has_plugin(name):
             config.pluginmanager.unregister(name=name)
     if session is not None:
+        session.heap.let_go()
         config.pluginmanager.unregister(session)
         for name in ("dictbench-scheduling", "dictbench-progress", SPLIT_PLUGIN):
             if config.pluginmanager.has_plugin(name):

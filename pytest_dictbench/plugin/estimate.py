@@ -12,7 +12,6 @@ not estimated (their outputs do not exist before they run).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
@@ -76,7 +75,12 @@ class JudgeEstimate:
                         prompt = task_of(request).prompt(request, judge)
                         todo.append((settings, judge, prompt, len(request.rules)))
         cache.close()
-        counted = asyncio.run(self._count(todo)) if self.how == "api" else [None] * len(todo)
+        if self.how == "api":
+            import asyncio  # here: a run that counts nothing starts without it
+
+            counted = asyncio.run(self._count(todo))
+        else:
+            counted = [None] * len(todo)
         for (_, judge, prompt, rules), tokens in zip(todo, counted, strict=True):
             estimate = self.estimates.setdefault(judge.name, Estimate(judge.name, judge.model))
             estimate.add(judge, prompt, rules, tokens)
@@ -85,6 +89,8 @@ class JudgeEstimate:
 
     async def _count(self, todo: Sequence[tuple[Any, Any, Any, int]]) -> list[int | None]:
         """Input tokens by the API's own count (Anthropic judges; others stay local)."""
+        import asyncio
+
         from ..judge.client import JudgeClientFactory
 
         clients: dict[str, Any] = {}

@@ -19,7 +19,6 @@ match an item give its rules their final (``human``) scores.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import warnings
 from collections.abc import Mapping, Sequence
@@ -326,6 +325,8 @@ class Judging(SuiteBudgets):
         """Re-judge ``audit`` cached requests per judge; pairs keyed by request."""
         if not self.audit or self.mode != "live":
             return {}
+        import asyncio  # here: most runs judge nothing live, and start without it
+
         from ..judge import rejudge_sample
         found: dict[str, dict[str, Any]] = {}
         for judge in settings.judges:

@@ -17,7 +17,7 @@ import pytest
 from ..adapters.base import Adapter, AdapterOptions
 from ..aggregate import StatsOptions, summarize
 from ..errors import DictbenchError, ProductError, SuiteError
-from ..heap import long_lived_heap
+from ..heap import HeldHeap
 from ..judge.adjudications import PENDING_FILE
 from ..judge.records import output_hash
 from ..judge.settings import JudgeSettings, parse_judge_settings
@@ -101,6 +101,8 @@ class DictbenchSession(ReportSet):
         #: Draws the score intervals and the HTML report's figures in a helper process
         #: (large runs only).
         self.report_helper: ReportHelper | None = None
+        #: Frozen from the start of the tests to unconfigure (see :class:`HeldHeap`).
+        self.heap = HeldHeap()
         self.report: dict[str, Any] | None = None
         self.written: list[Path] = []
         self.gating = Gating(config)
@@ -260,9 +262,10 @@ class DictbenchSession(ReportSet):
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Any:
         """The collected items, suites and adapters live until the run ends: while the
-        tests run, the full collections their own objects set off skip them."""
-        with long_lived_heap():
-            return (yield)
+        tests run, the full collections their own objects set off skip them (the heap
+        is held until ``pytest_unconfigure``)."""
+        self.heap.hold()
+        return (yield)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Any:
@@ -342,6 +345,7 @@ class DictbenchSession(ReportSet):
         finally:
             if self.report_helper is not None:
                 self.report_helper.close()
+            self.heap.hold()  # what the run made stays out of later plugins' passes
 
     def _finish(self, session: pytest.Session, exitstatus: int) -> None:
         self.release_adapters()
@@ -364,15 +368,15 @@ class DictbenchSession(ReportSet):
                 self.gating.apply_empty([p.name for p in self.products])
                 self._report_results(session, [])
             return
-        with long_lived_heap():
-            records = self.records.records()
-            # the lines exactly as the items wrote them, streamed from the spool in order
-            files: dict[str, str | Iterator[str]] = {"items.jsonl": self.records.lines()}
-            try:
-                files.update(self._report_files(session, records))
-            except Exception as exc:  # a plugin hook or renderer failed: keep the items
-                self.problems.append(f"building the reports failed ({_describe(exc)}); "
-                                     "only items.jsonl and run-info.json were written")
+        self.heap.hold()  # the records, too, stay out of the report's full passes
+        records = self.records.records()
+        # the lines exactly as the items wrote them, streamed from the spool in order
+        files: dict[str, str | Iterator[str]] = {"items.jsonl": self.records.lines()}
+        try:
+            files.update(self._report_files(session, records))
+        except Exception as exc:  # a plugin hook or renderer failed: keep the items
+            self.problems.append(f"building the reports failed ({_describe(exc)}); "
+                                 "only items.jsonl and run-info.json were written")
         files["run-info.json"] = dumps(self._run_info()) + "\n"
         stale = [name for name in REPORT_FILES if name not in files]
         try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
@@ -82,16 +82,59 @@ def natural_line(value: Any) -> str:
 
 
 def natural_record(value: Any) -> tuple[str, Any]:
-    """:func:`natural_line` of ``value``, and the copy of ``value`` it wrote: what
-    ``json.loads`` of the line gives back (keys in natural order and as strings, arrays
-    as lists), without parsing it."""
-    ordered = _ordered(value, round_floats=False)
-    return _encoder(None).encode(ordered), ordered
+    """:func:`natural_line` of ``value``, and the value it wrote: what ``json.loads`` of
+    the line gives back (keys in natural order and as strings, arrays as lists), without
+    parsing it. The parts of ``value`` that are so already are shared, not copied: the
+    caller hands over a value it no longer changes (an item's fresh record)."""
+    written = _natural(value)
+    return _line_encoder()(written), written
+
+
+#: Types JSON writes as they are (``type(v) in _SCALARS``: a subclass goes the long way).
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _natural(value: Any) -> Any:
+    """``value`` as ``json.loads`` of its natural line gives it back: ``value`` itself
+    when it is so already, otherwise a copy sharing the parts that are."""
+    kind = type(value)
+    if kind is dict:
+        keys = tuple(value)
+        try:
+            order = _natural_order(keys)
+        except TypeError:  # a key that is no string
+            return _ordered(value, round_floats=False)
+        changed = {k: new for k, v in value.items()
+                   if type(v) not in _SCALARS and (new := _natural(v)) is not v}
+        if not changed and order == keys:
+            return value
+        return {k: changed[k] if k in changed else value[k] for k in order}
+    if kind is list and all(type(v) in _SCALARS for v in value):
+        return value
+    return value if kind in _SCALARS else _ordered(value, round_floats=False)
 
 
 def dumps(value: Any, *, indent: int | None = 2) -> str:
     """Canonical JSON: keys in natural order, floats rounded, UTF-8 characters kept."""
     return _encoder(indent).encode(jsonable(value))
+
+
+@cache
+def _line_encoder() -> Callable[[Any], str]:
+    """The encoder of :func:`natural_record`: the C encoder ``json.JSONEncoder.encode``
+    makes afresh on every call, made once (no circular-reference check: a record is a
+    tree), or that method where the C encoder is missing or takes other arguments."""
+    fallback = _encoder(None)
+    try:
+        c_encoder = json.encoder.c_make_encoder(  # type: ignore[attr-defined]
+            None, fallback.default, json.encoder.encode_basestring, None, ":", ",",
+            False, False, False)
+        if "".join(c_encoder({"a": [1, 2.5, None, True, "\u00e9"]}, 0)) != \
+                fallback.encode({"a": [1, 2.5, None, True, "\u00e9"]}):
+            return fallback.encode
+    except (AttributeError, TypeError):
+        return fallback.encode
+    return lambda value: "".join(c_encoder(value, 0))
 
 
 @cache
