@@ -18,6 +18,7 @@ from pytest_dictbench.report import helper as report_helper
 from pytest_dictbench.report import plots
 from pytest_dictbench.report.helper import ReportHelper
 from pytest_dictbench.report.html import render_html
+from pytest_dictbench.report.html_figures import FigureRequests
 
 pytest.importorskip("matplotlib")
 
@@ -103,7 +104,61 @@ def test_a_large_run_draws_its_figures_in_the_helper_with_the_same_page(
     mini.runpytest("--product=p1", "--product=p2", "--dictbench-item-failures=report"
                    ).assert_outcomes(passed=7, skipped=1)
     assert (mini.path / "reports" / "dictbench.html").read_text(encoding="utf-8") == page
-    [helper] = started
-    assert helper._intervals == {} and not helper._pending  # each interval asked, taken
-    assert helper.drawn == 3
-    assert helper._process is None  # closed at the end of the session
+    intervals, figures = started  # the second helper only draws, beside the first
+    for helper in started:
+        assert helper._intervals == {} and helper._figures == {} and not helper._pending
+        assert helper._process is None  # closed at the end of the session
+    assert intervals.drawn + figures.drawn == 3 and figures.drawn >= 1
+
+
+def test_two_helpers_draw_the_sample_page_side_by_side_byte_for_byte(
+        helper: ReportHelper) -> None:
+    second = ReportHelper.start()
+    assert second is not None
+    try:
+        sample = sample_run()
+        here = render_html(sample.report, sample.records, sample.expected)
+        figures = FigureRequests([helper, second])
+        page = render_html(sample.report, sample.records, sample.expected, drawer=figures)
+        assert "<svg" not in page  # placeholders only, until filled
+        assert figures.fill(page) == here
+        assert helper.drawn > 0 and second.drawn > 0
+        assert helper.drawn + second.drawn == here.count("<svg")
+    finally:
+        second.close()
+
+
+def test_a_helper_that_dies_midway_leaves_its_figures_to_be_drawn_here(
+        helper: ReportHelper) -> None:
+    second = ReportHelper.start()
+    assert second is not None
+    sample = sample_run()
+    here = render_html(sample.report, sample.records, sample.expected)
+    figures = FigureRequests([helper, second])
+    page = render_html(sample.report, sample.records, sample.expected, drawer=figures)
+    assert second._process is not None
+    second._process.kill()  # its figures asked, none answered
+    assert figures.fill(page) == here
+    assert second.drawn == 0 and not second.alive
+    second.close()
+
+
+def test_a_figure_error_raises_here_as_itself_when_the_page_is_filled(
+        helper: ReportHelper) -> None:
+    figures = FigureRequests([helper])
+    page = "<p>" + figures.forest_svg([{"a": "x", "b": "y"}], "f") + "</p>"
+    with pytest.raises(KeyError, match="mean_difference"):
+        figures.fill(page)
+
+
+def test_a_page_that_lost_a_placeholder_is_an_error_not_a_page_without_the_figure(
+        ) -> None:
+    figures = FigureRequests([])  # no helper: drawn here
+    rows = [{"product": "p", "score": 50.0, "score_ci": {"low": 40.0, "high": 60.0},
+             "rank": 1}]
+    placeholder = figures.scores_svg(rows, {"p": "#000000"}, "s")
+    assert figures.fill(f"<div>{placeholder}</div>") == \
+        f"<div>{plots.scores_svg(rows, {'p': '#000000'}, 's')}</div>"
+    figures.scores_svg(rows, {"p": "#000000"}, "s")
+    with pytest.raises(RuntimeError, match="lost the place"):
+        figures.fill("<div></div>")

@@ -25,6 +25,7 @@ from ..methods.base import Method
 from ..model import ItemLike, ItemResult, Output, Product, Suite
 from ..private import is_private, redact_record
 from ..registry import Registry
+from ..report import plots
 from ..report.files import dumps, natural_line, natural_record, write_report_set
 from ..report.helper import HELPER_ITEMS, ReportHelper
 from ..report.items import ItemStore
@@ -98,9 +99,10 @@ class DictbenchSession(ReportSet):
         self._written: dict[str, tuple[str, dict[str, Any]]] = {}
         #: Node ids of the run's items (on the controller; from a worker under xdist).
         self.collected: list[str] = []
-        #: Draws the score intervals and the HTML report's figures in a helper process
-        #: (large runs only).
+        #: Draws the score intervals and the HTML report's figures in a helper process,
+        #: and a second one the figures beside it (large runs only).
         self.report_helper: ReportHelper | None = None
+        self.figure_helper: ReportHelper | None = None
         #: Frozen from the start of the tests to unconfigure (see :class:`HeldHeap`).
         self.heap = HeldHeap()
         self.report: dict[str, Any] | None = None
@@ -312,13 +314,14 @@ class DictbenchSession(ReportSet):
 
     def items_collected(self, nodeids: list[str]) -> None:
         """The run's items are known (collected here, or by an xdist worker): a large
-        run starts its report helper, which imports numpy and matplotlib while the tests
+        run starts its report helpers, which import numpy and matplotlib while the tests
         run."""
         self.collected = nodeids
         self.records.expect(len(nodeids))
         if len(nodeids) >= HELPER_ITEMS and self.report_helper is None and \
                 not self.config.option.collectonly:
             self.report_helper = ReportHelper.start()
+            self.figure_helper = ReportHelper.start() if plots.available() else None
 
     def _expected_samples(self, items: Sequence[pytest.Item], options: StatsOptions
                           ) -> list[tuple[int, int]]:
@@ -343,8 +346,9 @@ class DictbenchSession(ReportSet):
         try:
             self._finish(session, exitstatus)
         finally:
-            if self.report_helper is not None:
-                self.report_helper.close()
+            for helper in (self.report_helper, self.figure_helper):
+                if helper is not None:
+                    helper.close()
             self.heap.hold()  # what the run made stays out of later plugins' passes
 
     def _finish(self, session: pytest.Session, exitstatus: int) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import platform
 import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from ..redact import public_args
 from ..report.files import dumps
 from ..report.helper import ReportHelper
 from ..report.html import Expected, render_html
+from ..report.html_figures import FigureRequests
 from ..report.markdown import render_markdown
 from ..report.sections import expected_texts
 from ..report.terminal import baseline_line, summary_lines
@@ -52,6 +52,7 @@ class ReportSet:
     worker_drafts: dict[str, int]
     _suites: dict[Path, Suite]
     report_helper: ReportHelper | None
+    figure_helper: ReportHelper | None
 
     def _draft_counts(self) -> dict[str, int]:
         raise NotImplementedError
@@ -88,15 +89,15 @@ class ReportSet:
 
     def _pages(self, report: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
                expected: Expected) -> tuple[str, str]:
-        """The Markdown and HTML pages; with a report helper, the HTML page waits for its
-        figures in a second thread while the Markdown page is written."""
-        if self.report_helper is None:
+        """The Markdown and HTML pages; with report helpers, the HTML page's figures are
+        drawn by them, side by side, while the Markdown page is written."""
+        helpers = [h for h in (self.report_helper, self.figure_helper) if h is not None]
+        if not helpers:
             return (render_markdown(report, records, expected),
                     render_html(report, records, expected))
-        with ThreadPoolExecutor(1, thread_name_prefix="dictbench-html") as html:
-            page = html.submit(render_html, report, records, expected,
-                               drawer=self.report_helper)
-            return render_markdown(report, records, expected), page.result()
+        figures = FigureRequests(helpers)
+        page = render_html(report, records, expected, drawer=figures)
+        return render_markdown(report, records, expected), figures.fill(page)
 
     def _report_results(self, session: pytest.Session,
                         records: Sequence[Mapping[str, Any]]) -> None:

@@ -14,7 +14,10 @@ draws one figure to warm up, then answers what it is asked:
   as it has them and asks for the interval when it needs it (``aggregate.IntervalSource``);
   the child computes it with ``stats.mean_ci`` meanwhile (with the indices drawn ahead,
   when the size matches), so this process never imports numpy for it;
-- ``scores_svg``, ``bars_svg``, ``forest_svg``: a :class:`.plots.Drawer`.
+- ``scores_svg``, ``bars_svg``, ``forest_svg``: a :class:`.plots.Drawer`; or asked
+  without waiting (:meth:`ReportHelper.ask_figure`) and taken later
+  (:meth:`ReportHelper.figure`), so that two helpers draw a page's figures side by side
+  (``html_figures.FigureRequests``).
 
 It runs the same code on the same interpreter, so its intervals and SVG are the same,
 bit for bit and byte for byte. Nothing depends on it: when it cannot be started, dies,
@@ -58,7 +61,7 @@ WAIT_S = 120.0
 PREDRAW_BYTES = 256 << 20
 
 #: An interval request's key: the values, resamples and seed; a predraw's key is
-#: ``("predraw", n, resamples, seed)``.
+#: ``("predraw", n, resamples, seed)``, a figure's ``("figure", ticket)``.
 _Key = tuple[Any, ...]
 
 
@@ -80,6 +83,10 @@ class ReportHelper:
         self._predrawn = 0
         #: Intervals read back and not yet taken.
         self._intervals: dict[_Key, tuple[float, float] | None] = {}
+        #: Figures read back and not yet taken, by ticket (``None``: the child failed).
+        self._figures: dict[int, str | None] = {}
+        #: Tickets handed out so far.
+        self._tickets = 0
         #: Figures the child drew (any others were drawn in this process).
         self.drawn = 0
 
@@ -131,6 +138,9 @@ class ReportHelper:
             self._give_up()
         if key[0] == "predraw":
             return
+        if key[0] == "figure":
+            self._figures[key[1]] = answer if isinstance(answer, str) else None
+            return
         low_high = answer if isinstance(answer, tuple) and len(answer) == 2 and \
             all(isinstance(v, float) for v in answer) else None
         self._intervals[key] = low_high
@@ -148,15 +158,43 @@ class ReportHelper:
         return self._draw("forest_svg", comparisons, prefix)
 
     def _draw(self, name: str, *args: Any) -> str:
-        while self._pending:  # answers come in order: the intervals' first
-            self._read_pending()
-        answer = self._receive() if self._send(name, args) else None
-        if not isinstance(answer, str):  # no helper, or it failed: draw here (a real
-            self.close()                 # error raises here)
+        ticket = self.ask_figure(name, args)
+        answer = None if ticket is None else self.figure(ticket)
+        if answer is None:  # no helper, or it failed: draw here (a real error raises here)
+            self.close()
             here: str = getattr(plots, name)(*args)
             return here
-        self.drawn += 1
         return answer
+
+    @property
+    def alive(self) -> bool:
+        """Whether the child can still be asked (it has not failed, died or closed)."""
+        return self._process is not None
+
+    @property
+    def busy(self) -> int:
+        """Requests asked and not yet answered."""
+        return len(self._pending)
+
+    def ask_figure(self, name: str, args: Sequence[Any]) -> int | None:
+        """Ask the child for a figure (a function of :mod:`.plots`) and go on: its
+        ticket for :meth:`figure`, or ``None`` when it cannot be asked."""
+        if name not in _DRAWINGS or not self._send(name, tuple(args)):
+            return None
+        self._tickets += 1
+        self._pending.append(("figure", self._tickets))
+        return self._tickets
+
+    def figure(self, ticket: int) -> str | None:
+        """The SVG asked for with ``ticket``, once the child has drawn it; ``None`` when
+        the child failed or is gone (the caller draws it itself)."""
+        key = ("figure", ticket)
+        while ticket not in self._figures and key in self._pending:
+            self._read_pending()
+        svg = self._figures.pop(ticket, None)
+        if svg is not None:
+            self.drawn += 1
+        return svg
 
     # -- the pipe ----------------------------------------------------------------------
 
