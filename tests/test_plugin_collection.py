@@ -55,6 +55,20 @@ def test_node_ids_and_outcomes(mini: pytest.Pytester) -> None:
     ])
 
 
+def test_collect_only_writes_no_reports_and_keeps_the_last_run_s(mini: pytest.Pytester
+                                                                 ) -> None:
+    mini.runpytest("--product=p1", "--dictbench-item-failures=report").assert_outcomes(
+        passed=3, skipped=1)
+    reports = mini.path / "reports"
+    before = {f.name: f.read_bytes() for f in reports.iterdir()}
+    result = mini.runpytest("--product=p1", "--collect-only", "-q")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["4 tests collected*"])
+    result.stdout.no_fnmatch_line("*dictbench: wrote*")
+    result.stdout.no_fnmatch_line("*not_tested*")
+    assert {f.name: f.read_bytes() for f in reports.iterdir()} == before
+
+
 def test_explicit_suite_path_and_repeated_product(mini: pytest.Pytester, write_product) -> None:
     write_product("p2")
     result = mini.runpytest("cases/mini", "--product=p1", "--product=p2", "--collect-only",

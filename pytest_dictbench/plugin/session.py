@@ -361,8 +361,8 @@ class DictbenchSession(ReportSet):
         if exitstatus == pytest.ExitCode.INTERRUPTED and xdist_stop(self.config):
             # -x, --maxfail or crashed workers under xdist: a stop like a serial run's
             session.exitstatus = exitstatus = pytest.ExitCode.TESTS_FAILED
-        if exitstatus in _NO_REPORT:
-            return
+        if exitstatus in _NO_REPORT or self.config.option.collectonly:
+            return  # (nothing ran under --collect-only: the last run's reports stand)
         unrun = [nodeid for nodeid in self.collected if nodeid not in self.records]
         for report in unrun_reports(self, unrun, stop_reason(session), RECORD_PROPERTY,
                                     record_line) if unrun else ():
