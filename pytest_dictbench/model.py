@@ -161,10 +161,10 @@ class RuleScore:
     auto: tuple[int, str] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"score": self.score, "evidence": self.evidence,
-                                "source": self.source}
+        data: dict[str, Any] = {"evidence": self.evidence, "score": self.score,
+                                "source": self.source}  # a record line's key order
         if self.auto is not None:
-            data["auto"] = {"score": self.auto[0], "evidence": self.auto[1]}
+            return {"auto": {"evidence": self.auto[1], "score": self.auto[0]}, **data}
         return data
 
 

@@ -233,11 +233,11 @@ class ErrorRate:
             f"(S={counts.sub} D={counts.dele} I={counts.ins} over {counts.ref_len} "
             f"{unit}s); reference: {ref!r}; output: {output.text!r}"
         )
-        metrics: Mapping[str, float] = {
-            **({"word_ref": w.ref_len, "word_sub": w.sub, "word_del": w.dele,
-                "word_ins": w.ins} if w is not None else {}),
-            "char_ref": c.ref_len, "char_sub": c.sub, "char_del": c.dele, "char_ins": c.ins,
-            "strict_ref": len(strict_ref), "strict_distance": strict,
+        metrics: Mapping[str, float] = {  # keys in a record line's order
+            "char_del": c.dele, "char_ins": c.ins, "char_ref": c.ref_len, "char_sub": c.sub,
+            "strict_distance": strict, "strict_ref": len(strict_ref),
+            **({"word_del": w.dele, "word_ins": w.ins, "word_ref": w.ref_len,
+                "word_sub": w.sub} if w is not None else {}),
         }
         return ItemResult(
             passed=passed,

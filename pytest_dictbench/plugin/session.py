@@ -181,35 +181,37 @@ class DictbenchSession(ReportSet):
     def make_record(self, item: ItemLike, status: str, *, result: ItemResult | None = None,
                     output: Output | None = None, message: str = "",
                     extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """The plain-JSON record of one item (a line of ``items.jsonl``)."""
+        """The plain-JSON record of one item (a line of ``items.jsonl``); its keys stand
+        in the line's order already (``natural_record`` then copies nothing)."""
         suite, case = item.suite, item.case
         text = output.text if output else None
-        group = {k: case.data[k] for k in ("genre", "source", "short", "tags") if k in case.data}
+        group = {k: case.data[k] for k in ("genre", "short", "source", "tags") if k in case.data}
+        # a completed capture with no text; a rejected request is an error, not empty
+        empty = bool(output is not None and output.status == "complete"
+                     and not output.is_error and not output.text.strip())
         record = {
-            "suite": suite.id,
-            "suite_path": self._suite_paths[suite.id],
-            "case_id": case.id,
-            "product": item.product.name,
-            "repetition": item.repetition,
-            "status": status,
-            "output_status": output.status if output else None,
-            "score": result.score if result else None,
-            "rules": {r.rule: r.to_json() for r in result.rules} if result else {},
-            "metrics": dict(result.metrics) if result else {},
-            "message": (result.message if result else message) or message,
-            "provisional": result.provisional if result else 0,
-            # a completed capture with no text; a rejected request is an error, not empty
-            "empty": bool(output is not None and output.status == "complete"
-                          and not output.is_error and not output.text.strip()),
+            "audio_duration_s": output.meta.get("audio_duration_s") if output else None,
             "canary_leak": bool(text and suite.canary and suite.canary in text),
             "case": group,
-            "text": text,
-            "text_sha256": output_hash(text) if text is not None else None,
-            "latency_ms": output.latency_ms if output else None,
-            "audio_duration_s": output.meta.get("audio_duration_s") if output else None,
-            "rtf": output.meta.get("rtf") if output else None,
+            "case_id": case.id,
+            "empty": empty,
             "flags": {k: v for k, v in output.meta.items() if isinstance(v, bool)}
             if output else {},
+            "latency_ms": output.latency_ms if output else None,
+            "message": (result.message if result else message) or message,
+            "metrics": dict(result.metrics) if result else {},
+            "output_status": output.status if output else None,
+            "product": item.product.name,
+            "provisional": result.provisional if result else 0,
+            "repetition": item.repetition,
+            "rtf": output.meta.get("rtf") if output else None,
+            "rules": {r.rule: r.to_json() for r in result.rules} if result else {},
+            "score": result.score if result else None,
+            "status": status,
+            "suite": suite.id,
+            "suite_path": self._suite_paths[suite.id],
+            "text": text,
+            "text_sha256": output_hash(text) if text is not None else None,
             **({"environment": output.meta["environment"]}
                if output and isinstance(output.meta.get("environment"), dict) else {}),
             **({"offline_audit": output.meta["offline_audit"]}
