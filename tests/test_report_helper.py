@@ -4,6 +4,7 @@ drawn here (its intervals: test_report_helper_intervals.py)."""
 
 from __future__ import annotations
 
+import os
 import pickle
 import subprocess
 import sys
@@ -162,3 +163,12 @@ def test_a_page_that_lost_a_placeholder_is_an_error_not_a_page_without_the_figur
     figures.scores_svg(rows, {"p": "#000000"}, "s")
     with pytest.raises(RuntimeError, match="lost the place"):
         figures.fill("<div></div>")
+
+
+def test_the_child_yields_the_cpu_to_the_tests(helper: ReportHelper) -> None:
+    helper.prefetch([1.0, 2.0], 10, 1)
+    assert helper.interval([1.0, 2.0], 10, 1) is not None  # the child is up and answering
+    process = helper._process
+    assert process is not None
+    expected = min(os.getpriority(os.PRIO_PROCESS, 0) + report_helper.NICENESS, 19)
+    assert os.getpriority(os.PRIO_PROCESS, process.pid) == expected

@@ -19,6 +19,7 @@ draws one figure to warm up, then answers what it is asked:
   (:meth:`ReportHelper.figure`), so that two helpers draw a page's figures side by side
   (``html_figures.FigureRequests``).
 
+The child runs at the lowest CPU priority (:data:`NICENESS`): the tests come first.
 It runs the same code on the same interpreter, so its intervals and SVG are the same,
 bit for bit and byte for byte. Nothing depends on it: when it cannot be started, dies,
 answers with an error or does not answer within :data:`WAIT_S`, the interval or figure
@@ -54,6 +55,11 @@ HELPER_ITEMS = 2000
 
 #: The functions of :mod:`.plots` the helper draws with.
 _DRAWINGS = frozenset({"scores_svg", "bars_svg", "forest_svg"})
+#: How much the child yields the CPU to the run's own process (``os.nice``): on a
+#: machine of two cores, the tests, a helper's imports and its drawing ahead would
+#: otherwise share them alike, and the tests would wait. While the run waits for an
+#: answer, the child has a core to itself all the same.
+NICENESS = 19
 #: Seconds to wait for one answer before making it here instead.
 WAIT_S = 120.0
 #: Bytes of bootstrap indices the child may draw ahead: 10,000 resamples of 10,000
@@ -298,6 +304,8 @@ def main() -> None:
     it is written, so ending at once loses nothing)."""
     requests, answers = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing printed may reach the answers
+    with contextlib.suppress(OSError):  # background work: the tests' process goes first
+        os.nice(NICENESS)
     _warm_up()
     while True:
         try:
