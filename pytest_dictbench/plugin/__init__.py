@@ -16,6 +16,7 @@ from ..adapters import builtin_adapters
 from ..adapters.base import AdapterFactory
 from ..adapters.pipeline.sweep import load_products
 from ..errors import DictbenchError
+from ..heap import HeldHeap
 from ..methods.base import Method
 from ..methods.builtin import builtin_methods
 from ..products import product_location
@@ -32,7 +33,7 @@ from .options import ini_folder
 from .progress import CaptureProgress
 from .rig import RigCollector
 from .rootdir import redetermine_setup
-from .session import SESSION_KEY, DictbenchSession, is_worker
+from .session import HEAP_KEY, SESSION_KEY, DictbenchSession, is_worker
 from .split import PLUGIN_NAME as SPLIT_PLUGIN
 from .split import SplitPlugin, add_split_options
 from .terminate import Termination
@@ -208,8 +209,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser,
                                   args: list[str]) -> None:
-    """``--dictbench-report DIR`` (with a space) must not move the rootdir to DIR."""
+    """``--dictbench-report DIR`` (with a space) must not move the rootdir to DIR; the
+    run's held heap is let go by a cleanup registered now, before pytest's own plugins
+    configure, so it runs after their cleanups: pytest's end-of-run full collections
+    (unraisableexception's) skip the objects the run still holds, which they could not
+    free anyway."""
     redetermine_setup(early_config, parser, args)
+    early_config.stash[HEAP_KEY] = heap = HeldHeap()
+    early_config.add_cleanup(heap.let_go)
 
 
 def is_active(config: pytest.Config) -> bool:
@@ -323,7 +330,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         if config.pluginmanager.has_plugin(name):
             config.pluginmanager.unregister(name=name)
     if session is not None:
-        session.heap.let_go()
+        if HEAP_KEY not in config.stash:  # no cleanup lets it go (see above)
+            session.heap.let_go()
         config.pluginmanager.unregister(session)
         for name in ("dictbench-scheduling", "dictbench-progress", SPLIT_PLUGIN):
             if config.pluginmanager.has_plugin(name):

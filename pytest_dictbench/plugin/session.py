@@ -38,7 +38,7 @@ from .options import bootstrap_seed, ini_folder, judge_default, max_text_chars
 from .session_reports import ReportSet
 from .unrun import stop_reason, unrun_reports, xdist_stop
 
-__all__ = ["CAPTURED_PROPERTY", "RECORD_PROPERTY", "SESSION_KEY", "DictbenchSession"]
+__all__ = ["CAPTURED_PROPERTY", "HEAP_KEY", "RECORD_PROPERTY", "SESSION_KEY", "DictbenchSession"]
 
 #: Name of the user property that carries an item record to the controller.
 RECORD_PROPERTY = "dictbench.record"
@@ -46,6 +46,8 @@ RECORD_PROPERTY = "dictbench.record"
 #: User property marking an item whose output was captured in this run (not cached).
 CAPTURED_PROPERTY = "dictbench.captured"
 
+#: The run's :class:`HeldHeap`, let go by a config cleanup.
+HEAP_KEY = pytest.StashKey[HeldHeap]()
 #: Where the run's state lives in ``config.stash``.
 SESSION_KEY = pytest.StashKey["DictbenchSession"]()
 
@@ -103,8 +105,9 @@ class DictbenchSession(ReportSet):
         #: and a second one the figures beside it (large runs only).
         self.report_helper: ReportHelper | None = None
         self.figure_helper: ReportHelper | None = None
-        #: Frozen from the start of the tests to unconfigure (see :class:`HeldHeap`).
-        self.heap = HeldHeap()
+        #: Frozen from the start of the tests to pytest's last cleanup (see
+        #: :class:`HeldHeap` and ``pytest_load_initial_conftests``).
+        self.heap = config.stash.get(HEAP_KEY, None) or HeldHeap()
         self.report: dict[str, Any] | None = None
         self.written: list[Path] = []
         self.gating = Gating(config)
