@@ -24,10 +24,18 @@ from pytest_dictbench.report.html_figures import FigureRequests
 pytest.importorskip("matplotlib")
 
 
+def _drawn(helper: ReportHelper, name: str, *args: object) -> str:
+    """One figure through the page's drawer with ``helper`` alone."""
+    figures = FigureRequests([helper])
+    return figures.fill(getattr(figures, name)(*args))
+
+
 def test_the_helper_draws_the_sample_page_byte_for_byte(helper: ReportHelper) -> None:
     sample = sample_run()  # every bundled method: scores, grouped bars and forest plots
     here = render_html(sample.report, sample.records, sample.expected)
-    assert render_html(sample.report, sample.records, sample.expected, drawer=helper) == here
+    figures = FigureRequests([helper])
+    page = render_html(sample.report, sample.records, sample.expected, drawer=figures)
+    assert figures.fill(page) == here
     assert helper.drawn == here.count("<svg") > 0  # every figure came from the child
 
 
@@ -35,7 +43,8 @@ def test_japanese_names_and_dollar_signs_cross_the_pipe(helper: ReportHelper) ->
     rows = [{"product": "日本語 $x$", "score": 50.0, "score_ci": {"low": 40.0, "high": 60.0},
              "rank": 1}]
     colors = {"日本語 $x$": "#000000"}
-    assert helper.scores_svg(rows, colors, "s") == plots.scores_svg(rows, colors, "s")
+    assert _drawn(helper, "scores_svg", rows, colors, "s") == plots.scores_svg(rows, colors, "s")
+    assert helper.drawn == 1
 
 
 def test_a_dead_helper_means_figures_drawn_here(helper: ReportHelper) -> None:
@@ -45,13 +54,13 @@ def test_a_dead_helper_means_figures_drawn_here(helper: ReportHelper) -> None:
     process.wait()
     comparisons = [{"a": "x", "b": "y", "mean_difference": 5.0,
                     "interval": {"low": 2.0, "high": 8.0}, "resolved": True}]
-    assert helper.forest_svg(comparisons, "f") == plots.forest_svg(comparisons, "f")
+    assert _drawn(helper, "forest_svg", comparisons, "f") == plots.forest_svg(comparisons, "f")
     assert helper._process is None and helper.drawn == 0  # and not asked again
 
 
 def test_an_error_in_the_helper_is_raised_here_as_itself(helper: ReportHelper) -> None:
     with pytest.raises(KeyError, match="mean_difference"):
-        helper.forest_svg([{"a": "x", "b": "y"}], "f")
+        _drawn(helper, "forest_svg", [{"a": "x", "b": "y"}], "f")
     assert helper._process is None
 
 

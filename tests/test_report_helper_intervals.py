@@ -65,7 +65,9 @@ def test_a_figure_asked_after_pending_intervals_gets_its_own_answer(
     helper.prefetch([1.0, 5.0], 100, 2)
     comparisons = [{"a": "x", "b": "y", "mean_difference": 5.0,
                     "interval": {"low": 2.0, "high": 8.0}, "resolved": True}]
-    assert helper.forest_svg(comparisons, "f") == plots.forest_svg(comparisons, "f")
+    ticket = helper.ask_figure("forest_svg", (comparisons, "f"))
+    assert ticket is not None
+    assert helper.figure(ticket) == plots.forest_svg(comparisons, "f")
     interval = stats.mean_ci([1.0, 5.0], resamples=100, seed=2)
     assert helper.interval([1.0, 5.0], 100, 2) == (interval.low, interval.high)
 

@@ -14,10 +14,10 @@ draws one figure to warm up, then answers what it is asked:
   as it has them and asks for the interval when it needs it (``aggregate.IntervalSource``);
   the child computes it with ``stats.mean_ci`` meanwhile (with the indices drawn ahead,
   when the size matches), so this process never imports numpy for it;
-- ``scores_svg``, ``bars_svg``, ``forest_svg``: a :class:`.plots.Drawer`; or asked
+- ``scores_svg``, ``bars_svg``, ``forest_svg``: a figure of :mod:`.plots`, asked
   without waiting (:meth:`ReportHelper.ask_figure`) and taken later
   (:meth:`ReportHelper.figure`), so that two helpers draw a page's figures side by side
-  (``html_figures.FigureRequests``).
+  (``html_figures.FigureRequests``, the page's :class:`.plots.Drawer`).
 
 The child runs at the lowest CPU priority (:data:`NICENESS`): the tests come first.
 It runs the same code on the same interpreter, so its intervals and SVG are the same,
@@ -40,12 +40,11 @@ import subprocess
 import sys
 import threading
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import IO, Any
 
 from .. import stats
 from . import plots
-from .sections import MetricGroups
 
 __all__ = ["HELPER_ITEMS", "ReportHelper"]
 
@@ -72,8 +71,8 @@ _Key = tuple[Any, ...]
 
 
 class ReportHelper:
-    """The intervals (``aggregate.IntervalSource``) and figures (:class:`.plots.Drawer`)
-    of a child process (see module doc)."""
+    """The intervals (``aggregate.IntervalSource``) and figures (through
+    ``html_figures.FigureRequests``) of a child process (see module doc)."""
 
     def __init__(self, process: subprocess.Popen[bytes]) -> None:
         self._process: subprocess.Popen[bytes] | None = process
@@ -152,25 +151,6 @@ class ReportHelper:
         self._intervals[key] = low_high
 
     # -- figures -----------------------------------------------------------------------
-
-    def scores_svg(self, rows: Sequence[Mapping[str, Any]], colors: Mapping[str, str],
-                   prefix: str) -> str:
-        return self._draw("scores_svg", rows, colors, prefix)
-
-    def bars_svg(self, groups: MetricGroups, colors: Mapping[str, str], prefix: str) -> str:
-        return self._draw("bars_svg", groups, colors, prefix)
-
-    def forest_svg(self, comparisons: Sequence[Mapping[str, Any]], prefix: str) -> str:
-        return self._draw("forest_svg", comparisons, prefix)
-
-    def _draw(self, name: str, *args: Any) -> str:
-        ticket = self.ask_figure(name, args)
-        answer = None if ticket is None else self.figure(ticket)
-        if answer is None:  # no helper, or it failed: draw here (a real error raises here)
-            self.close()
-            here: str = getattr(plots, name)(*args)
-            return here
-        return answer
 
     @property
     def alive(self) -> bool:

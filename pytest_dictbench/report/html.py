@@ -338,7 +338,8 @@ def render_html(report: Mapping[str, Any], records: Sequence[ItemRecord],
         whose method does not make its own (``sections.expected_texts(suites)``).
     :param figures: draw SVG figures; ``None`` draws them when matplotlib is installed.
     :param drawer: what draws them (by default :mod:`.plots`, in this process; a
-        :class:`.helper.ReportHelper` draws the same SVG in a helper process).
+        :class:`.html_figures.FigureRequests` has report helpers draw the same SVG, and
+        leaves placeholders for its ``fill``).
     """
     use_figures = plots.available() if figures is None else figures
     draw = (drawer or plots) if use_figures else None

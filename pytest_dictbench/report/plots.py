@@ -60,7 +60,7 @@ _RC: dict[str, Any] = {
 
 class Drawer(Protocol):
     """What draws the HTML report's figures: this module, or a helper process that
-    calls it (:class:`.helper.ReportHelper`)."""
+    hands each figure to helper processes (:class:`.html_figures.FigureRequests`)."""
 
     def scores_svg(self, rows: Sequence[Mapping[str, Any]], colors: Mapping[str, str],
                    prefix: str) -> str: ...
