@@ -19,16 +19,16 @@ from ..aggregate import StatsOptions, summarize
 from ..errors import DictbenchError, ProductError, SuiteError
 from ..heap import HeldHeap
 from ..judge.adjudications import PENDING_FILE
-from ..judge.records import output_hash
 from ..judge.settings import JudgeSettings, parse_judge_settings
 from ..methods.base import Method
 from ..model import ItemLike, ItemResult, Output, Product, Suite
-from ..private import is_private, redact_record
+from ..private import is_private
 from ..registry import Registry
 from ..report import plots
 from ..report.files import dumps, natural_line, natural_record, write_report_set
 from ..report.helper import HELPER_ITEMS, ReportHelper
 from ..report.items import ItemStore
+from ..report.record import item_record
 from ..rig.package import is_package, load_package
 from ..suites import MANIFEST, canary_status, load_suite
 from .gate import Gating
@@ -184,53 +184,9 @@ class DictbenchSession(ReportSet):
     def make_record(self, item: ItemLike, status: str, *, result: ItemResult | None = None,
                     output: Output | None = None, message: str = "",
                     extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """The plain-JSON record of one item (a line of ``items.jsonl``); its keys stand
-        in the line's order already (``natural_record`` then copies nothing)."""
-        suite, case = item.suite, item.case
-        text = output.text if output else None
-        group = {k: case.data[k] for k in ("genre", "short", "source", "tags") if k in case.data}
-        # a completed capture with no text; a rejected request is an error, not empty
-        empty = bool(output is not None and output.status == "complete"
-                     and not output.is_error and not output.text.strip())
-        record = {
-            "audio_duration_s": output.meta.get("audio_duration_s") if output else None,
-            "canary_leak": bool(text and suite.canary and suite.canary in text),
-            "case": group,
-            "case_id": case.id,
-            "empty": empty,
-            "flags": {k: v for k, v in output.meta.items() if isinstance(v, bool)}
-            if output else {},
-            "latency_ms": output.latency_ms if output else None,
-            "message": (result.message if result else message) or message,
-            "metrics": dict(result.metrics) if result else {},
-            "output_status": output.status if output else None,
-            "product": item.product.name,
-            "provisional": result.provisional if result else 0,
-            "repetition": item.repetition,
-            "rtf": output.meta.get("rtf") if output else None,
-            "rules": {r.rule: r.to_json() for r in result.rules} if result else {},
-            "score": result.score if result else None,
-            "status": status,
-            "suite": suite.id,
-            "suite_path": self._suite_paths[suite.id],
-            "text": text,
-            "text_sha256": output_hash(text) if text is not None else None,
-            **({"environment": output.meta["environment"]}
-               if output and isinstance(output.meta.get("environment"), dict) else {}),
-            **({"offline_audit": output.meta["offline_audit"]}
-               if output and "offline_audit" in output.meta else {}),
-            **({"asr_cost_usd": output.meta["provider"]["cost_usd"]}  # a cloud capture's
-               if output and isinstance(output.meta.get("provider"), dict)  # own cost
-               and "cost_usd" in output.meta["provider"] else {}),
-            **({"pipeline": output.meta["pipeline"]}  # raw, refined and each refine step
-               if output and isinstance(output.meta.get("pipeline"), dict) else {}),
-            **(extra or {}),
-        }
-        stderr = output.meta.get("stderr") if output is not None and record["empty"] else None
-        if isinstance(stderr, str) and stderr.strip():  # why the command wrote nothing
-            record["message"] = "; ".join(filter(None, [
-                record["message"], f"stderr: {stderr.strip().splitlines()[-1]}"]))
-        return redact_record(record, suite) if is_private(suite) else record
+        """The item's record (see :func:`report.record.item_record`)."""
+        return item_record(item, status, suite_path=self._suite_paths[item.suite.id],
+                           result=result, output=output, message=message, extra=extra)
 
     def item_line(self, nodeid: str, record: Mapping[str, Any]) -> str:
         """The ``items.jsonl`` line of an item's record; a serial run also keeps the
