@@ -8,12 +8,12 @@ run recompile, and assertion-rewrite, each module it imports), and one warm-up r
 side comes first. Target: ratio <= 1.15 (exit status 1 when missed).
 
 The ratio is the median over rounds of each round's own ratio (dictbench's time over the
-bare run's just before it). On a shared machine whose speed drifts by 10-20% within
-minutes, a round's two runs meet the same speed, so the drift cancels in each round's
-ratio; the ratio of the two medians, which pairs runs of different rounds, is printed
-beside it. So is the share of CPU time the hypervisor took for other guests while the
-rounds ran (``steal`` in ``/proc/stat``, where there is one): a high share means noisy
-figures.
+bare run's beside it; which of the two runs first alternates from round to round). On a
+shared machine whose speed drifts by 10-20% within minutes, a round's two runs meet the
+same speed, so the drift cancels in each round's ratio; the ratio of the two medians,
+which pairs runs of different rounds, is printed beside it. So is the share of CPU time
+the hypervisor took for other guests while the rounds ran (``steal`` in ``/proc/stat``,
+where there is one): a high share means noisy figures.
 
     python benchmarks/bench_plugin_overhead.py [--items 10000] [--rounds 11]
 """

@@ -40,10 +40,21 @@ def long_lived_heap() -> Iterator[None]:
 
 class HeldHeap:
     """A run's freeze: :meth:`hold` adds what exists now to the frozen objects,
-    :meth:`let_go` unfreezes them all. Cyclic garbage among frozen objects waits for
-    the first full collection after :meth:`let_go` (pytest makes one as it ends). When
-    something else froze the heap first (an outer run, the embedding program), both
-    leave it alone: that freeze is not this run's to end."""
+    :meth:`let_go` unfreezes them all. When something else froze the heap first (an
+    outer run, the embedding program), both leave it alone: that freeze is not this
+    run's to end.
+
+    The price: an object frozen while alive that becomes cyclic garbage later (an
+    adapter's client let go after the tests, say) is freed by the first full
+    collection after :meth:`let_go`: in a ``pytest`` command, the interpreter's own at
+    exit, after pytest's unraisableexception plugin has stopped listening. An error
+    in its ``__del__`` (a ``ResourceWarning`` of a socket left open) is then printed by
+    Python as ``Exception ignored in ...`` rather than shown as pytest's
+    ``PytestUnraisableExceptionWarning``, and a run that turns that warning into an
+    error does not fail for it. Garbage without a cycle is freed
+    at once, as ever. Letting go before pytest's end-of-run collections would show
+    it, at the cost of two full passes over the run's objects (0.15 s each at 10,000
+    items)."""
 
     def __init__(self) -> None:
         self.holding = False

@@ -166,3 +166,27 @@ def pytest_dictbench_update_report(report):
     report = json.loads((mini.path / "reports" / "dictbench.json").read_text())
     assert report["lab"] == "rig-3"
     assert report["suites"][0]["products"][0]["tables"] == {"summary": {"exact": 4}}
+
+
+def test_a_serial_run_of_suites_loads_neither_xdist_s_schedulers_nor_the_rig(
+        mini: pytest.Pytester) -> None:
+    """The xdist scheduling hooks load on an xdist controller only, the rig collector
+    when a rig package is collected: a plain serial run imports neither (a subprocess,
+    so that no other test's imports count)."""
+    mini.makeconftest("""
+import sys
+
+def pytest_unconfigure(config):
+    names = ("pytest_dictbench.plugin.scheduler", "pytest_dictbench.plugin.rig",
+             "xdist.scheduler")
+    print("LOADED", [name for name in names if name in sys.modules])
+""")
+    result = mini.runpytest_subprocess("--product=p1", "--dictbench-item-failures=report",
+                                       "-s", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3, skipped=1)
+    result.stdout.fnmatch_lines(["LOADED []"])
+    under_xdist = mini.runpytest_subprocess("--product=p1", "--dictbench-item-failures=report",
+                                            "-s", "-n", "1", "-p", "no:cacheprovider")
+    under_xdist.assert_outcomes(passed=3, skipped=1)
+    under_xdist.stdout.fnmatch_lines(["LOADED ['pytest_dictbench.plugin.scheduler', "
+                                      "'xdist.scheduler']"])

@@ -67,12 +67,14 @@ def test_a_heap_frozen_by_someone_else_stays_frozen(mini: pytest.Pytester) -> No
 
 def test_a_held_heap_takes_more_at_each_hold_and_lets_go_once() -> None:
     heap = HeldHeap()
-    heap.hold()
-    first = gc.get_freeze_count()
-    kept = [[i] for i in range(1000)]  # objects made after the first hold
-    heap.hold()
-    assert gc.get_freeze_count() >= first + len(kept)
-    heap.let_go()
+    try:
+        heap.hold()
+        first = gc.get_freeze_count()
+        kept = [[i] for i in range(1000)]  # objects made after the first hold
+        heap.hold()
+        assert gc.get_freeze_count() >= first + len(kept)
+    finally:
+        heap.let_go()
     heap.let_go()  # a second let-go changes nothing
     assert gc.get_freeze_count() == 0 and not heap.holding
 

@@ -1,4 +1,5 @@
-"""The pytest plugin: options, activation, collection of suites, built-in registrations.
+"""The pytest plugin: activation, collection of suites, built-in registrations (its options
+are declared in plugin/options.py).
 
 dictbench is inert unless ``--product`` (benchmark items) or ``--dictbench-verify``
 (integrity checks) is given: no collection of suites, no output, no report files.
@@ -56,8 +57,8 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
     """``--dictbench-report DIR`` (with a space) must not move the rootdir to DIR; the
     run's held heap is let go by a cleanup registered now, before pytest's own plugins
     configure, so it runs after their cleanups: pytest's end-of-run full collections
-    (unraisableexception's) skip the objects the run still holds, which they could not
-    free anyway."""
+    (unraisableexception's) skip the objects the run holds (see ``heap.HeldHeap`` for
+    what that costs: cyclic garbage of the run's objects is freed later)."""
     redetermine_setup(early_config, parser, args)
     early_config.stash[HEAP_KEY] = heap = HeldHeap()
     early_config.add_cleanup(heap.let_go)

@@ -77,7 +77,9 @@ def pytest_dictbench_generate_report(
     Stops at first non-None result, see :ref:`firstresult`.
 
     :param config: The pytest config object.
-    :param records: Every item record of the run (the lines of ``items.jsonl``).
+    :param records: Every item record of the run (the lines of ``items.jsonl``). Read
+        them, do not change them: a record shares its parts (a case's tags, an output's
+        metadata) with the run's cases and outputs.
     :returns: The report as plain JSON data, or None to leave it to the next plugin.
 
     Use in conftest plugins

@@ -1,9 +1,11 @@
 """pytest-xdist glue: capture groups scheduled by dictbench, crashed workers' items as errors.
 
-Registered from ``plugin.pytest_configure`` when dictbench is active and pytest-xdist is
-loaded. The scheduler finds each item's capture group from its node id on the controller,
-so it does not depend on workers rewriting node ids (``--dist loadgroup`` does, and that
-stopped working with pytest 9, pytest-xdist issue 1386).
+Registered from ``plugin.pytest_configure`` on the controller of an active xdist run
+(pytest-xdist's ``dist`` mode is not ``no``: ``-n N``, ``--dist``, ``--tx``); every hook
+here is the controller's, and a serial run does not import this module. The scheduler
+finds each item's capture group from its node id on the controller, so it does not
+depend on workers rewriting node ids (``--dist loadgroup`` does, and that stopped
+working with pytest 9, pytest-xdist issue 1386).
 """
 
 from __future__ import annotations
