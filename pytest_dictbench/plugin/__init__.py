@@ -120,7 +120,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", "xdist_group(name): capture group of a live "
                                 "product (scheduling needs pytest-xdist)")
     live = [p.name for p in products if p.adapter != "cache"]
-    if live and not session.worker and getattr(config.option, "dist", "no") == "each":
+    dist = getattr(config.option, "dist", "no")  # pytest-xdist's mode; "no" without it
+    if live and not session.worker and dist == "each":
         raise pytest.UsageError(
             f"dictbench: --dist each runs every item on every worker, so live product(s) "
             f"{', '.join(live)} would capture each item once per worker, at the same time; "
@@ -131,7 +132,7 @@ def pytest_configure(config: pytest.Config) -> None:
             config, live, interval,
             lambda nodeid: _item_product(nodeid, [p.name for p in products])),
             "dictbench-progress")
-    if getattr(config.option, "dist", "no") != "no" and not is_worker(config):
+    if dist != "no" and not session.worker:
         # the controller of an xdist run (where xdist starts its DSession): capture
         # groups on one worker each, in order; a crashed worker's item an error (loaded
         # only then: a serial run does not import xdist's schedulers)
