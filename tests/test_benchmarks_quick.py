@@ -1,0 +1,73 @@
+"""``benchmarks/run_all.py``: every benchmark is listed, runs at a small size without
+crashing (its timings at that size are not judged), and a full run's table lands between
+the README's markers."""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load_run_all():
+    spec = importlib.util.spec_from_file_location("run_all", ROOT / "benchmarks" / "run_all.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules["run_all"] = module
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+run_all = _load_run_all()
+
+
+def test_every_benchmark_is_listed() -> None:
+    assert run_all.unlisted_scripts() == []
+    assert len(run_all.BENCHMARKS) == len(run_all.listed_scripts())
+
+
+@pytest.mark.parametrize("benchmark", run_all.BENCHMARKS, ids=lambda b: b.script)
+def test_each_benchmark_still_runs_at_a_small_size(benchmark) -> None:
+    outcome = run_all.run_one(benchmark, benchmark.quick, timeout=600)
+    assert not outcome.crashed, outcome.output[-3000:]
+
+
+def test_a_crash_is_told_from_a_missed_target() -> None:
+    def outcome(code: int, output: str):
+        return run_all.Outcome(run_all.BENCHMARKS[0], (), code, (), 0.0, 0.0, output)
+
+    assert not outcome(0, "").crashed
+    assert not outcome(1, "time ratio 2.3 misses its target (<= 1.15)\n").crashed
+    assert outcome(1, "Traceback (most recent call last):\nKeyError: 'x'\n").crashed
+    assert outcome(2, "usage: ... target").crashed
+    assert outcome(-9, "timed out after 600 s").crashed
+
+
+def test_the_table_replaces_only_the_marked_block(tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# T\n\nbefore\n{run_all.START}\nold table\n{run_all.END}\nafter\n")
+    outcomes = [run_all.Outcome(run_all.BENCHMARKS[1], ("--items", "100000"), 0,
+                                ("memory ratio dictbench / trivial: 1.42 (target <= 1.5)",),
+                                1.04, 212.3, "")]
+    block = run_all.table(outcomes, commit="abc1234",
+                          when=dt.datetime(2026, 12, 4, 23, 0, tzinfo=dt.UTC))
+    run_all.write_between_markers(readme, block)
+    text = readme.read_text()
+    assert text.startswith("# T\n\nbefore\n<!-- benchmarks:start -->\nFigures of 2026-12-04 23:00")
+    assert "| `bench_memory.py --items 100000` | memory ratio dictbench / trivial: 1.42 " \
+           "(target <= 1.5) | 0 | 1.04 | 212 s |" in text
+    assert "old table" not in text and text.endswith("<!-- benchmarks:end -->\nafter\n")
+    run_all.write_between_markers(readme, block)  # again: the same file
+    assert readme.read_text() == text
+
+
+def test_a_file_without_markers_is_refused(tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text("# no markers\n")
+    with pytest.raises(SystemExit, match="needs one <!-- benchmarks:start -->"):
+        run_all.write_between_markers(readme, "x\n")
+    assert readme.read_text() == "# no markers\n"
