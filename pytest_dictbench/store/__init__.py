@@ -11,7 +11,7 @@ from __future__ import annotations
 import secrets
 import time
 
-from .engines import DEFAULT_STORE, redact_url, store_location
+from ..redact import redact_url
 from .interface import (
     Condition,
     Declaration,
@@ -23,6 +23,7 @@ from .interface import (
     SuiteFacts,
     Summary,
 )
+from .location import DEFAULT_STORE, store_location
 
 __all__ = ["DEFAULT_STORE", "Condition", "Declaration", "ProductFacts", "RunFacts", "Store",
            "StoreError", "StoredRun", "SuiteFacts", "Summary", "new_run_id", "open_store",

@@ -1,10 +1,8 @@
 """Where a store is, and how each backend connects: a SQLite file or a PostgreSQL server.
 
-``--dictbench-store`` / ini ``dictbench_store`` take ``off``, a path (relative to the
-rootdir), ``sqlite:///PATH`` or ``postgresql://USER:PASSWORD@HOST:PORT/DB``. The
-password is never printed: every message and every listing shows the location through
-:func:`redact_url`, and the password is registered as a secret, so no written file
-holds it either.
+The password of a PostgreSQL URL is never printed: every message shows the location
+through ``redact.redact_url``, and the password is registered as a secret, so no
+written file holds it either.
 
 SQLite: WAL journal (readers never wait for a writer), a 60 s busy timeout, and write
 transactions that take the write lock when they begin (``BEGIN IMMEDIATE``), so two runs
@@ -15,7 +13,6 @@ own transactions side by side.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,45 +20,13 @@ from typing import Any
 from sqlalchemy import Connection, Engine, create_engine, event, text
 
 from ..errors import require
-from ..redact import REDACTED, register_secret
+from ..redact import REDACTED, redact_url, register_secret, url_password
+from .location import POSTGRES as _POSTGRES
 
-__all__ = ["DEFAULT_STORE", "Backend", "backend_for", "redact_url", "store_location"]
+__all__ = ["Backend", "backend_for"]
 
-#: The default store, relative to the rootdir.
-DEFAULT_STORE = ".dictbench/store.sqlite"
-#: Values of ``--dictbench-store`` that turn recording off.
-OFF = frozenset({"off", "no", "none", "false", "0"})
-_POSTGRES = re.compile(r"^postgres(?:ql)?(?:\+psycopg)?://", re.IGNORECASE)
-_PASSWORD = re.compile(r"^([A-Za-z][\w+.-]*://[^:/@?#]*:)([^@/?#]*)(@)")
-_QUERY_PASSWORD = re.compile(r"([?&]password=)([^&#]*)", re.IGNORECASE)
 #: The advisory lock key of schema migrations on PostgreSQL ("dictbench" in digits).
 _MIGRATION_LOCK = 3428_2236_2437
-
-
-def redact_url(url: str) -> str:
-    """``url`` with its password (``user:PASSWORD@``, ``?password=``) replaced."""
-    url = _PASSWORD.sub(lambda m: m[1] + REDACTED + m[3], url)
-    return _QUERY_PASSWORD.sub(lambda m: m[1] + REDACTED, url)
-
-
-def _password(url: str) -> str | None:
-    found = _PASSWORD.match(url) or _QUERY_PASSWORD.search(url)
-    return found[2] if found else None
-
-
-def store_location(value: str | None, root: Path) -> str | None:
-    """The store a value names (``None``: off): a PostgreSQL URL as given, else a
-    ``sqlite:///`` URL of an absolute path (a relative path is under ``root``)."""
-    value = (value or "").strip()
-    if not value:
-        value = DEFAULT_STORE
-    if value.lower() in OFF:
-        return None
-    if _POSTGRES.match(value):
-        return value
-    if value.startswith("sqlite:///"):
-        value = value[len("sqlite:///"):]
-    return "sqlite:///" + str((root / value).resolve())
 
 
 @dataclass(frozen=True)
@@ -91,7 +56,7 @@ def backend_for(url: str) -> Backend:
     """The engine of a store location from :func:`store_location`."""
     if _POSTGRES.match(url):
         require("psycopg", "postgres", "a PostgreSQL results store", package="psycopg[binary]")
-        password = _password(url)
+        password = url_password(url)
         register_secret(password)
         driver_url = _POSTGRES.sub("postgresql+psycopg://", url, count=1)
         engine = create_engine(driver_url, connect_args={"connect_timeout": 10},
