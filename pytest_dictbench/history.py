@@ -319,14 +319,14 @@ def add_commands(sub: Any) -> None:
 
     compare = sub.add_parser("compare", parents=[store_opt, stats_opt],
                              help="two stored runs, paired per suite and product")
-    compare.add_argument("run_a")
-    compare.add_argument("run_b")
+    compare.add_argument("run_a", metavar="RUN_A", help="the earlier run (id or prefix)")
+    compare.add_argument("run_b", metavar="RUN_B", help="the later run (id or prefix)")
     compare.set_defaults(run=cmd_compare)
 
     trend = sub.add_parser("trend", parents=[store_opt, stats_opt],
                            help="a product's score on a suite over the stored runs")
-    trend.add_argument("suite")
-    trend.add_argument("product")
+    trend.add_argument("suite", help="suite id")
+    trend.add_argument("product", help="product name")
     trend.add_argument("--suite-version", help="only runs of this suite version")
     trend.add_argument("--cohort", help="only runs of this environment cohort")
     trend.set_defaults(run=cmd_trend)
@@ -348,8 +348,10 @@ def add_commands(sub: Any) -> None:
 
     variation = sub.add_parser("variation", parents=[store_opt, stats_opt],
                                help="run-to-run variation of a product (or two)")
-    variation.add_argument("suite")
-    variation.add_argument("products", nargs="+", metavar="PRODUCT")
+    variation.add_argument("suite", help="suite id")
+    variation.add_argument("products", nargs="+", metavar="PRODUCT",
+                           help="a product (two: their difference against their own "
+                           "run-to-run variation)")
     variation.add_argument("--run", dest="runs", action="append", default=[],
                            help="a run to use (repeat; one product; default: every run on "
                            "the newest suite version)")
@@ -359,5 +361,6 @@ def add_commands(sub: Any) -> None:
     store_sub = store.add_subparsers(dest="store_command", required=True)
     importing = store_sub.add_parser("import", parents=[store_opt],
                                      help="record existing report sets as runs")
-    importing.add_argument("folders", nargs="+", metavar="REPORTS_DIR")
+    importing.add_argument("folders", nargs="+", metavar="REPORTS_DIR",
+                           help="a report folder (dictbench.json, items.jsonl, run-info.json)")
     importing.set_defaults(run=cmd_store_import)
