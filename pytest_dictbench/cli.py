@@ -8,6 +8,8 @@
     dictbench publish REPORT OUT    aggregate-only summary of a run
     dictbench leak-check [PATHS]    private data, secrets and home paths in files
     dictbench select DEV TEST       choose on the dev half, report on the test half
+    dictbench runs | show | compare | trend | official | variation | store import
+                                    the results store: history, trends, official runs
 
 SUITE may also be a rig package manifest (``benchmark-manifest-*.json``): ``hash``
 refreshes its ``integrity.files``, ``synth`` renders its audio fixtures to WAV.
@@ -199,6 +201,9 @@ def build_parser() -> argparse.ArgumentParser:
     choose.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
     choose.set_defaults(run=cmd_select)
     add_workbench_commands(sub)
+    from .history import add_commands as add_history_commands
+
+    add_history_commands(sub)  # the results store (docs/store.md)
     from .adapters.desktop.doctor import add_parser as add_desktop_commands
 
     add_desktop_commands(sub)  # dictbench desktop doctor

@@ -22,8 +22,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["MIN_SECRET_CHARS", "REDACTED", "key_problem", "public_args", "register_secret",
-           "register_settings_secrets", "scrub"]
+__all__ = ["MIN_SECRET_CHARS", "REDACTED", "key_problem", "public_args", "redact_url",
+           "register_secret", "register_settings_secrets", "scrub", "url_password"]
 
 #: What a secret is replaced with.
 REDACTED = "<redacted>"
@@ -86,10 +86,28 @@ _SECRET_OPTION = re.compile(r"(?:^|[-_])(?:api[-_]?key|key|token|secret|passw(?:
 _TX_ENV = re.compile(r"(env:[A-Za-z_][A-Za-z0-9_]*=)(.*?)(?=//|$)")
 
 
+#: The password of a URL: ``scheme://user:PASSWORD@host``, ``?password=PASSWORD``.
+_URL_PASSWORD = re.compile(r"([A-Za-z][\w+.-]*://[^:/@?#\s]*:)([^@/?#\s]*)(@)")
+_QUERY_PASSWORD = re.compile(r"([?&]password=)([^&#\s]*)", re.IGNORECASE)
+
+
+def redact_url(text: str) -> str:
+    """``text`` with the password of every URL in it masked (a results store's
+    ``postgresql://user:PASSWORD@host/db``)."""
+    text = _URL_PASSWORD.sub(lambda m: m[1] + REDACTED + m[3], text)
+    return _QUERY_PASSWORD.sub(lambda m: m[1] + REDACTED, text)
+
+
+def url_password(url: str) -> str | None:
+    """The password a URL carries, or None."""
+    found = _URL_PASSWORD.match(url) or _QUERY_PASSWORD.search(url)
+    return found[2] if found else None
+
+
 def public_args(args: Sequence[str]) -> list[str]:
     """Command-line arguments with secret-looking values masked: every
-    ``env:NAME=VALUE`` of a ``--tx`` spec, and the value of an option whose name
-    looks secret (``--api-key X``, ``--my-token=X``)."""
+    ``env:NAME=VALUE`` of a ``--tx`` spec, the value of an option whose name
+    looks secret (``--api-key X``, ``--my-token=X``) and a URL's password."""
     out: list[str] = []
     for arg in args:
         previous = out[-1] if out else ""
@@ -101,5 +119,6 @@ def public_args(args: Sequence[str]) -> list[str]:
         if arg.startswith("--") and eq and _SECRET_OPTION.search(name[2:]):
             out.append(f"{name}={REDACTED}")
             continue
+        arg = redact_url(arg) if "://" in arg else arg
         out.append(_TX_ENV.sub(lambda m: m[1] + REDACTED, arg) if "env:" in arg else arg)
     return out

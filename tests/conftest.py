@@ -41,6 +41,10 @@ def _load_matplotlib() -> None:
 
 
 _load_matplotlib()
+# the results store's database modules, loaded once before any in-process run records
+# a run (pytester drops the modules a run imports; a second SQLAlchemy would follow)
+import pytest_dictbench.store.sql  # noqa: E402, F401
+
 
 @pytest.fixture
 def write_suite(pytester: pytest.Pytester) -> Callable[..., Path]:

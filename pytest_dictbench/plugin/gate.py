@@ -25,8 +25,10 @@ from ..gate import (
 from ..jsonl import read_json, read_jsonl
 from ..schemas import validate
 from ..stats import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ..store.baseline import StoreBaseline, is_store_baseline
 from ..suites import MANIFEST
 from ..text.japanese import analyser_info
+from .store import read_store_baseline
 
 __all__ = ["Gating", "baseline_analyser", "load_baseline"]
 
@@ -34,13 +36,19 @@ __all__ = ["Gating", "baseline_analyser", "load_baseline"]
 class Gating:
     """The gate of one run: ``options`` is ``None`` when the run is not gated."""
 
-    def __init__(self, config: pytest.Config) -> None:
+    def __init__(self, config: pytest.Config, products: Sequence[str] = ()) -> None:
         option = config.getoption
-        self.baseline = load_baseline(option("dictbench_baseline"), config.invocation_params.dir)
-        self.baseline_versions = baseline_versions(option("dictbench_baseline"),
-                                                   config.invocation_params.dir)
-        self.baseline_analyser = baseline_analyser(option("dictbench_baseline"),
-                                                   config.invocation_params.dir)
+        value = option("dictbench_baseline")
+        if is_store_baseline(value):  # read from the results store (the controller only)
+            found = read_store_baseline(config, value, products) if not hasattr(
+                config, "workerinput") else StoreBaseline([], {}, None)
+            self.baseline: list[dict[str, Any]] | None = found.records
+            self.baseline_versions: dict[str, str] = found.versions
+            self.baseline_analyser: dict[str, Any] | None = found.analyser
+        else:
+            self.baseline = load_baseline(value, config.invocation_params.dir)
+            self.baseline_versions = baseline_versions(value, config.invocation_params.dir)
+            self.baseline_analyser = baseline_analyser(value, config.invocation_params.dir)
         self.options: GateOptions | None = None
         if self.baseline is not None or option("dictbench_min_score") is not None or \
                 option("dictbench_max_drop") is not None or \

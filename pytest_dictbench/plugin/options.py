@@ -17,6 +17,7 @@ from ..suites import DEFAULT_MAX_TEXT_CHARS, read_toml
 from . import capture_estimate
 from .judge import JUDGE_MODES
 from .split import add_split_options
+from .store import add_store_options
 
 __all__ = ["add_options", "bootstrap_seed", "ini_folder", "judge_default", "max_text_chars"]
 
@@ -130,7 +131,8 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(
         "--dictbench-baseline", dest="dictbench_baseline", metavar="PATH", default=None,
         help="A previous run's dictbench.json (items.jsonl beside it) or its folder: each "
-        "product is compared with itself there, on the same items.")
+        "product is compared with itself there, on the same items. From the results store: "
+        "store:latest, store:official, store:RUN_ID or store:GIT_REF (docs/store.md).")
     group.addoption(
         "--dictbench-max-drop", dest="dictbench_max_drop", metavar="POINTS", type=float,
         default=None,
@@ -162,6 +164,7 @@ def add_options(parser: pytest.Parser) -> None:
         type=_at_least(1), default=None,
         help="Longest reference or output text, in characters; longer ones are refused "
         "naming file:line. Default: ini dictbench_max_text_chars, else 200000.")
+    add_store_options(group, parser)
     parser.addini("dictbench_judge_config", "A TOML file whose [judge] table configures the "
                   "judges of suites that declare none (relative to the ini file).",
                   default="")

@@ -36,6 +36,7 @@ from .judge import Judging, has_judged_rules
 from .junit import junit_properties
 from .options import bootstrap_seed, ini_folder, judge_default, max_text_chars
 from .session_reports import ReportSet
+from .store import StoreRecording
 from .unrun import stop_reason, unrun_reports, xdist_stop
 
 __all__ = ["CAPTURED_PROPERTY", "HEAP_KEY", "RECORD_PROPERTY", "SESSION_KEY", "DictbenchSession"]
@@ -110,7 +111,9 @@ class DictbenchSession(ReportSet):
         self.heap = config.stash.get(HEAP_KEY, None) or HeldHeap()
         self.report: dict[str, Any] | None = None
         self.written: list[Path] = []
-        self.gating = Gating(config)
+        self.gating = Gating(config, [p.name for p in self.products])
+        #: the run's record in the results store (the controller's; None: off)
+        self.recording = StoreRecording(config) if not self.worker else None
         #: Problems found at the end of the run (reports not written, a hook failed).
         self.problems: list[str] = []
         self.judge_default = judge_default(config)
@@ -352,6 +355,13 @@ class DictbenchSession(ReportSet):
             self.written = [self.report_dir / name for name in files]
         finally:
             self.records.close()
+        if self.recording is not None and self.written:
+            problem = self.recording.record(
+                self.report_dir, files, records, list(self._suites.values()), self.products,
+                exit_status=session.exitstatus,
+                stop_reason=stop_reason(session) if unrun else "")
+            if problem:
+                self.problems.append(problem)
         self._export_results(records)
         self._report_results(session, records)
 

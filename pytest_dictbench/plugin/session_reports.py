@@ -35,6 +35,7 @@ from .gate import Gating
 from .judge import Judging
 from .junit import session_result
 from .report_hooks import generate_report, update_report
+from .store import StoreRecording
 
 __all__ = ["ReportSet"]
 
@@ -53,6 +54,7 @@ class ReportSet:
     _suites: dict[Path, Suite]
     report_helper: ReportHelper | None
     figure_helper: ReportHelper | None
+    recording: StoreRecording | None
 
     def _draft_counts(self) -> dict[str, int]:
         raise NotImplementedError
@@ -159,3 +161,6 @@ class ReportSet:
             terminalreporter.write_line(f"dictbench ERROR: {problem}", red=True, bold=True)
         for path in self.written:
             terminalreporter.write_line(f"dictbench: wrote {path}")
+        stored = self.recording.summary_line() if self.recording is not None else None
+        if stored:
+            terminalreporter.write_line(stored)

@@ -1,0 +1,166 @@
+"""Recording the run in the results store (docs/store.md): ``--dictbench-store`` and ini
+``dictbench_store``, and one record per run, on the controller, once its report set is
+written (so the reports are the same bytes with or without a store). A store that
+cannot be written is a problem of the run (it exits non-zero, naming the store error);
+the report set stands.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .. import __version__
+from ..environment import detect_environment
+from ..errors import DictbenchError
+from ..jsonl import canonical_line
+from ..model import Product, Suite
+from ..private import is_private
+from ..redact import public_args, register_secret, url_password
+from ..store import (
+    ProductFacts,
+    RunFacts,
+    StoreError,
+    SuiteFacts,
+    new_run_id,
+    open_store,
+    redact_url,
+    store_location,
+)
+from ..store.baseline import StoreBaseline, load_store_baseline
+from ..store.git import git_state, resolve_ref
+from ..suites import MANIFEST
+
+__all__ = ["StoreRecording", "add_store_options", "read_store_baseline"]
+
+#: The environment fields that make a run's cohort (runs are compared within one).
+COHORT_FIELDS = ("hardware", "os_release")
+
+
+def add_store_options(group: Any, parser: pytest.Parser) -> None:
+    group.addoption(
+        "--dictbench-store", dest="dictbench_store", metavar="URL", default=None,
+        help="Results store every run is recorded in: a SQLite file path, "
+        "postgresql://USER:PASSWORD@HOST/DB (extra 'postgres'), or 'off'. Default: ini "
+        "dictbench_store, else .dictbench/store.sqlite under the rootdir.")
+    parser.addini("dictbench_store", "Results store of every run (--dictbench-store); a "
+                  "relative path is under the rootdir.", default="")
+
+
+def location(config: pytest.Config) -> str | None:
+    """The store this run records in (None: off); its password is scrubbed from every
+    file written from now on."""
+    value = config.getoption("dictbench_store", None) or config.getini("dictbench_store")
+    found = store_location(str(value or ""), config.rootpath)
+    if found:
+        register_secret(url_password(found))
+    return found
+
+
+def read_store_baseline(config: pytest.Config, value: str,
+                        products: Sequence[str]) -> StoreBaseline:
+    """``--dictbench-baseline store:...`` read from this run's store."""
+    where = location(config)
+    if where is None:
+        raise StoreError(f"--dictbench-baseline {value} needs a results store, and "
+                         "--dictbench-store is off")
+    store = open_store(where)
+    try:
+        return load_store_baseline(store, value, products,
+                                   lambda ref: resolve_ref(config.rootpath, ref))
+    finally:
+        store.close()
+
+
+def _digest(*parts: bytes) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(hashlib.sha256(part).digest())
+    return digest.hexdigest()
+
+
+def suite_facts(suite: Suite) -> SuiteFacts:
+    """A suite's facts; its digest covers its manifest and cases file."""
+    try:
+        paths = [p for p in (suite.root / MANIFEST, suite.cases_file) if p.is_file()]
+        digest = _digest(*(p.read_bytes() for p in paths)) if paths else None
+    except OSError:
+        digest = None
+    return SuiteFacts(id=suite.id, version=suite.version, digest=digest,
+                      private=is_private(suite), title=suite.title, locale=suite.locale,
+                      method=suite.method)
+
+
+def product_facts(product: Product) -> ProductFacts:
+    """A product's facts; its settings digest covers version, adapter and settings."""
+    settings = canonical_line({"adapter": product.adapter, "settings": product.settings,
+                               "version": product.version})
+    return ProductFacts(name=product.name, version=product.version, adapter=product.adapter,
+                        settings_digest=_digest(settings.encode("utf-8")),
+                        environment=dict(product.environment))
+
+
+def cohort(environment: Mapping[str, Any]) -> str:
+    """A short digest of the cohort fields of the machine's environment."""
+    fields = canonical_line({k: environment.get(k, "") for k in COHORT_FIELDS})
+    return hashlib.sha256(fields.encode("utf-8")).hexdigest()[:12]
+
+
+class StoreRecording:
+    """One run's record in the store (the controller's)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.location = location(config)
+        self.started = time.time()
+        #: the run id once recorded
+        self.recorded: str | None = None
+
+    def record(self, report_dir: Path, texts: Mapping[str, Any],
+               records: Sequence[Mapping[str, Any]], suites: Sequence[Suite],
+               products: Sequence[Product], *, exit_status: int, stop_reason: str
+               ) -> str | None:
+        """Record the run whose report set was just written into ``report_dir``;
+        returns the problem in words, or None."""
+        if self.location is None or "dictbench.json" not in texts:
+            return None
+        environment = detect_environment()
+        commit, dirty = git_state(self.config.rootpath)
+        seen = {r["suite"] for r in records}
+        facts = RunFacts(
+            run_id=new_run_id(), finished_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                                                            time.gmtime()),
+            started_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started)),
+            git_commit=commit, git_dirty=dirty, dictbench_version=__version__,
+            host=platform.node(),
+            options=public_args(self.config.invocation_params.args),
+            environment=environment, cohort=cohort(environment),
+            exit_status=int(exit_status), complete=not stop_reason, stop_reason=stop_reason,
+            suites=[suite_facts(s) for s in suites if s.id in seen],
+            products=[product_facts(p) for p in products])
+        try:
+            store = open_store(self.location)
+            try:
+                with (report_dir / "items.jsonl").open(encoding="utf-8") as lines:
+                    pairs = zip(records, lines, strict=True)
+                    self.recorded = store.record_run(facts, texts["dictbench.json"],
+                                                     texts["run-info.json"], pairs)
+            finally:
+                store.close()
+        except (DictbenchError, OSError, ValueError) as exc:
+            return (f"the run was not recorded in the results store "
+                    f"{redact_url(self.location)}: {exc} (the report set was written)")
+        return None
+
+    def summary_line(self) -> str | None:
+        if self.recorded is None or self.location is None:
+            return None
+        where = self.location.removeprefix("sqlite:///")
+        return f"dictbench: recorded run {self.recorded} in {redact_url(where)}"
+

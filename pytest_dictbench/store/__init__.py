@@ -1,0 +1,51 @@
+"""The results store: every run remembered, read back for history, trends, official runs,
+run-to-run variation and the gate (``--dictbench-baseline store:...``).
+
+One interface (:class:`Store`), two backends behind it: a SQLite file (the default,
+``.dictbench/store.sqlite`` under the rootdir) and a PostgreSQL server (extra
+``postgres``). Pure: no pytest. See docs/store.md.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+
+from ..redact import redact_url
+from .interface import (
+    Condition,
+    Declaration,
+    ProductFacts,
+    RunFacts,
+    Store,
+    StoredRun,
+    StoreError,
+    SuiteFacts,
+    Summary,
+)
+from .location import DEFAULT_STORE, store_location
+
+__all__ = ["DEFAULT_STORE", "Condition", "Declaration", "ProductFacts", "RunFacts", "Store",
+           "StoreError", "StoredRun", "SuiteFacts", "Summary", "new_run_id", "open_store",
+           "redact_url", "store_location"]
+
+
+def open_store(location: str) -> Store:
+    """The store at ``location`` (from :func:`store_location`), its schema brought up to
+    date; StoreError when it cannot be opened or is not a store."""
+    from .engines import backend_for
+    from .sql import SqlStore
+
+    try:
+        backend = backend_for(location)
+    except OSError as exc:
+        raise StoreError(f"{redact_url(location)}: cannot open the store: "
+                         f"{exc.strerror or exc}") from None
+    return SqlStore(backend)
+
+
+def new_run_id(at: float | None = None) -> str:
+    """A run id that sorts by time and is unique across machines:
+    ``20261204T231500Z-3f9a1c2e``."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(time.time() if at is None else at))
+    return f"{stamp}-{secrets.token_hex(4)}"

@@ -1,0 +1,89 @@
+"""Where a store is, and how each backend connects: a SQLite file or a PostgreSQL server.
+
+The password of a PostgreSQL URL is never printed: every message shows the location
+through ``redact.redact_url``, and the password is registered as a secret, so no
+written file holds it either.
+
+SQLite: WAL journal (readers never wait for a writer), a 60 s busy timeout, and write
+transactions that take the write lock when they begin (``BEGIN IMMEDIATE``), so two runs
+recording at once queue instead of failing half-way. PostgreSQL (extra ``postgres``,
+psycopg 3): an advisory lock serialises schema migrations; runs are written in their
+own transactions side by side.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, create_engine, event, text
+
+from ..errors import require
+from ..redact import REDACTED, redact_url, register_secret, url_password
+from .location import POSTGRES as _POSTGRES
+
+__all__ = ["Backend", "backend_for"]
+
+#: The advisory lock key of schema migrations on PostgreSQL ("dictbench" in digits).
+_MIGRATION_LOCK = 3428_2236_2437
+
+
+@dataclass(frozen=True)
+class Backend:
+    """One store's engine and what differs between the backends."""
+
+    engine: Engine
+    #: the location with its password redacted
+    location: str
+    #: the database holds nothing but the store (a SQLite file)
+    own_database: bool
+    password: str | None = None
+
+    def lock_schema(self, conn: Connection) -> None:
+        """Serialise schema migrations (SQLite's write transaction already does)."""
+        if self.engine.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
+
+    def words(self, message: str) -> str:
+        """An error message with the password taken out."""
+        if self.password:
+            message = message.replace(self.password, REDACTED)
+        return redact_url(message)
+
+
+def backend_for(url: str) -> Backend:
+    """The engine of a store location from :func:`store_location`."""
+    if _POSTGRES.match(url):
+        require("psycopg", "postgres", "a PostgreSQL results store", package="psycopg[binary]")
+        password = url_password(url)
+        register_secret(password)
+        driver_url = _POSTGRES.sub("postgresql+psycopg://", url, count=1)
+        engine = create_engine(driver_url, connect_args={"connect_timeout": 10},
+                               pool_pre_ping=True)
+        return Backend(engine, redact_url(url), own_database=False, password=password)
+    path = Path(url[len("sqlite:///"):])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url)
+    event.listen(engine, "connect", _sqlite_connect)
+    event.listen(engine, "begin", _sqlite_begin)
+    return Backend(engine, str(path), own_database=True)
+
+
+def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+    """The driver leaves transactions to us (see :func:`_sqlite_begin`); WAL journal,
+    busy timeout, foreign keys."""
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute("PRAGMA busy_timeout = 60000")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.execute("PRAGMA journal_mode = WAL")
+    finally:
+        cursor.close()
+
+
+def _sqlite_begin(conn: Connection) -> None:
+    """A write transaction takes the write lock at once; a read one when it must."""
+    write = conn.get_execution_options().get("dictbench_write", False)
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")

@@ -1,0 +1,118 @@
+"""Run-to-run variation: how much one product's results move between two measurements of
+the same items, and whether a difference between two products is larger than that.
+Pure: item records in, JSON-ready figures out (no store, no pytest).
+
+Items pair by case id and repetition. An output is *identical* to its pair when the two
+texts are equal character for character once line breaks are taken out (the rubric
+methodology counted 102 of 131 outputs identical between two settings that way); a
+private suite keeps no text, so its outputs are compared by their digests (line breaks
+then count). Pass/fail *flips* and the paired score difference use the comparison the
+reports use (``compare.compare_records``: a case's median over its repetitions, its
+seeded bootstrap interval).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .compare import compare_records, per_case
+from .methods.base import ItemRecord
+
+__all__ = ["beyond_variation", "flips", "identical_outputs", "line_free", "pair_runs",
+           "score_spread"]
+
+_LINE_BREAKS = re.compile(r"\r\n|[\r\n\u2028\u2029\x0b\x0c\x85]")
+
+
+def line_free(text: str) -> str:
+    """``text`` without its line breaks."""
+    return _LINE_BREAKS.sub("", text)
+
+
+def _key(record: ItemRecord) -> tuple[str, int]:
+    return str(record["case_id"]), int(record.get("repetition") or 1)
+
+
+def identical_outputs(a: Sequence[ItemRecord], b: Sequence[ItemRecord]) -> dict[str, Any]:
+    """``{"items": outputs paired, "identical": how many are the same, "by": "text" or
+    "digest", "different": [case ids]}``; an item without output on either side is not
+    paired."""
+    left = {_key(r): r for r in a}
+    pairs = [(left[_key(r)], r) for r in b if _key(r) in left]
+    by_text = all(x.get("text") is not None and y.get("text") is not None
+                  for x, y in pairs if x.get("text_sha256") and y.get("text_sha256"))
+    same, different, items = 0, [], 0
+    for x, y in pairs:
+        if by_text:
+            if x.get("text") is None or y.get("text") is None:
+                continue
+            equal = line_free(x["text"]) == line_free(y["text"])
+        else:
+            if not x.get("text_sha256") or not y.get("text_sha256"):
+                continue
+            equal = x["text_sha256"] == y["text_sha256"]
+        items += 1
+        same += equal
+        if not equal:
+            different.append(_key(y)[0])
+    return {"items": items, "identical": same, "by": "text" if by_text else "digest",
+            "different": sorted(set(different))}
+
+
+def flips(a: Sequence[ItemRecord], b: Sequence[ItemRecord]) -> dict[str, list[str]]:
+    """Cases scored on both sides whose pass/fail changed from ``a`` to ``b``."""
+    left, right = per_case(a), per_case(b)
+    shared = sorted(left.keys() & right.keys())
+    return {"passed_to_failed": [c for c in shared if not left[c][1] and right[c][1]],
+            "failed_to_passed": [c for c in shared if left[c][1] and not right[c][1]]}
+
+
+def pair_runs(a: Sequence[ItemRecord], b: Sequence[ItemRecord], *, resamples: int,
+              seed: int) -> dict[str, Any]:
+    """Everything that moved between two runs (or two products) on the same items:
+    identical outputs, flips, and the paired comparison of ``b`` against ``a`` (None
+    when no case was scored on both sides)."""
+    return {"identical": identical_outputs(a, b), "flips": flips(a, b),
+            "comparison": compare_records(a, b, resamples=resamples, seed=seed)}
+
+
+def score_spread(runs: Sequence[Sequence[ItemRecord]]) -> dict[str, Any]:
+    """The spread of scores over repeated runs of one product: per case (its median
+    score in each run), the range and the standard deviation over the runs that scored
+    it; per suite, the mean score of each run over the cases every run scored."""
+    cases = [per_case(run) for run in runs]
+    shared = sorted(set.intersection(*(set(c) for c in cases))) if cases else []
+    per_item = {}
+    for case in sorted(set().union(*(set(c) for c in cases))) if cases else []:
+        scores = [c[case][0] for c in cases if case in c]
+        per_item[case] = {"runs": len(scores), "range": max(scores) - min(scores),
+                          "sd": statistics.stdev(scores) if len(scores) > 1 else 0.0}
+    means = [statistics.fmean(c[case][0] for case in shared) for c in cases] if shared else []
+    varying = {case: v for case, v in per_item.items() if v["range"] > 0}
+    widest = max(varying.items(), key=lambda kv: (kv[1]["range"], kv[0]), default=None)
+    return {"runs": len(runs), "shared_cases": len(shared), "suite_scores": means,
+            "suite_range": max(means) - min(means) if means else None,
+            "suite_sd": statistics.stdev(means) if len(means) > 1 else None,
+            "items_varying": len(varying), "items": len(per_item),
+            "widest": {"case": widest[0], **widest[1]} if widest else None,
+            "per_item": per_item}
+
+
+def beyond_variation(between: Mapping[str, Any] | None,
+                     within: Sequence[Mapping[str, Any] | None]) -> dict[str, Any] | None:
+    """Whether a difference between two products (``between``: their paired
+    comparison) is larger than what either varies between its own runs (``within``:
+    paired comparisons of each product's runs): its interval must lie beyond the
+    largest end of every within-product interval, on one side of 0."""
+    known = [w for w in within if w]
+    if between is None or not known:
+        return None
+    reach = max(max(abs(w["interval"]["low"]), abs(w["interval"]["high"])) for w in known)
+    low, high = between["interval"]["low"], between["interval"]["high"]
+    beyond = low > reach or high < -reach
+    return {"difference": between["mean_difference"], "interval": [low, high],
+            "own_variation": reach, "beyond": bool(beyond) and math.isfinite(reach)}

@@ -1,0 +1,116 @@
+"""The plugin records every run in the results store (issue 42): once, on the xdist
+controller, after the report set is written, which stays the same bytes with or
+without a store; a store that cannot be written fails the run and leaves the reports."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pytest_dictbench.store import open_store, store_location
+
+REPORT_FILES = ("dictbench.json", "items.jsonl", "dictbench.md", "dictbench.html")
+
+
+def _store(pytester: pytest.Pytester, path: str = ".dictbench/store.sqlite"):
+    return open_store(store_location(path, pytester.path))
+
+
+def test_reports_are_the_same_bytes_with_or_without_a_store(mini: pytest.Pytester) -> None:
+    mini.runpytest("--product=p1", "--dictbench-store=off")
+    assert not (mini.path / ".dictbench").exists()  # off: no store made
+    without = {n: (mini.path / "reports" / n).read_bytes() for n in REPORT_FILES}
+    result = mini.runpytest("--product=p1")
+    result.stdout.fnmatch_lines(["dictbench: recorded run * in */.dictbench/store.sqlite"])
+    reports = mini.path / "reports"
+    assert {n: (reports / n).read_bytes() for n in REPORT_FILES} == without
+    store = _store(mini)
+    [run] = store.runs()
+    assert store.report(run.run_id) == (reports / "dictbench.json").read_text(encoding="utf-8")
+    assert store.run_info(run.run_id) == (reports / "run-info.json").read_text(encoding="utf-8")
+    assert store.item_lines(run.run_id) == \
+        (reports / "items.jsonl").read_text(encoding="utf-8").splitlines()
+    assert (run.suites, run.products, run.items, run.complete, run.source) == \
+        ({"mini": "1.0"}, ["p1"], 4, True, "run")
+    assert run.started_utc <= run.finished_utc and run.cohort and run.environment["hardware"]
+    assert "--product=p1" in run.options
+    [summary] = store.summaries("mini", "p1")
+    report = json.loads(without["dictbench.json"])
+    assert summary.score == report["suites"][0]["products"][0]["score"]
+
+
+def test_an_xdist_run_is_recorded_once(mini: pytest.Pytester) -> None:
+    mini.runpytest("--product=p1", "-n", "2", "--dictbench-store=runs.db")
+    store = _store(mini, "runs.db")
+    [run] = store.runs()
+    assert run.items == 4 and len(store.items(run.run_id)) == 4
+
+
+def test_an_ini_store_and_a_stopped_run(mini: pytest.Pytester) -> None:
+    mini.makeini("[pytest]\ndictbench_suites = cases/mini\ndictbench_store = db/s.sqlite\n")
+    mini.runpytest("--product=p1", "-x")  # c3 fails: the run stops there
+    [run] = _store(mini, "db/s.sqlite").runs()
+    assert not run.complete and run.stop_reason
+    assert run.items == 4  # the items not run are recorded as the report lists them
+
+
+def test_an_unreachable_store_fails_the_run_and_keeps_the_reports(mini: pytest.Pytester
+                                                                   ) -> None:
+    pytest.importorskip("psycopg")
+    password = "Hunter2-Very-Secret"
+    url = f"postgresql://bench:{password}@127.0.0.1:1/runs"  # nothing listens on port 1
+    result = mini.runpytest("--product=p1", f"--dictbench-store={url}")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*dictbench ERROR: the run was not recorded in the results "
+                                 "store postgresql://bench:<redacted>@127.0.0.1:1/runs*"])
+    assert (mini.path / "reports/dictbench.json").is_file()
+    assert password not in result.stdout.str()
+    for name in (*REPORT_FILES, "run-info.json"):
+        assert password not in (mini.path / "reports" / name).read_text(encoding="utf-8")
+    assert "postgresql://bench:<redacted>@" in \
+        (mini.path / "reports/run-info.json").read_text(encoding="utf-8")
+
+
+def test_gate_against_the_stores_latest_and_official_run(mini: pytest.Pytester,
+                                                         write_product) -> None:
+    first = mini.runpytest("--product=p1")
+    first.assert_outcomes(passed=2, failed=1, skipped=1)
+    shutil.copytree(mini.path / "reports", mini.path / "folder")
+    folder = mini.runpytest("--product=p1", "--dictbench-baseline=folder",
+                            "--dictbench-allow-missing")
+    latest = mini.runpytest("--product=p1", "--dictbench-baseline=store:latest",
+                            "--dictbench-allow-missing")
+    assert folder.ret == latest.ret == pytest.ExitCode.TESTS_FAILED  # c3 fails either way
+    reports = mini.path / "reports"
+    gate = json.loads((reports / "dictbench.json").read_text())["gate"]
+    assert gate["passed"] is True and gate["verdicts"][0]["product"] == "p1"
+    write_product(outputs=[{"case_id": "c1", "text": "nothing alike at all here"},
+                           {"case_id": "c2", "text": "wrong words"},
+                           {"case_id": "c3", "text": "The meeting moved to a room for."}])
+    worse = mini.runpytest("--product=p1", "--dictbench-baseline=store:latest",
+                           "--dictbench-allow-missing", "--dictbench-max-drop-abs=10")
+    worse.stdout.fnmatch_lines(["*dictbench gate FAILED: mini/p1: score dropped*"])
+    result = mini.runpytest("--product=p1", "--dictbench-baseline=store:official")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*no official run is declared for p1*"])
+
+
+def test_an_unknown_store_run_is_a_usage_error(mini: pytest.Pytester) -> None:
+    result = mini.runpytest("--product=p1", "--dictbench-baseline=store:nosuchrun")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*no run 'nosuchrun' in the store*"])
+    off = mini.runpytest("--product=p1", "--dictbench-baseline=store:latest",
+                         "--dictbench-store=off")
+    off.stderr.fnmatch_lines(["*needs a results store, and --dictbench-store is off*"])
+
+
+def test_a_file_that_is_no_store_is_named(mini: pytest.Pytester) -> None:
+    Path(mini.path / "notes.db").write_text("plain words, not a database\n" * 40)
+    result = mini.runpytest("--product=p1", "--dictbench-store=notes.db")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*not recorded in the results store*notes.db*not a dictbench "
+                                 "results store*"])
+    assert (mini.path / "reports/dictbench.json").is_file()
