@@ -280,7 +280,7 @@ def test_a_non_ascii_digit_length_is_a_400(tmp_path: Path, length: str) -> None:
 def test_connections_are_bounded(tmp_path: Path) -> None:
     """Review defect 10: stalled connections hold at most MAX_CONNECTIONS threads; one
     more is answered 503 at once, and the server serves again once they are gone."""
-    from pytest_dictbench.workbench.server import MAX_CONNECTIONS
+    from pytest_dictbench.localserver import MAX_CONNECTIONS
 
     root = make_review_suite(tmp_path / "s")
     get = b"GET /api/suite HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r\n"
