@@ -204,6 +204,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .history import add_commands as add_history_commands
 
     add_history_commands(sub)  # the results store (docs/store.md)
+    from .viewer.command import add_parser as add_view_command
+
+    add_view_command(sub)  # dictbench view
     from .adapters.desktop.doctor import add_parser as add_desktop_commands
 
     add_desktop_commands(sub)  # dictbench desktop doctor

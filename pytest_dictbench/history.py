@@ -37,10 +37,11 @@ from .store.reportset import import_report_set
 from .trend import sparkline, trend_points
 from .variation import beyond_variation, pair_runs, score_spread
 
-__all__ = ["add_commands"]
+__all__ = ["add_commands", "open_named_store"]
 
 
-def _open(args: argparse.Namespace) -> Store:
+def open_named_store(args: argparse.Namespace) -> Store:
+    """The store ``--store`` names, else ``$DICTBENCH_STORE``, else the nearest default one."""
     value = args.store or os.environ.get("DICTBENCH_STORE")
     if value:
         where = store_location(value, Path.cwd())
@@ -70,7 +71,7 @@ def _print_json(value: Any) -> None:
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    store = _open(args)
+    store = open_named_store(args)
     runs = store.runs(suite=args.suite, product=args.product, suite_version=args.suite_version,
                       cohort=args.cohort, commit=args.commit, since=args.since,
                       until=args.until, limit=args.limit)
@@ -90,7 +91,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    store = _open(args)
+    store = open_named_store(args)
     run = store.run(args.run_id)
     report = json.loads(store.report(run.run_id))
     if args.json:
@@ -121,7 +122,7 @@ def _pairs(store: Store, a: str, b: str) -> list[tuple[str, str]]:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    store = _open(args)
+    store = open_named_store(args)
     a, b = store.run(args.run_a).run_id, store.run(args.run_b).run_id
     out = []
     for suite, product in _pairs(store, a, b):
@@ -156,7 +157,7 @@ def _print_pair(entry: dict[str, Any], title: str) -> None:
 
 
 def cmd_trend(args: argparse.Namespace) -> int:
-    store = _open(args)
+    store = open_named_store(args)
     summaries = store.summaries(args.suite, args.product, suite_version=args.suite_version,
                                 cohort=args.cohort)
     if not summaries:
@@ -186,7 +187,7 @@ def cmd_trend(args: argparse.Namespace) -> int:
 
 
 def cmd_official(args: argparse.Namespace) -> int:
-    store = _open(args)
+    store = open_named_store(args)
     if args.register:
         if (args.status is None) == (args.flag is None):
             raise StoreError("a condition counts items by --status or by --flag (one)")
@@ -231,7 +232,7 @@ def _runs_of(store: Store, suite: str, product: str, chosen: Sequence[str]) -> l
 
 
 def cmd_variation(args: argparse.Namespace) -> int:
-    store = _open(args)
+    store = open_named_store(args)
     opts = {"resamples": args.resamples, "seed": args.seed}
     result: dict[str, Any] = {"suite": args.suite, "products": {}}
     within: dict[str, list[Any]] = {}
@@ -284,7 +285,7 @@ def cmd_variation(args: argparse.Namespace) -> int:
 
 
 def cmd_store_import(args: argparse.Namespace) -> int:
-    store = _open(args)
+    store = open_named_store(args)
     for folder in args.folders:
         run_id = import_report_set(store, Path(folder), new_run_id())
         print(f"{folder}: recorded as run {run_id}")

@@ -1,0 +1,169 @@
+"""``dictbench view``: the results store in a browser (issue 42). Three real pytest runs
+are recorded in the store; the viewer serves them on 127.0.0.1 behind the session token,
+and real Chromium reads the runs, the trend with its drop, a run's report and its items."""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import json
+import os
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import MINI_CASES
+from workbench_support import CHROMIUM, browser
+
+from pytest_dictbench.store import open_store, store_location
+from pytest_dictbench.viewer.pages import trend_chart
+from pytest_dictbench.viewer.server import COOKIE, Viewer, address, make_viewer_server
+
+RIGHT = [{"case_id": c["id"], "text": c["reference"]} for c in MINI_CASES]
+WRONG = [{"case_id": c["id"], "text": "something else entirely"} for c in MINI_CASES]
+
+
+@pytest.fixture
+def three_runs(pytester: pytest.Pytester, write_suite: Callable[..., Path],
+               write_product: Callable[..., Path]) -> pytest.Pytester:
+    """Runs of p1 on mini: all right, all right, all wrong (the drop), each recorded."""
+    pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
+    write_suite()
+    for outputs in (RIGHT, RIGHT, WRONG):
+        write_product("p1", outputs=outputs)
+        pytester.runpytest("--product=p1", "-p", "no:cacheprovider")
+    return pytester
+
+
+@contextlib.contextmanager
+def viewing(root: Path) -> Iterator[tuple[Any, Viewer]]:
+    store = open_store(store_location(".dictbench/store.sqlite", root))
+    viewer = Viewer(store, resamples=2000)
+    server = make_viewer_server(viewer)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              daemon=True)
+    thread.start()
+    try:
+        yield server, viewer
+    finally:
+        server.shutdown()
+        server.server_close()
+        store.close()
+
+
+def get(server: Any, path: str, headers: dict[str, str] | None = None
+        ) -> tuple[int, dict[str, str], bytes]:
+    port = server.server_address[1]
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", path, headers={"Host": f"127.0.0.1:{port}", **(headers or {})})
+    answer = conn.getresponse()
+    body = answer.read()
+    conn.close()
+    return answer.status, dict(answer.getheaders()), body
+
+
+def test_every_page_needs_the_token_and_the_loopback_host(three_runs: pytest.Pytester) -> None:
+    with viewing(three_runs.path) as (server, viewer):
+        assert server.server_address[0] == "127.0.0.1"
+        for path in ("/", "/api/runs", "/trend?suite=mini&product=p1", "/static/viewer.css"):
+            status, _, body = get(server, path)
+            assert status == 403, path
+            assert b"carries the session token" in body
+        assert get(server, "/?token=wrong")[0] == 403
+        status, headers, _ = get(server, f"/trend?suite=mini&product=p1&token={viewer.token}")
+        assert status == 303 and headers["Location"] == "/trend?suite=mini&product=p1"
+        assert headers["Set-Cookie"] == (f"{COOKIE}={viewer.token}; HttpOnly; "
+                                         "SameSite=Strict; Path=/")
+        cookie = {"Cookie": f"{COOKIE}={viewer.token}"}
+        status, headers, body = get(server, "/api/runs", cookie)
+        assert status == 200 and len(json.loads(body)) == 3
+        status, _, _ = get(server, "/api/runs", {**cookie, "Host": "evil.example:80"})
+        assert status == 421  # DNS rebinding: another site's name is refused
+        status, headers, body = get(server, "/", cookie)
+        assert "script-src" not in headers["Content-Security-Policy"]
+        assert "default-src 'none'" in headers["Content-Security-Policy"]
+        assert b"<script" not in body
+
+
+def test_pages_in_chromium(three_runs: pytest.Pytester) -> None:
+    if not CHROMIUM.exists():
+        message = "/usr/bin/chromium is not installed (.ci/run installs it)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    with viewing(three_runs.path) as (server, viewer), browser() as chromium:
+        runs = viewer.store.runs()
+        assert len(runs) == 3
+        page = chromium.new_page(viewport={"width": 1400, "height": 900})
+        fits = "document.documentElement.scrollWidth <= 1400"
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+        page.goto(address(server))
+        assert page.url.endswith("/") and "token" not in page.url
+        rows = page.locator("#runs tbody tr")
+        assert rows.count() == 3
+        assert rows.first.locator("td").first.inner_text() == runs[-1].run_id  # newest first
+        assert page.evaluate(fits)
+        page.click("#series a")  # the mini / p1 series
+        page.wait_for_selector("#points")
+        points = page.locator("#points tbody tr")
+        assert points.count() == 3
+        assert "dropped -100.00" in points.nth(2).inner_text()
+        assert points.nth(1).locator(".drop").count() == 0
+        assert "Dropped" in page.locator("main p").first.inner_text()
+        assert page.locator("#trend circle").count() == 3
+        assert page.locator("#trend circle[fill='#c0392b']").count() == 1
+        assert page.evaluate(fits)
+        # the dropped run's report, rendered from the store by the report's own renderer
+        points.nth(2).locator("a").first.click()
+        page.wait_for_selector("h1")
+        assert runs[2].run_id in page.locator("nav").first.inner_text()
+        report = three_runs.path / "reports" / "dictbench.html"
+        assert "p1" in page.content() and report.is_file()
+        page.click("text=every item")
+        page.wait_for_selector("#items")
+        assert page.locator("#items tbody tr").count() == 4
+        assert "something else entirely" in page.locator("#items").inner_text()
+        assert page.evaluate(fits)
+        assert errors == []
+        page.close()
+
+
+def test_the_stored_report_renders_as_the_run_wrote_it(three_runs: pytest.Pytester) -> None:
+    """The report page is ``render_html`` of the stored report and items: the same page
+    the run wrote, with the viewer's bar on top."""
+    from pytest_dictbench.report.html import render_html
+
+    with viewing(three_runs.path) as (server, viewer):
+        run = viewer.store.runs()[-1]
+        cookie = {"Cookie": f"{COOKIE}={viewer.token}"}
+        status, headers, body = get(server, f"/run/{run.run_id}", cookie)
+        assert status == 200
+        assert "script-src" not in headers["Content-Security-Policy"]
+        written = (three_runs.path / "reports" / "dictbench.html").read_text(encoding="utf-8")
+        again = render_html(json.loads(viewer.store.report(run.run_id)),
+                            viewer.store.items(run.run_id))
+        page = body.decode("utf-8")
+        assert page.replace(page[page.index("<nav"):page.index("</nav>\n") + 7], "") == again
+        # the run's own page differs only where it had the suite's expected texts at hand
+        assert again.splitlines()[:10] == written.splitlines()[:10]
+        assert get(server, "/run/nosuchrun", cookie)[0] == 404
+
+
+def test_the_trend_chart_marks_drops_and_new_versions() -> None:
+    points = [
+        {"run_id": "r1", "score": 80.0, "low": 70.0, "high": 90.0},
+        {"run_id": "r2", "score": 40.0, "low": 30.0, "high": 50.0, "drop": {"x": 1}},
+        {"run_id": "r3", "score": None, "low": None, "high": None},
+        {"run_id": "r4", "score": 60.0, "low": 55.0, "high": 65.0, "new_version": True},
+    ]
+    svg = trend_chart(points)
+    assert svg.count("<circle") == 3
+    assert svg.count('fill="#c0392b"') == 1  # r2, the drop
+    assert 'stroke-dasharray="4 3"' in svg  # r4 starts a new series
+    assert svg.count("<polyline") == 1  # r1 -> r2 only: no line across the new version
+    assert trend_chart([{"run_id": "r", "score": None, "low": None, "high": None}]).startswith(
+        "<p")
