@@ -86,7 +86,8 @@ def trend_chart(points: Sequence[Mapping[str, Any]], *, width: int = 720,
     low, high = min(known), max(known)
     if high - low < 1:
         low, high = low - 0.5, high + 0.5
-    pad, step = 30, (width - 60) / max(1, len(points) - 1)
+    pad, left = 30, 56  # room for the axis labels at the left
+    step = (width - left - 24) / max(1, len(points) - 1)
 
     def y(value: float) -> float:
         return round(height - pad - (value - low) / (high - low) * (height - 2 * pad), 1)
@@ -98,7 +99,7 @@ def trend_chart(points: Sequence[Mapping[str, Any]], *, width: int = 720,
              f'<text x="4" y="{y(low) + 4}" font-size="11">{low:.1f}</text>']
     line = []
     for n, point in enumerate(points):
-        x = round(30 + n * step, 1)
+        x = round(left + n * step, 1)
         if point.get("new_version"):
             parts.append(f'<line x1="{x - step / 2}" x2="{x - step / 2}" y1="{pad / 2}" '
                          f'y2="{height - pad / 2}" stroke="#888" stroke-dasharray="4 3"/>')
