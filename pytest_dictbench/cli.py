@@ -207,6 +207,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .viewer.command import add_parser as add_view_command
 
     add_view_command(sub)  # dictbench view
+    from .combine_cli import add_parser as add_combine_command
+
+    add_combine_command(sub)  # dictbench combine (docs/rigs.md)
     from .adapters.desktop.doctor import add_parser as add_desktop_commands
 
     add_desktop_commands(sub)  # dictbench desktop doctor
