@@ -167,3 +167,20 @@ def test_the_trend_chart_marks_drops_and_new_versions() -> None:
     assert svg.count("<polyline") == 1  # r1 -> r2 only: no line across the new version
     assert trend_chart([{"run_id": "r", "score": None, "low": None, "high": None}]).startswith(
         "<p")
+
+
+def test_the_runs_page_lists_the_newest_runs_and_links_to_all(
+        three_runs: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_dictbench.viewer import server as viewer_server
+
+    monkeypatch.setattr(viewer_server, "RUNS_SHOWN", 2)
+    with viewing(three_runs.path) as (server, viewer):
+        cookie = {"Cookie": f"{COOKIE}={viewer.token}"}
+        oldest, *newest = [run.run_id for run in viewer.store.runs()]
+        page = get(server, "/", cookie)[2].decode()
+        assert "the newest 2 runs" in page and 'href="/?all=1"' in page
+        assert all(run_id in page for run_id in newest) and oldest not in page
+        every = get(server, "/?all=1", cookie)[2].decode()
+        assert "3 run(s)" in every and oldest in every
+        narrowed = get(server, "/?product=p1", cookie)[2].decode()
+        assert 'href="/?all=1&amp;product=p1"' in narrowed

@@ -41,8 +41,9 @@ def _trend_link(suite: str, product: str, text: str | None = None) -> str:
 
 
 def runs_page(runs: Sequence[StoredRun], *, suite: str = "", product: str = "",
-              location: str = "") -> str:
-    """Every stored run, newest first, and a link to each suite × product series."""
+              location: str = "", more: bool = False) -> str:
+    """The stored runs, newest first, and a link to each suite × product series they
+    hold; ``more``: older runs were left out (a link lists them all)."""
     rows = []
     series: dict[tuple[str, str], int] = {}
     for run in reversed(runs):
@@ -60,7 +61,12 @@ def runs_page(runs: Sequence[StoredRun], *, suite: str = "", product: str = "",
                 series[(suite_id, name)] = series.get((suite_id, name), 0) + 1
     filters = " ".join(f"{k} <b>{escape(v)}</b>" for k, v in (("suite", suite),
                                                               ("product", product)) if v)
-    body = [f"<h1>Runs</h1>\n<p class=muted>{len(runs)} run(s) in "
+    shown = f"{len(runs)} run(s)"
+    if more:
+        every = {"all": "1", **{k: v for k, v in (("suite", suite), ("product", product)) if v}}
+        shown = (f'the newest {len(runs)} runs (<a href="/?{escape(urlencode(every))}">list '
+                 "every run</a>)")
+    body = [f"<h1>Runs</h1>\n<p class=muted>{shown} in "
             f"<code>{escape(location)}</code>{'; ' + filters if filters else ''}</p>"]
     if runs:
         body.append("<table id=runs>\n<thead><tr><th>run</th><th>finished (UTC)</th>"

@@ -37,9 +37,12 @@ from ..store import Store, StoreError
 from ..trend import trend_points
 from .pages import items_page, run_report_page, runs_page, trend_page
 
-__all__ = ["COOKIE", "Viewer", "address", "make_viewer_server"]
+__all__ = ["COOKIE", "RUNS_SHOWN", "Viewer", "address", "make_viewer_server"]
 
 COOKIE = "dictbench_view"
+#: The newest runs the runs page lists (``?all=1`` lists every one): a page, and the
+#: store's query, stay the same size however many runs a store holds.
+RUNS_SHOWN = 200
 #: Our own pages: no script, styles from our sheet, no frames, forms to ourselves only.
 _CSP = ("default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
         "frame-ancestors 'none'; base-uri 'none'")
@@ -132,11 +135,15 @@ class Handler(LoopbackHandler):
             css = resources.files(__package__).joinpath("static", "viewer.css").read_bytes()
             return self.send(200, css, "text/css; charset=utf-8")
         if path == "/":
+            limit = None if query.get("all") == "1" else RUNS_SHOWN
             runs = store.runs(suite=query.get("suite") or None,
-                              product=query.get("product") or None)
-            return self._html(runs_page(runs, suite=query.get("suite", ""),
+                              product=query.get("product") or None,
+                              limit=None if limit is None else limit + 1)
+            more = limit is not None and len(runs) > limit
+            return self._html(runs_page(runs[1:] if more else runs,
+                                        suite=query.get("suite", ""),
                                         product=query.get("product", ""),
-                                        location=store.location))
+                                        location=store.location, more=more))
         if path == "/api/runs":
             return self.json(200, [run.as_dict() for run in store.runs()])
         if path == "/trend":
