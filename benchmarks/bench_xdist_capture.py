@@ -5,12 +5,15 @@ transcribe the bundled English dictation audio. Each run starts from an empty ca
 cache (``--recapture``), so both runs do the same captures; the ``-n 2`` run puts each
 product's capture group on its own worker. Target: speed-up >= 1.6.
 
-    python benchmarks/bench_xdist_capture.py [--rounds 1]
+    python benchmarks/bench_xdist_capture.py [--rounds 1] [--cases N]
+
+``--cases N`` keeps the suite's first N cases (by ``-k``), for a quick run.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -39,6 +42,13 @@ def make_project(root: Path) -> None:
     (root / "pytest.ini").write_text("[pytest]\ndictbench_suites = cases/en-dictation\n")
 
 
+def first_cases(n: int) -> list[str]:
+    """``-k`` selecting the first ``n`` cases of the bundled suite."""
+    lines = (ROOT / "cases" / "en-dictation" / "cases.jsonl").read_text().splitlines()
+    ids = [json.loads(line)["id"] for line in lines if line.strip()][:n]
+    return ["-k", " or ".join(ids)]
+
+
 def timed(root: Path, *args: str) -> float:
     # one thread per process everywhere (BLAS, OpenMP), as if each rig had its own core
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
@@ -57,14 +67,16 @@ def timed(root: Path, *args: str) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--cases", type=int, default=None, help="the first N cases only")
     args = parser.parse_args()
+    only = first_cases(args.cases) if args.cases else []
     serial, parallel = [], []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         make_project(root)
         for _ in range(args.rounds):
-            serial.append(timed(root, "-p", "no:xdist"))
-            parallel.append(timed(root, "-n", "2"))
+            serial.append(timed(root, "-p", "no:xdist", *only))
+            parallel.append(timed(root, "-n", "2", *only))
     s, p = statistics.median(serial), statistics.median(parallel)
     print(f"-n 0: {s:.1f} s   -n 2: {p:.1f} s   (median of {args.rounds})")
     print(f"speed-up -n 2 vs -n 0: {s / p:.2f} (target >= 1.6)")

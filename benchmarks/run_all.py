@@ -57,7 +57,7 @@ BENCHMARKS = (
     Benchmark("bench_long_form.py", (), ("--words", "300", "--rounds", "1")),
     Benchmark("bench_names.py", (), ("--texts", "20", "--rounds", "1")),
     Benchmark("bench_whisper_overhead.py", (), ("--rounds", "1")),
-    Benchmark("bench_xdist_capture.py", (), ("--rounds", "1")),
+    Benchmark("bench_xdist_capture.py", (), ("--rounds", "1", "--cases", "2")),
     Benchmark("bench_desktop.py", (), ("--items", "1", "--app", "scripted", "--stable-s", "0.5")),
 )
 
