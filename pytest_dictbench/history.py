@@ -161,9 +161,16 @@ def cmd_trend(args: argparse.Namespace) -> int:
                                 cohort=args.cohort)
     if not summaries:
         raise StoreError(f"no stored run of {args.product} on {args.suite}")
-    points = trend_points(summaries, lambda run_id: store.items(
-        run_id, suite=args.suite, product=args.product), resamples=args.resamples,
-        seed=args.seed)
+    loaded: dict[str, list[dict[str, Any]]] = {}
+
+    def items_of(run_id: str) -> list[dict[str, Any]]:  # each run read once
+        if run_id not in loaded:
+            if len(loaded) > 2:
+                loaded.clear()
+            loaded[run_id] = store.items(run_id, suite=args.suite, product=args.product)
+        return loaded[run_id]
+
+    points = trend_points(summaries, items_of, resamples=args.resamples, seed=args.seed)
     if args.json:
         _print_json(points)
         return 0
