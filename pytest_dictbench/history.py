@@ -168,7 +168,7 @@ def cmd_trend(args: argparse.Namespace) -> int:
         if run_id not in loaded:
             if len(loaded) > 2:
                 loaded.clear()
-            loaded[run_id] = store.items(run_id, suite=args.suite, product=args.product)
+            loaded[run_id] = store.item_scores(run_id, args.suite, args.product)
         return loaded[run_id]
 
     points = trend_points(summaries, items_of, resamples=args.resamples, seed=args.seed)
