@@ -139,6 +139,13 @@ def test_locations_and_password_redaction(tmp_path: Path) -> None:
         "postgresql://db/x?user=a&password=<redacted>"
 
 
+def test_a_malformed_url_is_a_store_error_without_its_password() -> None:
+    pytest.importorskip("psycopg")
+    with pytest.raises(StoreError, match="not a store location") as caught:
+        open_store("postgresql://bench:Sup3r-S3cret-pw@host:notaport/runs")
+    assert "Sup3r-S3cret-pw" not in str(caught.value)
+
+
 def test_an_unreachable_server_is_named_without_its_password() -> None:
     pytest.importorskip("psycopg")
     # a port nothing listens on (1 is privileged and closed here)
