@@ -54,7 +54,7 @@ class SqlStore:
             yield
         except StoreError:
             raise
-        except (SQLAlchemyError, OSError) as exc:
+        except (SQLAlchemyError, OSError, *self.backend.driver_errors) as exc:
             detail = getattr(exc, "orig", None) or exc
             message = self.backend.words(str(detail).strip().splitlines()[0] if str(detail)
                                          else type(detail).__name__)
