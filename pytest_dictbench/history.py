@@ -4,6 +4,7 @@
     dictbench show RUN                  one run: its facts and suite scores
     dictbench compare RUN_A RUN_B       paired per suite and product, changed cases named
     dictbench trend SUITE PRODUCT       score per run with its interval, drops flagged
+                                        (a sparkline; --figure FILE.svg draws it)
     dictbench official RUN --product P --reason "..."   declare the official run
     dictbench official --register SUITE --max-items N --flag F   pre-register a condition
     dictbench variation SUITE PRODUCT [PRODUCT2]         run-to-run variation
@@ -162,9 +163,24 @@ def cmd_trend(args: argparse.Namespace) -> int:
                                 cohort=args.cohort)
     if not summaries:
         raise StoreError(f"no stored run of {args.product} on {args.suite}")
-    points = trend_points(summaries, lambda run_id: store.items(
-        run_id, suite=args.suite, product=args.product), resamples=args.resamples,
-        seed=args.seed)
+    loaded: dict[str, list[dict[str, Any]]] = {}
+
+    def items_of(run_id: str) -> list[dict[str, Any]]:  # each run read once
+        if run_id not in loaded:
+            if len(loaded) > 2:
+                loaded.clear()
+            loaded[run_id] = store.item_scores(run_id, args.suite, args.product)
+        return loaded[run_id]
+
+    points = trend_points(summaries, items_of, resamples=args.resamples, seed=args.seed)
+    if args.figure:
+        from .errors import require
+        from .files import atomic_write
+        from .report.plots import standalone_svg, trend_svg
+
+        require("matplotlib", "plot", "dictbench trend --figure")
+        atomic_write(Path(args.figure), standalone_svg(trend_svg(
+            points, f"{args.suite} / {args.product}", "trend")))
     if args.json:
         _print_json(points)
         return 0
@@ -330,6 +346,8 @@ def add_commands(sub: Any) -> None:
     trend.add_argument("product", help="product name")
     trend.add_argument("--suite-version", help="only runs of this suite version")
     trend.add_argument("--cohort", help="only runs of this environment cohort")
+    trend.add_argument("--figure", metavar="SVG", help="also draw the trend into this SVG "
+                       "file (extra 'plot')")
     trend.set_defaults(run=cmd_trend)
 
     official = sub.add_parser("official", parents=[store_opt],

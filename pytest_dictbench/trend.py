@@ -6,17 +6,36 @@ them). A run whose score fell below the run before it, on the same suite version
 compared with that run item by item (``compare.compare_records``, seeded bootstrap); it
 is flagged as a *drop* when the paired interval lies below 0 (resolved), so the night a
 product dropped is named, not only seen. A new suite version starts the series again.
+
+Most falls are noise: a fall whose paired mean difference lies within one standard
+error of 0 is not bootstrapped (a percentile interval's upper end lies about two
+standard errors above the mean, so such a fall is never resolved); this keeps a trend
+over a thousand runs under a second.
 """
 
 from __future__ import annotations
 
+import math
+import statistics
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .compare import compare_records
+from .compare import compare_records, per_case
 from .methods.base import ItemRecord
 
 __all__ = ["BARS", "sparkline", "trend_points"]
+
+
+def _may_resolve(before: Sequence[ItemRecord], now: Sequence[ItemRecord]) -> bool:
+    """Whether the paired fall from ``before`` to ``now`` lies more than one standard
+    error below 0 (only then can its bootstrap interval lie below 0)."""
+    left, right = per_case(before), per_case(now)
+    diffs = [right[c][0] - left[c][0] for c in left.keys() & right.keys()]
+    if len(diffs) < 2:
+        return bool(diffs) and diffs[0] < 0
+    mean = statistics.fmean(diffs)
+    error = statistics.stdev(diffs) / math.sqrt(len(diffs))
+    return mean + error < 0 if error else mean < 0
 
 #: The terminal sparkline's bars, lowest to highest.
 BARS = "▁▂▃▄▅▆▇█"
@@ -50,10 +69,11 @@ def trend_points(summaries: Sequence[Any], items_of: Callable[[str], Sequence[It
             point["new_version"] = True
         elif previous is not None and summary.score is not None and \
                 previous.score is not None and summary.score < previous.score:
-            comparison = compare_records(items_of(previous.run_id), items_of(summary.run_id),
-                                         resamples=resamples, seed=seed)
-            if comparison is not None and comparison["interval"]["high"] < 0:
-                point["drop"] = comparison
+            before, now = items_of(previous.run_id), items_of(summary.run_id)
+            if _may_resolve(before, now):
+                comparison = compare_records(before, now, resamples=resamples, seed=seed)
+                if comparison is not None and comparison["interval"]["high"] < 0:
+                    point["drop"] = comparison
         points.append(point)
         previous = summary
     return points

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -42,8 +43,13 @@ def _load_matplotlib() -> None:
 
 _load_matplotlib()
 # the results store's database modules, loaded once before any in-process run records
-# a run (pytester drops the modules a run imports; a second SQLAlchemy would follow)
+# a run (pytester drops the modules a run imports; a second SQLAlchemy, or a second
+# psycopg whose errors SQLAlchemy no longer recognises, would follow)
 import pytest_dictbench.store.sql  # noqa: E402, F401
+
+with contextlib.suppress(ImportError):
+    import psycopg  # noqa: F401
+    import sqlalchemy.dialects.postgresql.psycopg  # noqa: F401
 
 
 @pytest.fixture

@@ -151,9 +151,31 @@ def test_three_runs_one_official_and_their_variation(url: str, capsys) -> None:
     assert "s1 1.0 / p1: score 77.50 [77.50, 77.50], 3 of 4 passed  OFFICIAL" in shown
     trend = run_cli(capsys, "trend", "--store", url, "s1", "p1", "--resamples", "500")
     assert "s1 / p1: 3 run(s)" in trend
+    assert "dropped" not in trend  # 77.5 -> 70 over four cases is not resolved
     compared = run_cli(capsys, "compare", "--store", url, "r1", "r2")
     assert "s1 / p1: 3 of 4 outputs identical" in compared
     assert "mean difference -7.50 points on 4 cases" in compared
+    store.close()
+
+
+def test_trend_names_the_night_it_dropped(url: str, capsys, tmp_path: Path) -> None:
+    store = open_store(url)
+    for day, score in ((1, 90.0), (2, 91.0), (3, 60.0), (4, 61.0)):
+        put(store, f"n{day}", [record(f"c{i}", score + (i % 3)) for i in range(12)],
+            finished=f"2026-12-0{day}T02:00:00Z")
+    figure = tmp_path / "trend.svg"
+    out = run_cli(capsys, "trend", "--store", url, "s1", "p1", "--resamples", "1000",
+                  "--figure", str(figure))
+    lines = out.splitlines()
+    # means 91, 92, 61, 62: (91 - 61) / 31 * 7 = 6.8 rounds to the top bar, as 92 does
+    assert lines[0] == "s1 / p1: 4 run(s)  ██▁▁"
+    # every case fell 31 points from n2 to n3: the only resolved drop
+    assert [line.split()[1] for line in lines[1:] if "DROP" in line] == ["n3"]
+    assert "DROP -31.00 (95% interval -31.00 to -31.00)" in out
+    assert lines[-1] == "dropped (resolved) in 1 run(s); first on 2026-12-03 (n3)"
+    svg = figure.read_text(encoding="utf-8")
+    assert svg.startswith("<?xml") and 'xmlns="http://www.w3.org/2000/svg"' in svg
+    assert "s1 / p1" in svg and "-31.0" in svg
     store.close()
 
 

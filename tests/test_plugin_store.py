@@ -114,3 +114,39 @@ def test_a_file_that_is_no_store_is_named(mini: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["*not recorded in the results store*notes.db*not a dictbench "
                                  "results store*"])
     assert (mini.path / "reports/dictbench.json").is_file()
+
+
+def test_the_git_commit_is_recorded_and_a_ref_names_a_baseline(mini: pytest.Pytester
+                                                               ) -> None:
+    git = shutil.which("git")
+    if git is None:
+        pytest.skip("git is not installed")
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
+
+    def run_git(*args: str) -> str:
+        import os
+        import subprocess
+
+        return subprocess.run([git, *args], cwd=mini.path, check=True, capture_output=True,
+                              text=True, env={**os.environ, **env}).stdout.strip()
+
+    run_git("init", "-q")
+    (mini.path / ".gitignore").write_text("reports/\n.dictbench/\n")
+    run_git("add", "-A")
+    run_git("commit", "-q", "-m", "first")
+    run_git("tag", "v1")
+    head = run_git("rev-parse", "HEAD")
+    mini.runpytest("--product=p1")
+    (mini.path / "cases/mini/extra.txt").write_text("an uncommitted change\n")
+    run_git("add", "cases/mini/extra.txt")
+    mini.runpytest("--product=p1")
+    first, second = _store(mini).runs()
+    assert (first.git_commit, first.git_dirty) == (head, False)
+    assert (second.git_commit, second.git_dirty) == (head, True)
+    gated = mini.runpytest("--product=p1", "--dictbench-baseline=store:v1",
+                           "--dictbench-allow-missing")
+    gated.stdout.fnmatch_lines(["*dictbench summary*"])
+    assert "gate FAILED" not in gated.stdout.str()
+    report = json.loads((mini.path / "reports/dictbench.json").read_text())
+    assert report["gate"]["passed"] is True and report["baseline"]["comparisons"]

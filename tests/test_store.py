@@ -139,6 +139,13 @@ def test_locations_and_password_redaction(tmp_path: Path) -> None:
         "postgresql://db/x?user=a&password=<redacted>"
 
 
+def test_a_malformed_url_is_a_store_error_without_its_password() -> None:
+    pytest.importorskip("psycopg")
+    with pytest.raises(StoreError, match="not a store location") as caught:
+        open_store("postgresql://bench:Sup3r-S3cret-pw@host:notaport/runs")
+    assert "Sup3r-S3cret-pw" not in str(caught.value)
+
+
 def test_an_unreachable_server_is_named_without_its_password() -> None:
     pytest.importorskip("psycopg")
     # a port nothing listens on (1 is privileged and closed here)
@@ -249,3 +256,30 @@ def test_postgres_tests_fail_in_ci_without_a_server(pytester: pytest.Pytester) -
             mp.setenv("CI", ci)
             result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
         result.assert_outcomes(**{outcome: 1})
+
+
+@pytest.fixture
+def pg_url(tmp_path: Path) -> Iterator[str]:
+    yield from store_url("postgres", tmp_path)
+
+
+def test_a_server_gone_mid_write_is_an_error_and_keeps_nothing(pg_url: str) -> None:
+    """PostgreSQL drops the connection while a run is written: the store error names the
+    store (no password), and no part of the run is kept."""
+    psycopg = pytest.importorskip("psycopg")
+    store = open_store(pg_url)
+    rows = [record(f"c{i}", 50.0) for i in range(5000)]
+
+    def items():
+        for i, row in enumerate(rows):
+            if i == 3000:  # two batches are on the server: cut this session off
+                with psycopg.connect(pg_url, autocommit=True) as admin:
+                    admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                  "WHERE datname = current_database() "
+                                  "AND pid <> pg_backend_pid()")
+            yield row, json.dumps(row)
+
+    with pytest.raises(StoreError, match=r"^postgresql://postgres@127\.0\.0\.1:\d+/"):
+        store.record_run(facts("cut", rows), json.dumps(report_for(rows)), "{}", items())
+    assert store.runs() == []  # a fresh connection: nothing of the cut run
+    store.close()

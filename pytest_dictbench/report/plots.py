@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = ["PALETTE", "Drawer", "available", "bars_figure", "bars_svg", "forest_svg",
-           "product_colors", "scores_svg"]
+           "product_colors", "scores_svg", "standalone_svg", "trend_svg"]
 
 #: Okabe-Ito colours (distinguishable with the common colour-vision deficiencies).
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
@@ -250,3 +250,43 @@ def forest_svg(comparisons: Sequence[Mapping[str, Any]], prefix: str) -> str:
         ax.set_title("Paired differences")
 
     return _render(draw, 0.9 + 0.42 * max(len(comparisons), 1), prefix)
+
+
+def trend_svg(points: Sequence[Mapping[str, Any]], title: str, prefix: str) -> str:
+    """A product's score per stored run (oldest first) with its 95% interval; runs where
+    a resolved drop happened (``drop``) are marked, and a new suite version starts a new
+    line (``dictbench trend --figure``)."""
+
+    def draw(ax: Axes) -> None:
+        xs = list(range(len(points)))
+        start = 0
+        for i in [*[i for i, p in enumerate(points) if p.get("new_version")], len(points)]:
+            part = [(x, p) for x, p in zip(xs[start:i], points[start:i], strict=True)
+                    if p.get("score") is not None]
+            if part:
+                ax.plot([x for x, _ in part], [p["score"] for _, p in part], "-o",
+                        color=PALETTE[0], markersize=4, linewidth=1.6, zorder=3)
+            start = i
+        for x, p in zip(xs, points, strict=True):
+            if p.get("low") is not None and p.get("high") is not None:
+                ax.plot([x, x], [p["low"], p["high"]], color=PALETTE[4], linewidth=2.0,
+                        solid_capstyle="butt", zorder=2)
+            if p.get("drop"):
+                ax.plot([x], [p["score"]], "v", color=PALETTE[5], markersize=9, zorder=4)
+                ax.annotate(f"{p['drop']['mean_difference']:+.1f}", (x, p["score"]),
+                            xytext=(0, -14), textcoords="offset points", ha="center",
+                            fontsize=7.5, color=PALETTE[5])
+        step = max(1, len(points) // 8)
+        ax.set_xticks(xs[::step], [str(p.get("finished_utc", ""))[:10]
+                                   for p in points[::step]], rotation=30, ha="right")
+        ax.set_ylabel("score with 95% interval")
+        ax.set_title(title)
+
+    return _render(draw, 3.2, prefix)
+
+
+def standalone_svg(svg: str) -> str:
+    """An inline ``<svg>`` of this module as a file of its own (its namespaces back)."""
+    return ('<?xml version="1.0" encoding="utf-8"?>\n' + svg.replace(
+        "<svg", '<svg xmlns="http://www.w3.org/2000/svg" '
+        'xmlns:xlink="http://www.w3.org/1999/xlink"', 1))

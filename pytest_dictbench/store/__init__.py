@@ -33,6 +33,8 @@ __all__ = ["DEFAULT_STORE", "Condition", "Declaration", "ProductFacts", "RunFact
 def open_store(location: str) -> Store:
     """The store at ``location`` (from :func:`store_location`), its schema brought up to
     date; StoreError when it cannot be opened or is not a store."""
+    from sqlalchemy.exc import SQLAlchemyError
+
     from .engines import backend_for
     from .sql import SqlStore
 
@@ -41,6 +43,9 @@ def open_store(location: str) -> Store:
     except OSError as exc:
         raise StoreError(f"{redact_url(location)}: cannot open the store: "
                          f"{exc.strerror or exc}") from None
+    except (SQLAlchemyError, ValueError) as exc:  # a URL that is no database URL
+        raise StoreError(f"{redact_url(location)}: not a store location: "
+                         f"{redact_url(str(exc))}") from None
     return SqlStore(backend)
 
 

@@ -13,6 +13,7 @@ own transactions side by side.
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,8 @@ class Backend:
     #: the database holds nothing but the store (a SQLite file)
     own_database: bool
     password: str | None = None
+    #: the driver's own errors (SQLAlchemy wraps them; these catch any it does not)
+    driver_errors: tuple[type[Exception], ...] = ()
 
     def lock_schema(self, conn: Connection) -> None:
         """Serialise schema migrations (SQLite's write transaction already does)."""
@@ -55,19 +58,21 @@ class Backend:
 def backend_for(url: str) -> Backend:
     """The engine of a store location from :func:`store_location`."""
     if _POSTGRES.match(url):
-        require("psycopg", "postgres", "a PostgreSQL results store", package="psycopg[binary]")
+        psycopg = require("psycopg", "postgres", "a PostgreSQL results store",
+                          package="psycopg[binary]")
         password = url_password(url)
         register_secret(password)
         driver_url = _POSTGRES.sub("postgresql+psycopg://", url, count=1)
         engine = create_engine(driver_url, connect_args={"connect_timeout": 10},
                                pool_pre_ping=True)
-        return Backend(engine, redact_url(url), own_database=False, password=password)
+        return Backend(engine, redact_url(url), own_database=False, password=password,
+                       driver_errors=(psycopg.Error,))
     path = Path(url[len("sqlite:///"):])
     path.parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(url)
     event.listen(engine, "connect", _sqlite_connect)
     event.listen(engine, "begin", _sqlite_begin)
-    return Backend(engine, str(path), own_database=True)
+    return Backend(engine, str(path), own_database=True, driver_errors=(sqlite3.Error,))
 
 
 def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:

@@ -218,6 +218,11 @@ class Store(Protocol):
     def item_lines(self, run_id: str) -> list[str]:
         """The run's ``items.jsonl`` lines (without newlines), as they were written."""
 
+    def item_scores(self, run_id: str, suite: str, product: str) -> list[dict[str, Any]]:
+        """What a paired comparison reads of each item of a suite x product (``case_id``,
+        ``repetition``, ``status``, ``score``, ``provisional``), without parsing the
+        records: fast enough for a trend over a thousand runs."""
+
     def summaries(self, suite: str, product: str, *, suite_version: str | None = None,
                   cohort: str | None = None) -> list[Summary]:
         """The suite x product entry of every run that has it, oldest first."""

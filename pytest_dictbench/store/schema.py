@@ -121,6 +121,7 @@ items = Table(
     Column("repetition", Integer, nullable=False),
     Column("status", String(32), nullable=False),
     Column("score", Float),
+    Column("provisional", Integer, nullable=False),
     Column("output_sha256", String(64)),
     Column("record", Text, nullable=False),
     Index("items_pairs", "run", "suite", "product"),

@@ -54,7 +54,7 @@ class SqlStore:
             yield
         except StoreError:
             raise
-        except (SQLAlchemyError, OSError) as exc:
+        except (SQLAlchemyError, OSError, *self.backend.driver_errors) as exc:
             detail = getattr(exc, "orig", None) or exc
             message = self.backend.words(str(detail).strip().splitlines()[0] if str(detail)
                                          else type(detail).__name__)
@@ -145,6 +145,7 @@ class SqlStore:
                           "product": record["product"], "case_id": str(record["case_id"]),
                           "repetition": int(record.get("repetition") or 1),
                           "status": record["status"], "score": record.get("score"),
+                          "provisional": int(record.get("provisional") or 0),
                           "output_sha256": record.get("text_sha256"),
                           "record": scrub(line.rstrip("\n"))})
             count += 1
@@ -293,6 +294,17 @@ class SqlStore:
                                  "corrupt (not a JSON object); the other runs are intact")
             records.append(record)
         return records
+
+    def item_scores(self, run_id: str, suite: str, product: str) -> list[dict[str, Any]]:
+        with self._read() as conn:
+            pk, _ = self._pk(conn, run_id)
+            i = t.items.c
+            rows = conn.execute(select(i.case_id, i.repetition, i.status, i.score,
+                                       i.provisional).where(
+                i.run == pk, i.suite == suite, i.product == product).order_by(i.ordinal))
+            return [{"case_id": case, "repetition": repetition, "status": status,
+                     "score": score, "provisional": provisional}
+                    for case, repetition, status, score, provisional in rows]
 
     def summaries(self, suite: str, product: str, *, suite_version: str | None = None,
                   cohort: str | None = None) -> list[Summary]:

@@ -1,0 +1,124 @@
+"""The results store: what recording adds to a run, and how fast history reads back.
+
+1. Recording. A generated cached suite of ``--items`` items (100,000 by default) runs as
+   real pytest subprocesses with ``--dictbench-store=off`` and with a SQLite store, one
+   of each a round over ``--rounds`` rounds (which goes first alternates), after a
+   warm-up of each. Printed: the median of each round's own wall-time ratio (store / off)
+   and of its peak-memory ratio (the pytest process's maximum resident set, from
+   ``os.wait4``). Targets: time <= 1.05, memory <= 1.10.
+2. Reading. ``--runs`` stored runs (1,000) of ``--run-items`` items (1,000) each, one
+   product on one suite, a twentieth of whose item scores move from run to run;
+   ``dictbench trend`` over them, timed
+   (target: under 1 s on SQLite). Its time grows with the runs whose score fell, each
+   compared item by item with the run before (see docs/store.md).
+
+Exit status 1 when a target is missed.
+
+    python benchmarks/bench_store.py [--items 100000] [--rounds 5] [--runs 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench_plugin_overhead import ENV, make_project
+
+from pytest_dictbench.cli import main as dictbench
+from pytest_dictbench.report.files import natural_line
+from pytest_dictbench.store import ProductFacts, RunFacts, SuiteFacts, open_store
+
+TIME_TARGET, MEMORY_TARGET, TREND_TARGET_S = 1.05, 1.10, 1.0
+
+
+def measured(args: list[str], cwd: Path) -> tuple[float, int]:
+    """Wall seconds and peak resident kilobytes of one pytest run."""
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                             "--product=gen", *args], cwd=cwd, env=ENV,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        sys.exit(f"pytest {' '.join(args)} failed ({status})")
+    return elapsed, usage.ru_maxrss
+
+
+def recording(items: int, rounds: int) -> tuple[float, float]:
+    off, on = ["--dictbench-store=off"], ["--dictbench-store=bench.sqlite"]
+    times, memory = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        make_project(root, items)
+        measured(off, root), measured(on, root)  # warm-up: bytecode, caches, the store
+        for round_ in range(rounds):
+            first, second = (on, off) if round_ % 2 else (off, on)
+            a, b = measured(first, root), measured(second, root)
+            without, with_store = (b, a) if round_ % 2 else (a, b)
+            times.append(with_store[0] / without[0])
+            memory.append(with_store[1] / without[1])
+            print(f"round {round_ + 1}: off {without[0]:.2f} s {without[1] / 1024:.0f} MB, "
+                  f"store {with_store[0]:.2f} s {with_store[1] / 1024:.0f} MB")
+    return statistics.median(times), statistics.median(memory)
+
+
+def reading(runs: int, run_items: int, seed: int) -> float:
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        url = f"sqlite:///{tmp}/trend.sqlite"
+        store = open_store(url)
+        base = [min(100.0, max(0.0, rng.gauss(80, 12))) for _ in range(run_items)]
+        for n in range(runs):  # a product that changes a few outputs from run to run
+            for i in rng.sample(range(run_items), run_items // 20):
+                base[i] = min(100.0, max(0.0, base[i] + rng.gauss(0, 10)))
+            records = [{"case_id": f"c{i:04d}", "product": "p", "repetition": 1,
+                        "score": score, "status": "passed", "suite": "s", "text": None,
+                        "text_sha256": None} for i, score in enumerate(base)]
+            mean = sum(r["score"] for r in records) / run_items
+            report = {"schema_version": 1, "suites": [{"id": "s", "version": "1", "products": [
+                {"product": "p", "version": "1", "score": mean, "items": run_items,
+                 "score_ci": {"low": mean - 1, "high": mean + 1}}]}]}
+            store.record_run(
+                RunFacts(run_id=f"run{n:05d}", finished_utc=f"2026-01-01T00:00:00.{n:05d}Z",
+                         suites=[SuiteFacts("s", "1")], products=[ProductFacts("p", "1")]),
+                json.dumps(report), "{}", ((r, natural_line(r)) for r in records))
+        store.close()
+        start = time.perf_counter()
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            dictbench(["trend", "--store", url, "s", "p"])
+        elapsed = time.perf_counter() - start
+        drops = out.getvalue().count("DROP")
+    print(f"dictbench trend over {runs} runs of {run_items} items: {elapsed:.2f} s "
+          f"({drops} resolved drops)")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=100_000)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=1000)
+    parser.add_argument("--run-items", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=20261204)
+    args = parser.parse_args()
+    time_ratio, memory_ratio = recording(args.items, args.rounds)
+    print(f"recording {args.items} items: time ratio {time_ratio:.3f} (target <= "
+          f"{TIME_TARGET}), peak memory ratio {memory_ratio:.3f} (target <= {MEMORY_TARGET})")
+    trend_s = reading(args.runs, args.run_items, args.seed)
+    missed = time_ratio > TIME_TARGET or memory_ratio > MEMORY_TARGET or \
+        trend_s > TREND_TARGET_S
+    sys.exit(1 if missed else 0)
+
+
+if __name__ == "__main__":
+    main()
