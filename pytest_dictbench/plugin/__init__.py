@@ -16,11 +16,13 @@ import pytest
 from ..adapters import builtin_adapters
 from ..adapters.base import AdapterFactory
 from ..adapters.pipeline.sweep import load_products
-from ..errors import DictbenchError
+from ..errors import DictbenchError, ProductError
 from ..heap import HeldHeap
 from ..methods.base import Method
 from ..methods.builtin import builtin_methods
+from ..model import Product
 from ..products import product_location
+from ..redact import secret_source
 from ..registry import Registry
 from ..rig.package import is_package
 from ..suites import MANIFEST, read_toml
@@ -64,6 +66,16 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
     early_config.add_cleanup(heap.let_go)
 
 
+def _refuse_secret_name(product: Product) -> None:
+    """A product name is printed by pytest in node ids: one holding a key is refused
+    (without quoting it, nor its file, whose name is the product's)."""
+    source = secret_source(product.name)
+    if source is not None:
+        raise ProductError(f"a product name holds the value of {source} (a key); it would "
+                           "be printed and written in node ids: rename the product (a "
+                           "sweep: give the model a label)", path=product.path.parent)
+
+
 def is_active(config: pytest.Config) -> bool:
     return (bool(config.getoption("dictbench_products", None))
             or bool(config.getoption("dictbench_results", None)) or is_verify(config))
@@ -90,6 +102,8 @@ def pytest_configure(config: pytest.Config) -> None:
                                for value in config.getoption("dictbench_products"))
         products = list({p.name: p for name, where in places
                          for p in load_products(name, where)}.values())
+        for product in products:  # every product's keys are registered by now
+            _refuse_secret_name(product)
         report = config.getoption("dictbench_report")
         report_dir = (config.invocation_params.dir / report) if report else (
             config.rootpath / "reports")
