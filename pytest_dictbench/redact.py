@@ -53,7 +53,7 @@ KEY_VARIABLES = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY")
 
 #: Registered secret -> the variable (or description) it came from.
 _SECRETS: dict[str, str] = {}
-_FORMS: dict[frozenset[tuple[str, str]], list[tuple[str, str]]] = {}
+_FORMS: dict[str, Any] = {}
 
 
 def register_secret(value: str | None, source: str = "a configured key") -> None:
@@ -77,28 +77,25 @@ def register_settings_secrets(settings: Any) -> None:
             register_settings_secrets(value)
 
 
-def _known() -> dict[str, str]:
-    known = dict(_SECRETS)
-    for name in KEY_VARIABLES:
-        value = os.environ.get(name)
-        if value and len(value) >= MIN_SECRET_CHARS:
-            known.setdefault(value, name)
-    return known
-
-
 def _forms() -> list[tuple[str, str]]:
     """(form, source) of every secret as written, JSON-escaped and HTML-escaped, longer
-    forms first (computed once per set of secrets)."""
-    known = frozenset(_known().items())
-    if known not in _FORMS:
+    forms first (computed again only when a secret is added or a key variable changes:
+    secrets are only ever added, so their count tells the state)."""
+    env = tuple(os.environ.get(name) for name in KEY_VARIABLES)
+    state = (len(_SECRETS), env)
+    if _FORMS.get("state") != state:
+        known = dict(_SECRETS)
+        for name, value in zip(KEY_VARIABLES, env, strict=True):
+            if value and len(value) >= MIN_SECRET_CHARS:
+                known.setdefault(value, name)
         found: dict[str, str] = {}
-        for value, source in known:
+        for value, source in known.items():
             for form in (value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)
                          [1:-1], html.escape(value), html.escape(value, quote=False)):
                 found.setdefault(form, source)
-        _FORMS.clear()
-        _FORMS[known] = sorted(found.items(), key=lambda f: (-len(f[0]), f[0]))
-    return _FORMS[known]
+        _FORMS["state"] = state
+        _FORMS["forms"] = sorted(found.items(), key=lambda f: (-len(f[0]), f[0]))
+    return _FORMS["forms"]
 
 
 def _runs(text: str, secret: str, least: int) -> list[tuple[int, int]]:

@@ -197,3 +197,30 @@ def test_keys_are_known_before_any_client_is_built(monkeypatch: pytest.MonkeyPat
     assert scrub(key) == key
     load_products("pfx", tmp_path)
     assert scrub(f"a {key} b") == "a <redacted> b"
+
+
+def test_a_judges_key_is_known_once_its_table_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Judges too: the key of a judge's api_key_env is scrubbed before any client exists."""
+    from pytest_dictbench.judge.settings import parse_judge_settings
+    from pytest_dictbench.redact import scrub
+
+    key = "jk-judge-read-at-load-0123456789"
+    monkeypatch.setenv("JUDGE_KEY_AT_LOAD", key)
+    assert scrub(key) == key
+    parse_judge_settings({"judges": [{
+        "name": "j", "model": "m", "family": "openai", "base_url": "https://judge.test/v1",
+        "api_key_env": "JUDGE_KEY_AT_LOAD", "price_in_per_mtok": 1.0,
+        "price_out_per_mtok": 1.0}]})
+    assert scrub(f"[{key}]") == "[<redacted>]"
+
+
+def test_a_prompt_is_scrubbed_as_it_is_made() -> None:
+    """PL7: every text to a model is a Prompt, and a Prompt holds no registered key."""
+    from pytest_dictbench.judge.task import Prompt
+    from pytest_dictbench.redact import register_secret
+
+    key = "sk-prompt-key-0123456789abcdef"
+    register_secret(key)
+    prompt = Prompt(model="m", max_tokens=10, system=f"s {key}", user=f"the key is {key} ok",
+                    tool_name="t", tool_description="d", tool_schema={}, answer_schema={})
+    assert (prompt.system, prompt.user) == ("s <redacted>", "the key is <redacted> ok")
