@@ -22,7 +22,7 @@ from ..methods.base import Method
 from ..methods.builtin import builtin_methods
 from ..model import Product
 from ..products import product_location
-from ..redact import secret_source
+from ..redact import scrub, secret_source
 from ..registry import Registry
 from ..rig.package import is_package
 from ..suites import MANIFEST, read_toml
@@ -265,11 +265,11 @@ def _relative_to(path: Path, folder: Path) -> str:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
                               ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """Point skip reports of case items at the case's line instead of plugin code (with
-    control characters of the reason made visible)."""
+    control characters of the reason made visible, and secrets scrubbed)."""
     report = yield
     if isinstance(item, CaseItem) and report.skipped and isinstance(report.longrepr, tuple):
         path, line, _ = item.reportinfo()
-        report.longrepr = (str(path), (line or 0) + 1, visible(report.longrepr[2]))
+        report.longrepr = (str(path), (line or 0) + 1, scrub(visible(report.longrepr[2])))
     return report
 
 
