@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 from adapter_support import write_tone
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 from judge_server import MessagesServer, Recorded, user_text
 from judge_server import Reply as MessagesReply
@@ -224,3 +224,52 @@ def test_a_prompt_is_scrubbed_as_it_is_made() -> None:
     prompt = Prompt(model="m", max_tokens=10, system=f"s {key}", user=f"the key is {key} ok",
                     tool_name="t", tool_description="d", tool_schema={}, answer_schema={})
     assert (prompt.system, prompt.user) == ("s <redacted>", "the key is <redacted> ok")
+
+
+#: Settings that would carry a key into a name or a message: each must be refused at
+#: load, without the key in anything printed or written.
+PLACEMENTS = {
+    "base_url query": lambda key: (
+        "dg", 'name = "dg"\nversion = "1"\nadapter = "deepgram"\n[settings]\n'
+        f'base_url = "http://127.0.0.1:9/v1?key={key}"\napi_key_env = "DG_KEY"\n'),
+    "base_url user info": lambda key: (
+        "dg", 'name = "dg"\nversion = "1"\nadapter = "deepgram"\n[settings]\n'
+        f'base_url = "http://u:{key}@127.0.0.1:9"\napi_key_env = "DG_KEY"\n'),
+    "sweep model": lambda key: (
+        "grid", 'name = "grid"\nversion = "1"\n[sweep]\nasr = ["rec"]\n'
+        'templates = ["clean.txt"]\n[[sweep.models]]\nclient = "openai"\n'
+        f'model = "{key}"\nbase_url = "http://127.0.0.1:9/v1"\napi_key_env = "REFINE_KEY"\n'),
+    "refine model": lambda key: (
+        "pk", 'name = "pk"\nversion = "1"\nadapter = "pipeline"\n[asr]\nproduct = "rec"\n'
+        f'[[refine]]\nclient = "openai"\nmodel = "{key}"\nbase_url = "http://127.0.0.1:9/v1"\n'
+        'api_key_env = "REFINE_KEY"\ntemplate = "{text}"\n'),
+}
+
+
+@settings(max_examples=4, deadline=None, derandomize=True,
+          phases=[Phase.explicit, Phase.generate],
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(key=KEYS, placement=st.sampled_from(sorted(PLACEMENTS)), workers=st.booleans())
+@example(key="sk-proj-PLANTED" + "y" * 120, placement="sweep model", workers=False)  # CF1
+@example(key="AIzaPLANTED" + "g" * 28, placement="base_url query", workers=False)  # PV1
+@example(key="sk-proj-PLANTED" + "y" * 120, placement="base_url user info", workers=True)
+@example(key="sk-refine-model-0123456789abcdef", placement="refine model", workers=True)
+def test_a_key_in_settings_is_refused_at_load_and_never_shown(
+        pytester: pytest.Pytester, key: str, placement: str, workers: bool) -> None:
+    name, toml = PLACEMENTS[placement](key)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("REFINE_KEY", key)
+        env.setenv("DG_KEY", key)
+        write_project(pytester.path, "http://127.0.0.1:9", "http://127.0.0.1:9", "plain")
+        (pytester.path / "products" / "clean.txt").write_text("Clean: {text}\n")
+        (pytester.path / "products" / f"{name}.toml").write_text(toml)
+        result = pytester.runpytest(f"--product={name}", "--junitxml=j.xml",
+                                    *(("-n", "2") if workers else ()))
+    shown = "\n".join(result.outlines + result.errlines)
+    # refused at load: a usage error, or collection errors (on each xdist worker)
+    assert result.ret != pytest.ExitCode.OK and " passed" not in shown, shown
+    assert "refine" in shown or "base_url" in shown or "label" in shown
+    files = {n: t for n, t in every_text(pytester.path).items()
+             if not n.endswith(".toml") and n != "products/rec/mini.jsonl"}
+    assert leaks(shown, [key]) == [] and {n: leaks(t, [key]) for n, t in files.items()
+                                          if leaks(t, [key])} == {}
