@@ -203,3 +203,19 @@ def test_a_providers_partial_quote_of_the_key_is_scrubbed() -> None:
             f"Incorrect API key provided: {REDACTED}*****face"
     finally:
         client.close()
+
+
+def test_a_key_sent_elsewhere_than_the_documented_root_is_said_first(
+        project: Callable[..., pytest.Pytester], fake: DeepgramFake,
+        server: ProviderServer) -> None:
+    """PV4: the host a key goes to is named once, in the header, before any request."""
+    pytester = project(dg=provider("dg", "deepgram", server.url))
+    result = pytester.runpytest("--product=dg", "--dictbench-no-warmup", "-p",
+                                "no:cacheprovider")
+    host = server.url.split("://", 1)[1]
+    result.stdout.fnmatch_lines([
+        "dictbench: suites cases/mini; products dg",
+        f"dictbench: dg sends its key and audio to http://{host}, not to Deepgram's "
+        "documented https://api.deepgram.com",
+        "collected 2 items"])
+    result.assert_outcomes(passed=2)

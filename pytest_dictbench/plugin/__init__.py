@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Generator, Iterable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
-from ..adapters import builtin_adapters
+from ..adapters import PROVIDER_KINDS, builtin_adapters
 from ..adapters.base import AdapterFactory
 from ..adapters.pipeline.sweep import load_products
 from ..errors import DictbenchError, ProductError
@@ -174,7 +175,27 @@ def pytest_report_header(config: pytest.Config) -> str | None:
         for arg in config.args)) or "none"
     kind = "verify suites" if is_verify(config) else "suites"
     products = ", ".join(p.name for p in session.products)
-    return f"dictbench: {kind} {suites}" + (f"; products {products}" if products else "")
+    return "\n".join([f"dictbench: {kind} {suites}" + (f"; products {products}" if products
+                                                       else ""), *_elsewhere(session.products)])
+
+
+def _elsewhere(products: Iterable[Product]) -> list[str]:
+    """One line per cloud provider product whose ``base_url`` is not its kind's
+    documented root: where its key and audio go, said before the first request (PV4)."""
+    lines = []
+    for product in products:
+        base_url = product.settings.get("base_url")
+        if product.adapter not in PROVIDER_KINDS or not isinstance(base_url, str):
+            continue
+        from ..adapters.providers import PROVIDERS  # only a run with such a product
+
+        provider = PROVIDERS[product.adapter]
+        parts = urlsplit(base_url)
+        if parts.hostname != urlsplit(provider.default_base_url).hostname:
+            lines.append(f"dictbench: {product.name} sends its key and audio to "
+                         f"{parts.scheme}://{parts.netloc}, not to {provider.title}'s "
+                         f"documented {provider.default_base_url}")
+    return lines
 
 
 def _item_product(nodeid: str, products: Iterable[str]) -> str | None:
