@@ -219,3 +219,18 @@ def test_a_key_sent_elsewhere_than_the_documented_root_is_said_first(
         "documented https://api.deepgram.com",
         "collected 2 items"])
     result.assert_outcomes(passed=2)
+
+
+@pytest.mark.parametrize("url", ["https://169.254.169.254/v1", "https://api.test/v1\n"])
+def test_judges_and_refine_steps_refuse_the_same_urls_at_load(url: str, tmp_path: Path) -> None:
+    """PV4 for every client that sends a key: a judge's base_url, a refine step's."""
+    from pytest_dictbench.adapters.pipeline.steps import read_steps
+    from pytest_dictbench.errors import JudgeError, ProductError
+    from pytest_dictbench.judge.settings import parse_judge_settings
+
+    with pytest.raises(JudgeError, match=r"link-local|control character"):
+        parse_judge_settings({"judges": [{"name": "j", "model": "m", "family": "openai",
+                                          "base_url": url}]})
+    with pytest.raises(ProductError, match=r"base_url .*(link-local|control character)"):
+        read_steps([{"client": "openai", "model": "m", "base_url": url,
+                     "template": "{text}"}], tmp_path / "p.toml")
