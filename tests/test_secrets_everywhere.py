@@ -239,6 +239,9 @@ PLACEMENTS = {
         "grid", 'name = "grid"\nversion = "1"\n[sweep]\nasr = ["rec"]\n'
         'templates = ["clean.txt"]\n[[sweep.models]]\nclient = "openai"\n'
         f'model = "{key}"\nbase_url = "http://127.0.0.1:9/v1"\napi_key_env = "REFINE_KEY"\n'),
+    "provider model": lambda key: (
+        "dg", 'name = "dg"\nversion = "1"\nadapter = "deepgram"\n[settings]\n'
+        f'base_url = "http://127.0.0.1:9"\napi_key_env = "DG_KEY"\nmodel = "{key}"\n'),
     "refine model": lambda key: (
         "pk", 'name = "pk"\nversion = "1"\nadapter = "pipeline"\n[asr]\nproduct = "rec"\n'
         f'[[refine]]\nclient = "openai"\nmodel = "{key}"\nbase_url = "http://127.0.0.1:9/v1"\n'
@@ -254,6 +257,7 @@ PLACEMENTS = {
 @example(key="AIzaPLANTED" + "g" * 28, placement="base_url query", workers=False)  # PV1
 @example(key="sk-proj-PLANTED" + "y" * 120, placement="base_url user info", workers=True)
 @example(key="sk-refine-model-0123456789abcdef", placement="refine model", workers=True)
+@example(key="dg-model-key-0123456789abcdef", placement="provider model", workers=False)
 def test_a_key_in_settings_is_refused_at_load_and_never_shown(
         pytester: pytest.Pytester, key: str, placement: str, workers: bool) -> None:
     name, toml = PLACEMENTS[placement](key)
@@ -268,7 +272,7 @@ def test_a_key_in_settings_is_refused_at_load_and_never_shown(
     shown = "\n".join(result.outlines + result.errlines)
     # refused at load: a usage error, or collection errors (on each xdist worker)
     assert result.ret != pytest.ExitCode.OK and " passed" not in shown, shown
-    assert "refine" in shown or "base_url" in shown or "label" in shown
+    assert any(word in shown for word in ("refine", "base_url", "label", "model"))
     files = {n: t for n, t in every_text(pytester.path).items()
              if not n.endswith(".toml") and n != "products/rec/mini.jsonl"}
     assert leaks(shown, [key]) == [] and {n: leaks(t, [key]) for n, t in files.items()

@@ -172,8 +172,9 @@ def test_a_sweep_model_equal_to_a_key_is_refused_without_printing_it(
         f'model = "{OPENAI_KEY}"\nbase_url = "http://127.0.0.1:9/v1"\n')
     result = pytester.runpytest("--product=grid", "--junitxml=j.xml", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*[[][[]sweep.models[]][]] 1: the label (default: the model) "
-                                 "holds the value of OPENAI_API_KEY; give a label*"])
+    result.stderr.fnmatch_lines(["*products/grid.toml: [[][[]sweep.models[]][]] 1: the label "
+                                 "(default: the model) holds the value of OPENAI_API_KEY; "
+                                 "give a label"])
     assert OPENAI_KEY[:16] not in everything(pytester, result)
 
 

@@ -69,12 +69,19 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
 
 def _refuse_secret_name(product: Product) -> None:
     """A product name is printed by pytest in node ids: one holding a key is refused
-    (without quoting it, nor its file, whose name is the product's)."""
+    (without quoting it, nor its file, whose name is the product's); so is a ``model``
+    setting, which names the product in reports and messages."""
     source = secret_source(product.name)
     if source is not None:
         raise ProductError(f"a product name holds the value of {source} (a key); it would "
                            "be printed and written in node ids: rename the product (a "
                            "sweep: give the model a label)", path=product.path.parent)
+    model = product.settings.get("model")
+    source = secret_source(model) if isinstance(model, str) else None
+    if source is not None:
+        raise ProductError(f"[settings] model holds the value of {source} (a key): name "
+                           "the model, and the key's variable in api_key_env",
+                           path=product.path)
 
 
 def is_active(config: pytest.Config) -> bool:
@@ -190,11 +197,15 @@ def _elsewhere(products: Iterable[Product]) -> list[str]:
         from ..adapters.providers import PROVIDERS  # only a run with such a product
 
         provider = PROVIDERS[product.adapter]
-        parts = urlsplit(base_url)
+        try:
+            parts = urlsplit(base_url)
+            host = parts.netloc.rpartition("@")[2]  # never user info: it may hold a key
+        except ValueError:
+            continue  # refused when the adapter loads
         if parts.hostname != urlsplit(provider.default_base_url).hostname:
-            lines.append(f"dictbench: {product.name} sends its key and audio to "
-                         f"{parts.scheme}://{parts.netloc}, not to {provider.title}'s "
-                         f"documented {provider.default_base_url}")
+            lines.append(scrub(f"dictbench: {product.name} sends its key and audio to "
+                               f"{parts.scheme}://{host}, not to {provider.title}'s "
+                               f"documented {provider.default_base_url}"))
     return lines
 
 
