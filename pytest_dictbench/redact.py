@@ -1,70 +1,241 @@
-"""Secrets never reach a file we write: one scrubbing function, used by every writer.
+"""Secrets never leave through a text: one scrubbing function, used by every writer, every
+message and every request to a model; and where a key may be sent.
 
 The secrets are the values of the environment variables the configuration names: a
-product setting ending in ``_env`` (such as the http adapter's ``api_key_env``) and the
-judges' ``ANTHROPIC_API_KEY``. :func:`scrub` replaces each of them (also as JSON and
-HTML would escape it) with ``<redacted>``. The atomic writer and the line appender of
-:mod:`pytest_dictbench.files` apply it to every text they write (reports, items.jsonl,
-capture caches, decisions), the judge verdict cache applies it to each line, and live
-adapters apply it to what a product returns, so an engine that echoes its key cannot
-put it in a transcript either. Values shorter than :data:`MIN_SECRET_CHARS` would match
-ordinary text, so they are never scrubbed, and a key that short (or blank) is refused
-before it is sent (:func:`key_problem`). :func:`public_args` masks secrets given on the
-command line (``--tx ...//env:NAME=VALUE``, ``--api-key X``, ``--my-token=X``).
+setting ending in ``_env`` anywhere in a product (the http adapter's ``api_key_env``, a
+``[[refine]]`` step's, a sweep model's), a judge's ``api_key_env``, and the variables
+the clients read by default (:data:`KEY_VARIABLES`). They are registered when the
+product or judge table is *loaded*, in every process (the xdist controller and each
+worker), so what is scrubbed does not depend on which clients were built where.
+
+:func:`scrub` replaces each secret (also as JSON and HTML would escape it) with
+``<redacted>``, and any run of :data:`RUN_CHARS` or more consecutive characters of one
+(a quoted prefix); :func:`scrub_quote` does the same for runs of
+:data:`MIN_SECRET_CHARS`, for a third party's message (a provider's or a language model
+endpoint's error) that may quote part of the key it was sent. The atomic writer and the
+line appender of :mod:`pytest_dictbench.files` apply :func:`scrub` to every text they
+write, the item record is scrubbed as it is made, every product output is scrubbed
+before it is refined or scored (and flagged), and every prompt before it is sent.
+:func:`secret_source` tells whether a text would put a secret into a name (a product,
+a model label, a node id), which is refused where the name is made. Values shorter
+than :data:`MIN_SECRET_CHARS` would match ordinary text, so they are never scrubbed,
+and a key that short (or blank) is refused before it is sent (:func:`key_problem`).
+:func:`public_args` masks secrets given on the command line, :func:`public_url` the
+user info and query values of a URL, and :func:`key_url_problem` refuses a URL a key
+must not go to (a cloud metadata address, control characters, padding).
 """
 
 from __future__ import annotations
 
 import html
+import ipaddress
 import json
 import os
 import re
+import socket
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-__all__ = ["MIN_SECRET_CHARS", "REDACTED", "key_problem", "public_args", "redact_url",
-           "register_secret", "register_settings_secrets", "scrub", "url_password"]
+__all__ = ["KEY_VARIABLES", "MIN_SECRET_CHARS", "REDACTED", "RUN_CHARS", "key_problem",
+           "key_url_problem", "public_args", "public_url", "redact_url", "register_secret",
+           "register_settings_secrets", "scrub", "scrub_quote", "secret_source",
+           "url_password"]
 
 #: What a secret is replaced with.
 REDACTED = "<redacted>"
 #: Shorter values are not scrubbed, and a key this short is refused.
 MIN_SECRET_CHARS = 8
-#: Environment variables that always hold a secret when set.
-KEY_VARIABLES = ("ANTHROPIC_API_KEY",)
+#: A run of this many consecutive characters of a secret is scrubbed from any text.
+RUN_CHARS = 16
+#: Environment variables that always hold a secret when set (the judges' and the
+#: refine clients' default key variables).
+KEY_VARIABLES = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY")
 
-_SECRETS: set[str] = set()
+#: Registered secret -> the variable (or description) it came from.
+_SECRETS: dict[str, str] = {}
+_FORMS: dict[str, Any] = {}
 
 
-def register_secret(value: str | None) -> None:
-    """Scrub ``value`` from everything written from now on in this process."""
+def register_secret(value: str | None, source: str = "a configured key") -> None:
+    """Scrub ``value`` from everything written, printed or sent from now on in this
+    process; ``source`` (the variable's name) is what a refusal names."""
     if value and len(value) >= MIN_SECRET_CHARS:
-        _SECRETS.add(value)
+        _SECRETS.setdefault(value, source)
 
 
-def register_settings_secrets(settings: Mapping[str, Any]) -> None:
-    """Register the values of the environment variables named by ``*_env`` settings."""
-    for name, value in settings.items():
-        if str(name).endswith("_env") and isinstance(value, str):
-            register_secret(os.environ.get(value))
+def register_settings_secrets(settings: Any) -> None:
+    """Register the values of the environment variables named by ``*_env`` settings, at
+    any depth (``[[refine]]`` steps and sweep models are tables inside a product)."""
+    if isinstance(settings, Mapping):
+        for name, value in settings.items():
+            if str(name).endswith("_env") and isinstance(value, str):
+                register_secret(os.environ.get(value), value)
+            else:
+                register_settings_secrets(value)
+    elif isinstance(settings, (list, tuple)):
+        for value in settings:
+            register_settings_secrets(value)
 
 
-def _variants() -> list[str]:
-    values = set(_SECRETS)
-    values.update(v for v in (os.environ.get(n) for n in KEY_VARIABLES)
-                  if v and len(v) >= MIN_SECRET_CHARS)
-    found = set()
-    for value in values:
-        found.update({value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1],
-                      html.escape(value), html.escape(value, quote=False)})
-    return sorted(found, key=len, reverse=True)  # longer forms first
+def _forms() -> list[tuple[str, str]]:
+    """(form, source) of every secret as written, JSON-escaped and HTML-escaped, longer
+    forms first (computed again only when a secret is added or a key variable changes:
+    secrets are only ever added, so their count tells the state)."""
+    env = tuple(os.environ.get(name) for name in KEY_VARIABLES)
+    state = (len(_SECRETS), env)
+    if _FORMS.get("state") != state:
+        known = dict(_SECRETS)
+        for name, value in zip(KEY_VARIABLES, env, strict=True):
+            if value and len(value) >= MIN_SECRET_CHARS:
+                known.setdefault(value, name)
+        found: dict[str, str] = {}
+        for value, source in known.items():
+            for form in (value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)
+                         [1:-1], html.escape(value), html.escape(value, quote=False)):
+                found.setdefault(form, source)
+        _FORMS["state"] = state
+        _FORMS["forms"] = sorted(found.items(), key=lambda f: (-len(f[0]), f[0]))
+    return _FORMS["forms"]
+
+
+def _runs(text: str, secret: str, least: int) -> list[tuple[int, int]]:
+    """Spans of ``text`` that are runs of at least ``least`` consecutive characters of
+    ``secret``. Every such run holds one of the secret's chunks of ``least // 2``
+    characters taken every ``least - least // 2 + 1`` characters; each chunk found is
+    grown to the longest common run around it."""
+    size = max(1, least // 2)
+    step = least - size + 1
+    spans: list[tuple[int, int]] = []
+    for start in range(0, len(secret) - size + 1, step):
+        chunk = secret[start:start + size]
+        at = text.find(chunk)
+        while at >= 0:
+            left = 0
+            while at - left > 0 and start - left > 0 and \
+                    text[at - left - 1] == secret[start - left - 1]:
+                left += 1
+            right = size
+            while at + right < len(text) and start + right < len(secret) and \
+                    text[at + right] == secret[start + right]:
+                right += 1
+            if left + right >= least:
+                spans.append((at - left, at + right))
+                at = text.find(chunk, at + right)
+            else:
+                at = text.find(chunk, at + 1)
+    return spans
+
+
+def _scrub(text: str, least: int) -> str:
+    forms = _forms()
+    if not forms or not text:
+        return text
+    for form, _ in forms:
+        if form in text:
+            text = text.replace(form, REDACTED)
+    spans = [span for form, _ in forms if len(form) >= least
+             for span in _runs(text, form, least)]
+    if not spans:
+        return text
+    merged: list[list[int]] = []
+    for a, b in sorted(spans):
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    out, end = [], 0
+    for a, b in merged:
+        out.append(text[end:a])
+        out.append(REDACTED)
+        end = b
+    out.append(text[end:])
+    return "".join(out)
 
 
 def scrub(text: str) -> str:
-    """``text`` with every configured secret replaced by ``<redacted>``."""
-    for secret in _variants():
-        if secret in text:
-            text = text.replace(secret, REDACTED)
-    return text
+    """``text`` with every configured secret, and every run of :data:`RUN_CHARS` or more
+    of its characters, replaced by ``<redacted>``."""
+    return _scrub(text, RUN_CHARS)
+
+
+def scrub_quote(text: str) -> str:
+    """:func:`scrub` for a third party's message, which may quote part of a key (``Invalid
+    credentials: prov-test-key-012345...LEAK``): runs of :data:`MIN_SECRET_CHARS` too."""
+    return _scrub(text, MIN_SECRET_CHARS)
+
+
+def secret_source(text: str) -> str | None:
+    """The variable whose value (or a run of :data:`RUN_CHARS` of it) ``text`` holds,
+    else None: such a text must not become a name (a node id, a product or label)."""
+    for form, source in _forms():
+        if form in text or (len(form) >= RUN_CHARS and _runs(text, form, RUN_CHARS)):
+            return source
+    return None
+
+
+def public_url(text: str) -> str:
+    """``text`` with URL user info and query values redacted (other text unchanged), for
+    a message or a report."""
+    if "://" not in text and not text.startswith("/"):  # a relative one: a Location
+        return text
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return REDACTED
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    if "@" in parts.netloc:
+        netloc = f"{REDACTED}@{netloc}"
+    query = urlencode([(k, REDACTED) for k, _ in parse_qsl(parts.query, keep_blank_values=True)],
+                      safe="<>")
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+#: Host names of cloud machines' own metadata services (they hand out the machine's
+#: credentials; never a speech or language API).
+METADATA_HOSTS = frozenset({"metadata", "metadata.google.internal", "metadata.goog",
+                            "instance-data", "instance-data.ec2.internal",
+                            "metadata.azure.internal"})
+#: Metadata addresses outside the link-local ranges (AWS over IPv6, Alibaba Cloud).
+_METADATA_ADDRESSES = frozenset({ipaddress.ip_address("fd00:ec2::254"),
+                                 ipaddress.ip_address("100.100.100.200")})
+
+
+def _address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The address ``host`` spells, in any form a resolver accepts (``169.254.43518``,
+    ``0xa9.0xfe.0xa9.0xfe``, ``2852039166``, ``[::ffff:169.254.169.254]``), else None."""
+    try:
+        address = ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
+    except ValueError:
+        try:
+            return ipaddress.IPv4Address(socket.inet_aton(host))
+        except (OSError, ValueError):
+            return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+def key_url_problem(url: str) -> str | None:
+    """Why a key (or anything) must not be sent to ``url``, else None: whitespace or a
+    control character anywhere in it (the URL parser drops some, so the check would see
+    another URL than the one sent), or a host that is a link-local address
+    (169.254.0.0/16, fe80::/10) or a cloud metadata service, whatever the scheme."""
+    bad = next((c for c in url if c.isspace() or not c.isprintable()), None)
+    if bad is not None:
+        where = "around it" if url.strip() != url else "in it"
+        return (f"the URL has whitespace or a control character {where} ({bad!r}); write "
+                "it without")
+    try:
+        host = (urlsplit(url).hostname or "").rstrip(".").lower()
+    except ValueError:
+        return "the URL cannot be parsed"
+    address = _address(host)
+    if host in METADATA_HOSTS or (address is not None and (
+            address.is_link_local or address in _METADATA_ADDRESSES)):
+        return (f"{host!r} is a link-local or cloud metadata address, where a cloud machine "
+                "serves its own credentials, never a speech or language API")
+    return None
 
 
 def key_problem(value: str) -> str | None:

@@ -117,3 +117,16 @@ def helper() -> Iterator[ReportHelper]:
     assert started is not None
     yield started
     started.close()
+
+
+@pytest.fixture(autouse=True)
+def _secrets_of_this_test_only() -> Iterator[None]:
+    """The secrets a test registers (directly, or by an in-process run loading products)
+    are forgotten after it: scrubbing in another test never depends on the order."""
+    from pytest_dictbench import redact
+
+    saved = dict(redact._SECRETS)
+    yield
+    redact._SECRETS.clear()
+    redact._SECRETS.update(saved)
+    redact._FORMS.clear()

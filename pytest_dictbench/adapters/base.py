@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
 from ..model import Case, Output, Product, Suite
+from ..redact import scrub
 from ..suites import DEFAULT_MAX_TEXT_CHARS
 
 
@@ -55,3 +56,18 @@ class Adapter(Protocol):
 
 #: Builds an adapter; registered per adapter kind through ``pytest_dictbench_adapters``.
 AdapterFactory = Callable[[Product, Suite, AdapterOptions], Adapter]
+
+
+def scrubbed_output(output: Output | None) -> Output | None:
+    """``output`` with every registered secret scrubbed from its text and error
+    (:func:`~pytest_dictbench.redact.scrub`); a changed text is flagged ``redacted``,
+    since what is scored is no longer what the product returned. Every product's output
+    passes here before it is refined, judged, scored or quoted."""
+    if output is None:
+        return None
+    text = scrub(output.text) if output.text else output.text
+    error = scrub(output.error) if output.error else output.error
+    if text == output.text and error == output.error:
+        return output
+    meta = {**output.meta, "redacted": True} if text != output.text else output.meta
+    return replace(output, text=text, error=error, meta=meta)

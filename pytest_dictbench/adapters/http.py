@@ -35,7 +35,7 @@ from urllib.parse import urlsplit
 
 from ..errors import CaptureError, ProductError
 from ..model import Product, Suite
-from ..redact import REDACTED, key_problem, scrub
+from ..redact import REDACTED, key_problem, key_url_problem, public_url, scrub_quote
 from .base import AdapterOptions
 from .live import CaptureRequest, LiveAdapter
 from .settings import Settings
@@ -104,9 +104,15 @@ class HttpTranscriber:
                                      f"{self.answer!r}")
         else:
             raise settings.error(f"[settings] mode must be 'openai' or 'json', got {self.mode!r}")
+        #: The URL as messages quote it (user info and query values redacted).
+        self.shown_url = public_url(self.url)
+        problem = key_url_problem(self.url)
+        if problem:
+            raise settings.error(f"[settings] service URL {self.shown_url!r}: {problem}")
         parts = urlsplit(self.url)
         if parts.scheme not in ("http", "https"):
-            raise settings.error(f"[settings] the service URL must be http(s), got {self.url!r}")
+            raise settings.error("[settings] the service URL must be http(s), got "
+                                 f"{self.shown_url!r}")
         if key and parts.scheme == "http" and parts.hostname not in _LOOPBACK:
             raise settings.error("[settings] an API key is only sent over https (or to a "
                                  f"loopback address), not to {parts.hostname!r}")
@@ -129,11 +135,11 @@ class HttpTranscriber:
         text = _field(answer, field)
         if self.mode == "json" and self.answer == "record":
             if not isinstance(text, Mapping):
-                raise CaptureError(f"response from {self.url} has no transcript record at "
+                raise CaptureError(f"response from {self.shown_url} has no transcript record at "
                                    f"{field!r}")
             return text
         if not isinstance(text, str):
-            raise CaptureError(f"response from {self.url} has no text at {field!r}")
+            raise CaptureError(f"response from {self.shown_url} has no text at {field!r}")
         return text.strip()
 
     def _openai_body(self, request: CaptureRequest, content: bytes) -> tuple[bytes, str]:
@@ -168,7 +174,7 @@ class HttpTranscriber:
         watchdog = threading.Timer(self.timeout_s, _abort, (sockets, expired))
         watchdog.daemon = True
         watchdog.start()
-        late = f"no response from {self.url} within {self.timeout_s:g} s"
+        late = f"no response from {self.shown_url} within {self.timeout_s:g} s"
         try:
             try:
                 connection.connect()
@@ -178,7 +184,7 @@ class HttpTranscriber:
             except OSError as exc:
                 if expired.is_set() or isinstance(exc, TimeoutError):
                     raise CaptureError(late) from None
-                raise CaptureError(self._scrub(f"cannot reach {self.url}: {exc}")) from None
+                raise CaptureError(self._scrub(f"cannot reach {self.shown_url}: {exc}")) from None
             try:
                 connection.request("POST", target, body=body, headers=headers)
                 response = connection.getresponse()
@@ -186,7 +192,7 @@ class HttpTranscriber:
             except (OSError, http.client.HTTPException) as exc:
                 if expired.is_set() or isinstance(exc, TimeoutError):
                     raise CaptureError(late) from None
-                raise CaptureError(self._scrub(f"connection to {self.url} failed: {exc}")
+                raise CaptureError(self._scrub(f"connection to {self.shown_url} failed: {exc}")
                                    ) from None
         finally:
             watchdog.cancel()
@@ -194,16 +200,16 @@ class HttpTranscriber:
         if expired.is_set():
             raise CaptureError(late)
         if response.status >= 300:  # redirects are never followed (the key stays here)
-            raise CaptureError(self._scrub(f"HTTP {response.status} from {self.url}"
+            raise CaptureError(self._scrub(f"HTTP {response.status} from {self.shown_url}"
                                            f"{_snippet(raw)}"))
         try:
             return json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError):
-            raise CaptureError(self._scrub(f"response from {self.url} is not JSON"
+            raise CaptureError(self._scrub(f"response from {self.shown_url} is not JSON"
                                            f"{_snippet(raw)}")) from None
 
     def _scrub(self, message: str) -> str:
-        return scrub(message.replace(self._key, REDACTED) if self._key else message)
+        return scrub_quote(message.replace(self._key, REDACTED) if self._key else message)
 
 
 def http_adapter(product: Product, suite: Suite, options: AdapterOptions) -> LiveAdapter:

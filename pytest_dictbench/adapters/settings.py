@@ -6,11 +6,10 @@ import datetime as dt
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ..errors import ProductError
 from ..model import Product
-from ..redact import REDACTED
+from ..redact import REDACTED, public_url
 
 __all__ = ["COMMON_SETTINGS", "Settings", "public_settings"]
 
@@ -112,14 +111,5 @@ def _public_list(values: list[Any]) -> list[Any]:
     return out
 
 
-def _public_url(text: str) -> str:
-    """``text`` with URL user info and query values redacted (other text unchanged)."""
-    if "://" not in text:
-        return text
-    parts = urlsplit(text)
-    netloc = parts.netloc.rsplit("@", 1)[-1]
-    if "@" in parts.netloc:
-        netloc = f"{REDACTED}@{netloc}"
-    query = urlencode([(k, REDACTED) for k, _ in parse_qsl(parts.query, keep_blank_values=True)],
-                      safe="<>")
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+#: Kept under its old name: the one implementation is :func:`redact.public_url`.
+_public_url = public_url

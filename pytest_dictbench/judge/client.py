@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from ..errors import JudgeError
 from ..jsonl import loads_strict
-from ..redact import register_secret
+from ..redact import register_secret, scrub_quote
 from .estimate import Budget, worst_case_cost
 from .records import JudgeConfig, JudgeRequest, SpendMeter, TokenUsage, Verdict, usage_from
 from .request import cache_key, task_of
@@ -180,7 +180,7 @@ class AnthropicJudgeClient:
         return int(result.input_tokens)
 
     def redact(self, text: str) -> str:
-        return text.replace(self._secret, "[redacted]") if self._secret else text
+        return scrub_quote(text.replace(self._secret, "[redacted]") if self._secret else text)
 
     async def aclose(self) -> None:
         await self.endpoint.aclose()

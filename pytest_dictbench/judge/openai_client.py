@@ -26,6 +26,7 @@ import urllib.request
 from typing import Any
 
 from ..jsonl import loads_strict
+from ..redact import scrub_quote
 from .records import JudgeConfig, TokenUsage, usage_from
 from .task import Prompt
 from .transport import RawAnswer, TransportError, check_key_url, error_body
@@ -175,7 +176,7 @@ class OpenAIJudgeClient:
         return read_completion(data)
 
     def redact(self, text: str) -> str:
-        return text.replace(self._secret, "[redacted]") if self._secret else text
+        return scrub_quote(text.replace(self._secret, "[redacted]") if self._secret else text)
 
     async def aclose(self) -> None:
         return None

@@ -36,6 +36,7 @@ judge's ``api_key_env`` variable, else ``ANTHROPIC_API_KEY`` / ``OPENAI_API_KEY`
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -43,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import JudgeError
+from ..redact import register_secret
 from ..schemas import checked_schema
 from .records import FAMILIES, JudgeConfig, RetryPolicy
 from .transport import safe_url, url_problem
@@ -171,6 +173,9 @@ def parse_judge_settings(table: Mapping[str, Any], *, path: Path | str | None = 
     if problem:
         raise JudgeError(problem, path=path)
     judges = tuple(JudgeConfig(**entry) for entry in table["judges"])
+    for judge in judges:  # known from now on in this process, whichever client is built
+        register_secret(os.environ.get(judge.api_key_env) if judge.api_key_env else None,
+                        judge.api_key_env or "")
     for judge in judges:
         if judge.family == "openai" and judge.base_url is None:
             raise JudgeError(f"[judge] judge {judge.name!r}: family 'openai' needs a base_url",

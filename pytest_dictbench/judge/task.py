@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from ..redact import scrub
 from .records import JudgeConfig, JudgeRequest, RuleVerdict
 
 __all__ = ["JudgeTask", "Prompt", "anthropic_params"]
@@ -35,7 +36,8 @@ CACHE_CONTROL = {"type": "ephemeral"}
 
 @dataclass(frozen=True)
 class Prompt:
-    """One judge call, independent of the API family that carries it."""
+    """One model call (a judge's or a refine step's), independent of the API family that
+    carries it; its texts are scrubbed of secrets as it is made."""
 
     model: str
     max_tokens: int
@@ -47,6 +49,12 @@ class Prompt:
     tool_schema: Mapping[str, Any]
     #: Strict schema of a valid answer to this request (validated locally).
     answer_schema: Mapping[str, Any]
+
+    def __post_init__(self) -> None:
+        """Every text sent to a model passes here: a registered secret in it (a key a
+        recogniser echoed into its transcript, say) is scrubbed before it leaves."""
+        object.__setattr__(self, "system", scrub(self.system))
+        object.__setattr__(self, "user", scrub(self.user))
 
 
 @runtime_checkable

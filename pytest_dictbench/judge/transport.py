@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import JudgeError
+from ..redact import key_url_problem
 from .records import TokenUsage
 
 __all__ = ["RawAnswer", "TransportError", "check_key_url", "error_body", "safe_url", "shorten",
@@ -42,6 +43,9 @@ _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 def url_problem(url: str) -> str | None:
     """Why ``url`` may not be a judge endpoint: credentials in it (user-info, a query, a
     fragment) would be copied into error texts and reports. ``None`` when it is fine."""
+    problem = key_url_problem(url)
+    if problem:
+        return problem
     parts = urllib.parse.urlsplit(url)
     if "@" in parts.netloc:
         return "has user-info (user:password@); put the key in its api_key_env variable"
@@ -70,7 +74,7 @@ def check_key_url(judge: str, url: str | None) -> None:
     parts = urllib.parse.urlsplit(url)
     if parts.scheme != "https" and not (parts.scheme == "http" and parts.hostname in _LOOPBACK):
         raise JudgeError(f"judge {judge!r}: the key is only sent over https (or to a "
-                         f"loopback address), not to {url!r}")
+                         f"loopback address), not to {safe_url(url)!r}")
 
 
 def error_body(data: Any, judge: str) -> TransportError | None:

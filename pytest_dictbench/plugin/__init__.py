@@ -10,17 +10,20 @@ from __future__ import annotations
 from collections.abc import Generator, Iterable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
-from ..adapters import builtin_adapters
+from ..adapters import PROVIDER_KINDS, builtin_adapters
 from ..adapters.base import AdapterFactory
 from ..adapters.pipeline.sweep import load_products
-from ..errors import DictbenchError
+from ..errors import DictbenchError, ProductError
 from ..heap import HeldHeap
 from ..methods.base import Method
 from ..methods.builtin import builtin_methods
+from ..model import Product
 from ..products import product_location
+from ..redact import scrub, secret_source
 from ..registry import Registry
 from ..rig.package import is_package
 from ..suites import MANIFEST, read_toml
@@ -64,6 +67,23 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
     early_config.add_cleanup(heap.let_go)
 
 
+def _refuse_secret_name(product: Product) -> None:
+    """A product name is printed by pytest in node ids: one holding a key is refused
+    (without quoting it, nor its file, whose name is the product's); so is a ``model``
+    setting, which names the product in reports and messages."""
+    source = secret_source(product.name)
+    if source is not None:
+        raise ProductError(f"a product name holds the value of {source} (a key); it would "
+                           "be printed and written in node ids: rename the product (a "
+                           "sweep: give the model a label)", path=product.path.parent)
+    model = product.settings.get("model")
+    source = secret_source(model) if isinstance(model, str) else None
+    if source is not None:
+        raise ProductError(f"[settings] model holds the value of {source} (a key): name "
+                           "the model, and the key's variable in api_key_env",
+                           path=product.path)
+
+
 def is_active(config: pytest.Config) -> bool:
     return (bool(config.getoption("dictbench_products", None))
             or bool(config.getoption("dictbench_results", None)) or is_verify(config))
@@ -90,6 +110,8 @@ def pytest_configure(config: pytest.Config) -> None:
                                for value in config.getoption("dictbench_products"))
         products = list({p.name: p for name, where in places
                          for p in load_products(name, where)}.values())
+        for product in products:  # every product's keys are registered by now
+            _refuse_secret_name(product)
         report = config.getoption("dictbench_report")
         report_dir = (config.invocation_params.dir / report) if report else (
             config.rootpath / "reports")
@@ -160,7 +182,31 @@ def pytest_report_header(config: pytest.Config) -> str | None:
         for arg in config.args)) or "none"
     kind = "verify suites" if is_verify(config) else "suites"
     products = ", ".join(p.name for p in session.products)
-    return f"dictbench: {kind} {suites}" + (f"; products {products}" if products else "")
+    return "\n".join([f"dictbench: {kind} {suites}" + (f"; products {products}" if products
+                                                       else ""), *_elsewhere(session.products)])
+
+
+def _elsewhere(products: Iterable[Product]) -> list[str]:
+    """One line per cloud provider product whose ``base_url`` is not its kind's
+    documented root: where its key and audio go, said before the first request (PV4)."""
+    lines = []
+    for product in products:
+        base_url = product.settings.get("base_url")
+        if product.adapter not in PROVIDER_KINDS or not isinstance(base_url, str):
+            continue
+        from ..adapters.providers import PROVIDERS  # only a run with such a product
+
+        provider = PROVIDERS[product.adapter]
+        try:
+            parts = urlsplit(base_url)
+            host = parts.netloc.rpartition("@")[2]  # never user info: it may hold a key
+        except ValueError:
+            continue  # refused when the adapter loads
+        if parts.hostname != urlsplit(provider.default_base_url).hostname:
+            lines.append(scrub(f"dictbench: {product.name} sends its key and audio to "
+                               f"{parts.scheme}://{host}, not to {provider.title}'s "
+                               f"documented {provider.default_base_url}"))
+    return lines
 
 
 def _item_product(nodeid: str, products: Iterable[str]) -> str | None:
@@ -251,11 +297,11 @@ def _relative_to(path: Path, folder: Path) -> str:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
                               ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """Point skip reports of case items at the case's line instead of plugin code (with
-    control characters of the reason made visible)."""
+    control characters of the reason made visible, and secrets scrubbed)."""
     report = yield
     if isinstance(item, CaseItem) and report.skipped and isinstance(report.longrepr, tuple):
         path, line, _ = item.reportinfo()
-        report.longrepr = (str(path), (line or 0) + 1, visible(report.longrepr[2]))
+        report.longrepr = (str(path), (line or 0) + 1, scrub(visible(report.longrepr[2])))
     return report
 
 

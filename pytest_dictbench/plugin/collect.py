@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 import pytest
 
+from ..adapters.base import scrubbed_output
 from ..errors import DictbenchError
 from ..model import (
     SKIP_STATUSES,
@@ -22,6 +23,7 @@ from ..model import (
     provisional_reason,
 )
 from ..private import REDACTED, is_private, public_case_id
+from ..redact import scrub, secret_source
 from ..report.items import encoded_line
 from ..suites import check_cases_digest
 from ..text.visible import visible
@@ -89,6 +91,7 @@ class SuiteCollector(pytest.File):
         session = self.config.stash[SESSION_KEY]
         suite = session.load_suite(self.path)
         check_cases_digest(suite)
+        _refuse_secret_names(suite, session.products)
         repetitions = session.repetitions or suite.repetitions
         for product in session.products:
             adapter = session.adapter(product, suite)
@@ -120,8 +123,26 @@ class SuiteCollector(pytest.File):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
         if isinstance(excinfo.value, DictbenchError):
-            return str(excinfo.value)
+            return scrub(str(excinfo.value))
         return super().repr_failure(excinfo)
+
+
+def _refuse_secret_names(suite: Suite, products: Iterable[Product]) -> None:
+    """A node id is printed and written by pytest itself, where no scrubbing reaches: a
+    suite id, case id, genre, tag or product name holding a registered secret (the
+    value of an ``*_env`` variable) is refused before any item is made. The error names
+    the variable and where the name comes from, never the name."""
+    names = [("the suite id", suite.id)]
+    names += [("the product name", p.name) for p in products]
+    if not is_private(suite):  # a private suite's case ids are keyed hashes
+        names += [(f"case at line {c.line} of {suite.cases_file.name}: its id, genre or tag",
+                   " ".join([c.id, c.genre or "", *c.tags])) for c in suite.cases]
+    for what, name in names:
+        source = secret_source(name)
+        if source is not None:
+            raise DictbenchError(f"{what} holds the value of {source} (a key); it would "
+                                 "be printed and written in node ids: rename it",
+                                 path=suite.root)
 
 
 def capture_group(product: Product) -> str | None:
@@ -197,8 +218,9 @@ class CaseItem(pytest.Item):
         self.judgement = NO_JUDGEMENT
 
     def _shown(self, message: str) -> str:
-        """``message`` as the terminal and JUnit may show it (withheld for a private suite)."""
-        return REDACTED if is_private(self.suite) else message
+        """``message`` as the terminal and JUnit may show it (withheld for a private suite,
+        scrubbed of secrets otherwise)."""
+        return REDACTED if is_private(self.suite) else scrub(message)
 
     def _prepare(self) -> None:
         """Get the output (skip when there is none, fail when it is an error) and the
@@ -238,7 +260,7 @@ class CaseItem(pytest.Item):
     def _get_output(self) -> Output | None:
         """The adapter's output; a capture problem records an error and fails the item."""
         try:
-            output = self.adapter.get(self.case, self.repetition)
+            output = scrubbed_output(self.adapter.get(self.case, self.repetition))
         except DictbenchError as exc:
             problem = exc
         else:
@@ -278,8 +300,13 @@ class CaseItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
                      ) -> Any:
-        """Failure text with any control characters of the output made visible (and the
-        details of a private suite's case withheld)."""
+        """Failure text with any control characters of the output made visible, secrets
+        scrubbed (and the details of a private suite's case withheld)."""
+        shown = self._repr_failure(excinfo, style)
+        return scrub(shown) if isinstance(shown, str) else shown
+
+    def _repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+                      ) -> Any:
         value = excinfo.value
         if is_private(self.suite) and not isinstance(value, pytest.fail.Exception):
             if isinstance(value, ItemFailed):

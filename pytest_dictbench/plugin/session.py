@@ -23,6 +23,7 @@ from ..judge.settings import JudgeSettings, parse_judge_settings
 from ..methods.base import Method
 from ..model import ItemLike, ItemResult, Output, Product, Suite
 from ..private import is_private
+from ..redact import scrub
 from ..registry import Registry
 from ..report import plots
 from ..report.files import dumps, natural_line, natural_record, write_report_set
@@ -195,6 +196,9 @@ class DictbenchSession(ReportSet):
         """The ``items.jsonl`` line of an item's record; a serial run also keeps the
         value the line was written from, for the store (see ``ItemStore.expect``)."""
         line, written = natural_record(record)
+        clean = scrub(line)  # the record leaves here (for a worker: to the controller)
+        if clean != line:
+            line, written = natural_record(json.loads(clean))
         if not self.worker:
             self._written[nodeid] = (line, written)
         return line

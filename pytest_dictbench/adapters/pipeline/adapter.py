@@ -25,7 +25,7 @@ from typing import Any
 from ...errors import DictbenchError, ProductError, SuiteError
 from ...model import SKIP_STATUSES, Case, Output, Product, Suite
 from ...products import load_product
-from ..base import Adapter, AdapterFactory, AdapterOptions
+from ..base import Adapter, AdapterFactory, AdapterOptions, scrubbed_output
 from ..settings import Settings
 from .refiner import RefineCache, Refiner, StepResult
 from .steps import read_steps
@@ -131,7 +131,8 @@ class PipelineAdapter:
         for case, repetition in batch:
             key = (case.id, repetition)
             try:
-                raw = self.asr.get(case, repetition)
+                # scrubbed before it is filled into a prompt or kept (flagged if changed)
+                raw = scrubbed_output(self.asr.get(case, repetition))
             except DictbenchError:
                 if key == wanted:
                     raise

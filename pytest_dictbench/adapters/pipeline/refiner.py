@@ -32,7 +32,7 @@ from ...judge.backoff import GaveUp, with_backoff
 from ...judge.client import JudgeClient, JudgeClientFactory
 from ...judge.records import JudgeConfig, RetryPolicy, TokenUsage, content_hash
 from ...judge.task import Prompt
-from ...redact import scrub
+from ...redact import scrub_quote
 from ...schemas import checked_schema
 from .steps import RefineStep, fill_template
 
@@ -249,4 +249,4 @@ def _describe(exc: BaseException, clients: Mapping[str, JudgeClient], step: str)
     if client is not None:
         text = client.redact(text)
     tries = f" after {attempts} attempts" if attempts > 1 else ""
-    return scrub(" ".join(f"{text}{tries}".split()))[:500]
+    return scrub_quote(" ".join(f"{text}{tries}".split()))[:500]

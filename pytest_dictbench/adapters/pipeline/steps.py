@@ -18,6 +18,7 @@ from typing import Any
 
 from ...errors import ProductError
 from ...jsonl import read_text
+from ...redact import key_url_problem, public_url, secret_source
 
 __all__ = ["CLIENTS", "PLACEHOLDERS", "RefineStep", "fill_template", "read_steps"]
 
@@ -109,6 +110,12 @@ def read_step(raw: Any, index: int, path: Path) -> RefineStep:
     if unknown:
         raise ProductError(f"{where}: unknown key(s) {', '.join(unknown)} (known: "
                            f"{', '.join(sorted(_KNOWN))})", path=path)
+    for field in ("name", "model"):  # shown in messages and reports: never a key
+        source = secret_source(str(raw.get(field, "")))
+        if source is not None:
+            raise ProductError(f"{where}: {field} holds the value of {source} (a key); "
+                               "name the model, and the key's variable in api_key_env",
+                               path=path)
     name = _string(raw, "name", where, path) or f"refine{index}"
     where = f"[[refine]] step {index} ({name})"
     client = _string(raw, "client", where, path, required=True)
@@ -126,9 +133,14 @@ def read_step(raw: Any, index: int, path: Path) -> RefineStep:
         template = read_text(file, ProductError)
     assert template is not None and client is not None
     _check_template(template, where, path)
+    base_url = _string(raw, "base_url", where, path)
+    problem = key_url_problem(base_url) if base_url else None
+    if problem:
+        raise ProductError(f"{where}: base_url {public_url(str(base_url))!r}: {problem}",
+                           path=path)
     return RefineStep(
         name=name, client=client, model=str(_string(raw, "model", where, path, required=True)),
-        template=template, base_url=_string(raw, "base_url", where, path),
+        template=template, base_url=base_url,
         api_key_env=_string(raw, "api_key_env", where, path),
         temperature=_number(raw, "temperature", where, path, None),
         max_tokens=_number(raw, "max_tokens", where, path, 1024, int),

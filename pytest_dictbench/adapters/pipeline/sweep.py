@@ -17,7 +17,7 @@ from typing import Any
 from ...errors import ProductError
 from ...model import Product
 from ...products import load_product
-from ...redact import register_settings_secrets
+from ...redact import register_settings_secrets, secret_source
 from ...suites import read_toml
 
 __all__ = ["expand_sweep", "load_products"]
@@ -72,7 +72,12 @@ def _models(sweep: Mapping[str, Any], path: Path) -> list[tuple[str, dict[str, A
         raise ProductError("[sweep] needs one or more [[sweep.models]] tables", path=path)
     out = []
     for index, model in enumerate(models, start=1):
+        register_settings_secrets(model)  # its api_key_env: known before names are made
         label = model.get("label", model.get("model"))
+        source = secret_source(label) if isinstance(label, str) else None
+        if source is not None:  # CF1: the label would be printed in every node id
+            raise ProductError(f"[[sweep.models]] {index}: the label (default: the model) "
+                               f"holds the value of {source}; give a label", path=path)
         if not isinstance(label, str) or not _LABEL.match(label):
             raise ProductError(f"[[sweep.models]] {index}: label {label!r} must be letters, "
                                "digits, '-' or '_' (it goes into product names)", path=path)

@@ -16,10 +16,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from ...audio.io import audio_info
 from ...errors import CaptureError, ProductError
 from ...model import Product, Suite
+from ...private import is_private
 from ...redact import register_secret
 from ..base import AdapterOptions
 from ..live import CaptureRequest
@@ -213,6 +215,23 @@ def _default_root(provider: Provider, settings: Settings) -> str:
     return root.format(region=region)
 
 
+#: The ``suite.toml`` setting of a private suite listing the cloud kinds its audio may
+#: be sent to (docs/providers.md, "Private suites").
+CLOUD_OPT_IN = "cloud_providers"
+
+
+def _check_private(provider: Provider, product: Product, suite: Suite, base_url: str) -> None:
+    """A private suite's audio goes to a cloud provider only when the suite lists the
+    kind in :data:`CLOUD_OPT_IN`; otherwise the product is refused at load."""
+    if not is_private(suite) or provider.kind in suite.manifest.get(CLOUD_OPT_IN, ()):
+        return
+    parts = urlsplit(base_url)
+    raise ProductError(
+        f"suite {suite.id!r} is private: its audio would be sent to {provider.title} at "
+        f"{parts.scheme}://{parts.netloc}; to allow it, add {CLOUD_OPT_IN} = "
+        f"[\"{provider.kind}\"] to {suite.root / 'suite.toml'}", path=product.path)
+
+
 def provider_adapter(provider: Provider) -> Callable[[Product, Suite, AdapterOptions],
                                                      ProviderAdapter]:
     """The adapter factory of ``provider``: settings checked at collection, the key read
@@ -226,7 +245,9 @@ def provider_adapter(provider: Provider) -> Callable[[Product, Suite, AdapterOpt
                                path=product.path)
         settings = Settings(product, known)
         key_env: str | None = settings.get("api_key_env", str, None)
-        ProviderTranscriber(provider, settings, None).client.close()  # check settings now
+        checked = ProviderTranscriber(provider, settings, None)  # check settings now
+        checked.client.close()
+        _check_private(provider, product, suite, checked.client.base_url)
 
         def make() -> ProviderTranscriber:
             key = os.environ.get(key_env) if key_env else None

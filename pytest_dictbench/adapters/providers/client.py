@@ -22,7 +22,7 @@ from ...errors import CaptureError, ProductError
 from ...jsonl import loads_strict
 from ...judge.records import RetryPolicy
 from ...judge.transport import TransportError
-from ...redact import REDACTED, scrub
+from ...redact import REDACTED, key_url_problem, public_url, register_secret, scrub_quote
 
 __all__ = ["LOOPBACK", "MAX_ANSWER_BYTES", "ProviderClient", "Reply", "Session", "TooLate",
            "check_base_url", "import_httpx"]
@@ -51,14 +51,21 @@ class TooLate(CaptureError):
 
 def check_base_url(base_url: str, has_key: bool) -> str | None:
     """Why ``base_url`` cannot be used (``None`` when it can): http(s) only, a root
-    (with an optional path prefix, as behind a proxy) without query or user info, and a
-    key only over https or to loopback."""
+    (with an optional path prefix, as behind a proxy) without query or user info, no
+    whitespace or control character, not a link-local or metadata address
+    (:func:`~pytest_dictbench.redact.key_url_problem`), and a key only over https or to
+    loopback. The URL is quoted with its query values and user info redacted."""
+    shown = public_url(base_url)
+    problem = key_url_problem(base_url)
+    if problem:
+        return f"base_url {shown!r}: {problem}"
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        return f"base_url must be an http(s) URL, got {base_url!r}"
+        return f"base_url must be an http(s) URL, got {shown!r}"
     if parts.query or parts.fragment or "@" in parts.netloc:
         return (f"base_url must be the API root (scheme, host, port, optional path) without "
-                f"query or user info, got {base_url!r}")
+                f"query or user info, got {shown!r}; put the key in the environment "
+                "variable named by api_key_env")
     if has_key and parts.scheme == "http" and parts.hostname not in LOOPBACK:
         return (f"an API key is only sent over https (or to a loopback address), not to "
                 f"{parts.hostname!r}")
@@ -112,8 +119,11 @@ class ProviderClient:
             return max(0.0, self._hold_until - time.monotonic())
 
     def scrubbed(self, text: str) -> str:
-        """``text`` without the key (and any other registered secret)."""
-        return scrub(text.replace(self._key, REDACTED) if self._key else text)
+        """``text`` without the key or any other registered secret, nor a run of 8 or
+        more of their characters (a provider's message may quote part of the key)."""
+        if self._key:
+            register_secret(self._key)  # the runs of it are found like the others'
+        return scrub_quote(text.replace(self._key, REDACTED) if self._key else text)
 
     def close(self) -> None:
         self._http.close()
@@ -219,9 +229,10 @@ class Session:
                                                  f"{type(exc).__name__}: {exc}")) from None
         status = response.status_code
         if 300 <= status < 400:  # the key must not follow a redirect to another host
+            # the Location's query is often a signed URL (a credential): values redacted
+            location = public_url(response.headers.get("location", "?"))
             raise CaptureError(f"{where} answered HTTP {status} (a redirect to "
-                               f"{client.scrubbed(response.headers.get('location', '?'))}); "
-                               "redirects are refused")
+                               f"{client.scrubbed(location)}); redirects are refused")
         if status >= 400:
             self.last_status = status
             raise TransportError(client.scrubbed(f"HTTP {status} from {where}"
