@@ -249,3 +249,45 @@ def test_reports_are_byte_identical_with_and_without_xdist(
                          for name in ("dictbench.json", "items.jsonl", "dictbench.md")}
     assert texts["reports-0"] == texts["reports-2"]
     assert len(refine_requests(server)) == 8
+
+
+def test_an_empty_half_is_named_and_select_says_why_it_has_no_report(
+        project: pytest.Pytester, write_suite: Callable[..., Path],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """PL4: a 1-case suite whose test half is empty says so after collection, and
+    ``dictbench select`` on the missing report says the run wrote none."""
+    from pytest_dictbench.cli import main
+
+    write_suite(cases=[MINI_CASES[0]])  # c1 alone: sha256 puts it in dev
+    write_recogniser(project.path / "products", "asr", {"c1": RAW["c1"]})
+    result = project.runpytest("--product=asr", "--dictbench-split=test",
+                               "--dictbench-report=reports/test")
+    result.stdout.fnmatch_lines(["dictbench: suite 'mini' (1 case): the test half is empty*"])
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    project.runpytest("--product=asr", "--dictbench-split=dev",
+                      "--dictbench-report=reports/dev").assert_outcomes(passed=1)
+    assert main(["select", str(project.path / "reports" / "dev"),
+                 str(project.path / "reports" / "test")]) == 2
+    assert "no report: the run wrote none (was its half empty?" in capsys.readouterr().err
+
+
+def test_select_refuses_halves_of_two_suite_versions(
+        project: pytest.Pytester, write_suite: Callable[..., Path]) -> None:
+    """PL1: dev on version 1.0, test after a case was added and the version raised: the
+    reports record the suite's version and whole case list, and select names both."""
+    from pytest_dictbench.select import SelectError, select_paths
+
+    project.runpytest("--product=asr", "--dictbench-split=dev",
+                      "--dictbench-report=reports/dev")
+    root = write_suite(cases=[*MINI_CASES, {"id": "c5", "genre": "chat",
+                                            "reference": "One more case."}])
+    (root / "suite.toml").write_text((root / "suite.toml").read_text().replace(
+        'version = "1.0"', 'version = "1.1"'))
+    write_recogniser(project.path / "products", "asr", {**RAW, "c5": "One more case."})
+    project.runpytest("--product=asr", "--dictbench-split=test",
+                      "--dictbench-report=reports/test")
+    split = json.loads((project.path / "reports" / "test" / "dictbench.json").read_text()
+                       )["split"]["suites"]["mini"]
+    assert split["version"] == "1.1" and split["of"] == 5
+    with pytest.raises(SelectError, match=r"suite 'mini'.*version 1\.0 .*dev.*1\.1.*test"):
+        select_paths(project.path / "reports" / "dev", project.path / "reports" / "test")

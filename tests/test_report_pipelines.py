@@ -30,11 +30,11 @@ def test_pipeline_and_step_rows() -> None:
 def test_no_split_no_table_and_a_split_names_its_half_and_strata() -> None:
     assert split_tables({}) == ()
     [table] = split_tables({"split": {
-        "half": "dev", "seed": 7, "stratified_by": ["genre", "source"],
+        "half": "dev", "seed": 7,
         "suites": {"mini": {"cases": 2, "of": 4, "cases_sha256": "ab" * 32,
                             "strata": {"chat/-": {"dev": 1, "test": 1},
                                        "memo/-": {"dev": 1, "test": 1}}}}}})
     assert table.rows == (("mini", "2", "4", "chat/-: dev 1, test 1; memo/-: dev 1, test 1",
                            "abababababab"),)
-    assert table.note.startswith("This report covers the dev half only (seed 7, stratified "
-                                 "by genre and source).")
+    assert table.note.startswith("This report covers the dev half only (seed 7; each "
+                                 "case's half follows from the seed and its own id).")

@@ -71,10 +71,10 @@ def split_tables(report: Mapping[str, Any]) -> Sequence[PlainTable]:
                            for name, n in (s.get("strata") or {}).items())
         rows.append((str(suite_id), fmt(s.get("cases")), fmt(s.get("of")), strata or "-",
                      str(s.get("cases_sha256", ""))[:12] or "-"))
-    by = " and ".join(split.get("stratified_by", [])) or "-"
     return (PlainTable(
         "Dev/test split", ("Suite", "Cases run", "Of", "Strata (dev / test)", "Cases digest"),
         tuple(rows), (1, 2),
-        f"This report covers the {split.get('half')} half only (seed {split.get('seed')}, "
-        f"stratified by {by}). Choose a configuration on the dev half and report it on "
-        "the test half: dictbench select DEV_REPORTS TEST_REPORTS."),)
+        f"This report covers the {split.get('half')} half only (seed {split.get('seed')}; "
+        "each case's half follows from the seed and its own id). Choose a configuration "
+        "on the dev half and report it on the test half: dictbench select DEV_REPORTS "
+        "TEST_REPORTS."),)
