@@ -106,7 +106,7 @@ def test_a_failing_step_is_an_error_item_and_an_empty_rewrite_is_scored_empty(
     result = project.runpytest("--product=bad", "--product=blank",
                                "--dictbench-item-failures=report")
     result.assert_outcomes(passed=4, errors=4)
-    result.stdout.fnmatch_lines(["*refine step 'polish' failed*HTTP 400*"])
+    result.stdout.fnmatch_lines(["*refine step 'polish' (model broken) failed*HTTP 400*"])
     bad = [r for r in records(project) if r["product"] == "bad"]
     assert {r["status"] for r in bad} == {"error"}
     assert {r["case_id"]: r["text"] for r in bad} == RAW  # the raw text is kept

@@ -161,7 +161,8 @@ class PipelineAdapter:
         origin = f"pipeline {self.product.name!r} over {raw.origin}"
         if failed is not None:
             return Output(raw.case_id, raw.text, raw.repetition, status="error",
-                          error=f"refine step {failed.step!r} failed: {failed.error}",
+                          error=f"refine step {failed.step!r} (model {failed.model}) "
+                                f"failed: {failed.error}",
                           meta=meta, origin=origin)
         assert refined is not None
         latency = None

@@ -243,8 +243,10 @@ def _describe(exc: BaseException, clients: Mapping[str, JudgeClient], step: str)
     attempts = exc.attempts if isinstance(exc, GaveUp) else 1
     error = exc.error if isinstance(exc, GaveUp) else exc
     status = getattr(error, "status_code", None)
-    text = str(error) if isinstance(error, DictbenchError) else \
-        f"{type(error).__name__}{f' (HTTP {status})' if status else ''}: {error}"
+    text = str(error)
+    if not isinstance(error, DictbenchError) and not (
+            status and text.startswith(f"HTTP {status}")):
+        text = f"{type(error).__name__}{f' (HTTP {status})' if status else ''}: {error}"
     client = clients.get(step)
     if client is not None:
         text = client.redact(text)
