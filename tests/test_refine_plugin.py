@@ -291,3 +291,35 @@ def test_select_refuses_halves_of_two_suite_versions(
     assert split["version"] == "1.1" and split["of"] == 5
     with pytest.raises(SelectError, match=r"suite 'mini'.*version 1\.0 .*dev.*1\.1.*test"):
         select_paths(project.path / "reports" / "dev", project.path / "reports" / "test")
+
+
+@pytest.mark.parametrize("order", [("grid", "grid.asr.fix.clean"),
+                                   ("grid.asr.fix.clean", "grid"), ("grid",)])
+def test_a_product_file_named_like_a_sweep_entry_is_refused_naming_both(
+        project: pytest.Pytester, server: MessagesServer, order: tuple[str, ...]) -> None:
+    """PL10: sweep entries and product files share one namespace: a file named like an
+    entry is a product error naming the sweep file and the product file, whatever the
+    option order (and with the sweep alone), and nothing runs."""
+    products = project.path / "products"
+    write_recogniser(products, "asr2", RAW)
+    (products / "prompts").mkdir()
+    (products / "prompts" / "clean.txt").write_text(TEMPLATE)
+    (products / "prompts" / "terse.txt").write_text("Be terse.\n<text>{text}</text>")
+    (products / "grid.toml").write_text(SWEEP.replace("{url}", server.url))
+    write_pipeline(products, "grid.asr.fix.clean", "asr",
+                   step_toml("fixer", server.url, template="OTHER FILE <text>{text}</text>"))
+    result = project.runpytest(*(f"--product={name}" for name in order))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*product 'grid.asr.fix.clean' is both an entry of the "
+                                 "sweep*grid.toml and the product file*grid.asr.fix.clean"
+                                 ".toml*"])
+    assert refine_requests(server) == []
+
+
+def test_two_product_files_of_one_name_are_refused(project: pytest.Pytester) -> None:
+    """PL10: ``--product=asr --product=other/asr.toml``: one name, two sources."""
+    write_recogniser(project.path / "other", "asr", RAW)
+    result = project.runpytest("--product=asr", "--product=other/asr.toml")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*two products named 'asr'*products/asr.toml*"
+                                 "other/asr.toml*"])

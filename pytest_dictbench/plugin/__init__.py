@@ -15,7 +15,7 @@ import pytest
 
 from ..adapters import builtin_adapters
 from ..adapters.base import AdapterFactory
-from ..adapters.pipeline.sweep import load_products
+from ..adapters.pipeline.sweep import load_products, one_namespace
 from ..errors import DictbenchError
 from ..heap import HeldHeap
 from ..methods.base import Method
@@ -88,8 +88,7 @@ def pytest_configure(config: pytest.Config) -> None:
         cwd = config.invocation_params.dir
         places = dict.fromkeys(product_location(value, folder, cwd)
                                for value in config.getoption("dictbench_products"))
-        products = list({p.name: p for name, where in places
-                         for p in load_products(name, where)}.values())
+        products = one_namespace(load_products(name, where) for name, where in places)
         report = config.getoption("dictbench_report")
         report_dir = (config.invocation_params.dir / report) if report else (
             config.rootpath / "reports")
