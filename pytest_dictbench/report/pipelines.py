@@ -17,7 +17,7 @@ from typing import Any
 from .method_tables import PlainTable
 from .sections import fmt
 
-__all__ = ["pipeline_tables", "split_tables"]
+__all__ = ["pipeline_tables", "scope_note", "split_tables"]
 
 
 def _usd(value: Any) -> str:
@@ -78,3 +78,15 @@ def split_tables(report: Mapping[str, Any]) -> Sequence[PlainTable]:
         "each case's half follows from the seed and its own id). Choose a configuration "
         "on the dev half and report it on the test half: dictbench select DEV_REPORTS "
         "TEST_REPORTS."),)
+
+
+def scope_note(suite: Mapping[str, Any]) -> str:
+    """Which paired comparisons a suite made, when not every pair (a large sweep); ``""``
+    when all pairs were compared."""
+    scope = suite.get("comparison_scope")
+    if not isinstance(scope, Mapping) or scope.get("mode") != "each_against_best":
+        return ""
+    return (f"{scope['products']} products, more than {scope['all_pairs_up_to']}: each is "
+            f"compared with the best, {scope['reference']} (highest mean case score), not "
+            f"with every other ({scope['products'] - 1} comparisons instead of "
+            f"{scope['products'] * (scope['products'] - 1) // 2:,}).")
