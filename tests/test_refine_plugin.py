@@ -323,3 +323,38 @@ def test_two_product_files_of_one_name_are_refused(project: pytest.Pytester) -> 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*two products named 'asr'*products/asr.toml*"
                                  "other/asr.toml*"])
+
+
+def test_capture_estimate_counts_a_sweeps_captures_once_and_its_refine_calls(
+        project: pytest.Pytester, server: MessagesServer,
+        write_suite: Callable[..., Path]) -> None:
+    """PL9: two pipelines over a live recogniser: the estimate counts each case's
+    capture once (4), lists the refine requests per step (4 each) with nothing sent,
+    and after a real run counts them all as cached."""
+    root = write_suite(cases=[dict(c, audio=f"audio/{c['id']}.wav") for c in MINI_CASES])
+    for case in MINI_CASES:
+        write_tone(root / "audio" / f"{case['id']}.wav", seconds=3.0)
+    project.makeconftest(CAPTURE_CONFTEST)
+    products = project.path / "products"
+    (products / "live.toml").write_text('name = "live"\nversion = "1"\nadapter = "python"\n'
+                                        "[pricing]\nusd_per_audio_minute = 0.006\n"
+                                        'snapshot_date = "2026-12-01"\n'
+                                        'source_url = "https://example.com/prices"\n')
+    write_pipeline(products, "v1", "live", step_toml("fixer", server.url))
+    write_pipeline(products, "v2", "live", step_toml("shouter", server.url))
+    args = ("--product=v1", "--product=v2", "--capture-estimate")
+    result = project.runpytest(*args)
+    assert result.ret == 0
+    result.stdout.fnmatch_lines([
+        "*live ?python?: 4 captures (0.20 audio minutes), 0 cached; $0.001200",
+        "*v1 ?pipeline? step refine1 (fixer): 4 refine requests, 0 cached*",
+        "*v2 ?pipeline? step refine1 (shouter): 4 refine requests, 0 cached*",
+        "*total: 4 captures; 8 refine requests; $0.001200*"])
+    assert not (project.path / "captures.log").exists() and refine_requests(server) == []
+    project.runpytest("--product=v1", "--product=v2", "--dictbench-item-failures=report"
+                      ).assert_outcomes(passed=8)
+    result = project.runpytest(*args)
+    result.stdout.fnmatch_lines([
+        "*live ?python?: 0 captures (0.00 audio minutes), 4 cached; $0.000000",
+        "*v1 ?pipeline? step refine1 (fixer): 0 refine requests, 4 cached*",
+        "*total: 0 captures; 0 refine requests; $0.000000*"])

@@ -124,6 +124,11 @@ class PipelineAdapter:
             self._resolve(batch, key)
         return self._done.pop(key)
 
+    def template_values(self, case: Case) -> dict[str, str]:
+        """The template values of ``case`` besides ``{text}``."""
+        return {"context": str(case.get("context", "") or ""), "genre": str(case.genre or ""),
+                "locale": str(case.get("locale") or self.suite.locale)}
+
     # -- private -------------------------------------------------------------------------
 
     def _resolve(self, batch: list[tuple[Case, int]], wanted: Key) -> None:
@@ -139,10 +144,7 @@ class PipelineAdapter:
             if raw is None or raw.status in SKIP_STATUSES or raw.is_error:
                 self._done[key] = raw
                 continue
-            values = {"context": str(case.get("context", "") or ""),
-                      "genre": str(case.genre or ""),
-                      "locale": str(case.get("locale") or self.suite.locale)}
-            jobs.append((key, raw, values))
+            jobs.append((key, raw, self.template_values(case)))
         results = self.refiner.run([(raw.text, values) for _, raw, values in jobs])
         for (key, raw, _), steps in zip(jobs, results, strict=True):
             self._done[key] = self._output(raw, steps)
