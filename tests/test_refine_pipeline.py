@@ -364,3 +364,35 @@ def test_a_failed_step_names_its_model_and_the_status_once(
     output = adapter(products, "pipe", suite).get(suite.cases[0], 1)
     assert output.error.startswith("refine step 'bad' (model broken) failed: HTTP 400")
     assert output.error.count("HTTP 400") == 1
+
+
+def test_a_pipeline_item_carries_its_recogniser_cost_and_total(
+        products: Path, server: MessagesServer, tmp_path: Path) -> None:
+    """PL12: the recogniser's list price ($0.006 a minute over the case's 30 s) and the
+    total (recogniser + refine step) are on every item; unknown when the recogniser has
+    no price."""
+    (products / "asr.toml").write_text('name = "asr"\nversion = "1"\nadapter = "cache"\n'
+                                       "[pricing]\nusd_per_audio_minute = 0.006\n"
+                                       'snapshot_date = "2026-12-01"\n'
+                                       'source_url = "https://example.com/prices"\n')
+    write_pipeline(products, "pipe", "asr", step_toml("fixer", server.url))
+    suite = make_suite(tmp_path)
+    case = Case("c1", {**suite.cases[0].data, "duration_s": 30.0}, 1)
+    facts = adapter(products, "pipe", suite).get(case, 1).meta["pipeline"]
+    refine = 100 * 3 / 1e6 + 20 * 15 / 1e6
+    assert facts["asr_cost_usd"] == pytest.approx(0.006 * 30 / 60)
+    assert facts["total_cost_usd"] == pytest.approx(0.003 + refine)
+    facts = adapter(products, "pipe", suite).get(suite.cases[1], 1).meta["pipeline"]
+    assert facts["asr_cost_usd"] is None and facts["total_cost_usd"] is None
+
+
+def test_a_rewrite_equal_to_its_input_is_flagged_unchanged(
+        products: Path, server: MessagesServer, tmp_path: Path) -> None:
+    """PL15: c3 has no filler, so the fixer returns it unchanged: counted, not hidden."""
+    write_pipeline(products, "pipe", "asr", step_toml("fixer", server.url))
+    suite = make_suite(tmp_path)
+    pipe = adapter(products, "pipe", suite)
+    assert pipe.get(suite.cases[0], 1).meta["pipeline"]["steps"][0]["unchanged"] is False
+    assert pipe.get(suite.cases[2], 1).meta["pipeline"]["steps"][0]["unchanged"] is True
+    [step] = adapter(products, "pipe", suite).get(suite.cases[2], 1).meta["pipeline"]["steps"]
+    assert step["cached"] is True and step["unchanged"] is True  # from the cache too
