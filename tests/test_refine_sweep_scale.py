@@ -45,7 +45,7 @@ def test_a_thousand_configuration_sweep_writes_its_reports(
         f"templates = {json.dumps([f'prompts/t{t}.txt' for t in range(10)])}\n" + models)
     start = time.perf_counter()
     result = pytester.runpytest("--product=big", "--dictbench-item-failures=report",
-                                "--dictbench-resamples=200", "-p", "no:terminal")
+                                "-p", "no:terminal")
     elapsed = time.perf_counter() - start
     assert result.ret == 0
     # 10 recognisers give one text: 10 models x 10 templates x 2 cases distinct calls
