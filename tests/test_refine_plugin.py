@@ -361,3 +361,15 @@ def test_capture_estimate_counts_a_sweeps_captures_once_and_its_refine_calls(
         "*live ?python?: 0 captures (0.00 audio minutes), 4 cached; $0.000000",
         "*v1 ?pipeline? step refine1 (fixer): 0 refine requests, 4 cached*",
         "*total: 0 captures; 0 refine requests; $0.000000*"])
+
+
+def test_a_split_run_ranks_its_products_on_the_half_it_ran(project: pytest.Pytester) -> None:
+    """PL3: a half's report no longer calls every product incomplete for lacking the
+    other half's cases: the half's cases are what is required."""
+    write_recogniser(project.path / "products", "asr2", {**RAW, "c1": "Hello Maria."})
+    project.runpytest("--product=asr", "--product=asr2", "--dictbench-split=dev",
+                      "--dictbench-item-failures=report").assert_outcomes(passed=4)
+    entries = report(project)["suites"][0]["products"]
+    assert [(e["cases"], e["cases_scored"], e["reason"]) for e in entries] == \
+        [(2, 2, None), (2, 2, None)]
+    assert sorted(e["rank"] for e in entries) == [1, 2]

@@ -3,17 +3,20 @@
 The halves come from :mod:`pytest_dictbench.split`; items of the other half are
 deselected. The report gets a ``split`` entry (half, seed, rule, and per suite its
 version, the cases run of how many, the strata counts, a digest of the half's case ids
-and one of the whole suite's) that ``dictbench select`` checks. A suite whose half holds
-no case is named after collection (PL4).
+and one of the whole suite's) that ``dictbench select`` checks, and the report is built
+on the half's cases (a product with a result for each is complete). A suite whose half
+holds no case is named after collection.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from ..split import DEFAULT_SEED, HALVES, RULE, assign, split_summary
+from ..model import Suite
+from ..split import DEFAULT_SEED, HALVES, RULE, assign, case_half, split_summary
 
 __all__ = ["SplitPlugin", "add_split_options"]
 
@@ -58,6 +61,12 @@ class SplitPlugin:
         if dropped:
             config.hook.pytest_deselected(items=dropped)
             items[:] = keep
+
+    def half_of(self, suite: Suite) -> Suite:
+        """``suite`` with only this run's half of its cases: what a product needs a
+        result for to be complete (and ranked) in this run's report."""
+        return replace(suite, cases=tuple(c for c in suite.cases
+                                          if case_half(self.seed, suite.id, c.id) == self.half))
 
     def pytest_report_collectionfinish(self, config: pytest.Config) -> list[str]:
         """``dictbench: suite 'x' (1 case): the test half is empty`` for each such suite."""
