@@ -272,7 +272,9 @@ def test_template_file_is_read_beside_the_product(products: Path, server: Messag
 def test_the_recogniser_must_exist_and_not_be_a_pipeline(products: Path, tmp_path: Path
                                                          ) -> None:
     write_pipeline(products, "pipe", "nope", step_toml("m", "http://127.0.0.1:1"))
-    with pytest.raises(ProductError, match="'nope' not found"):
+    # the pipeline that asked for it is named too (a note of the findings)
+    with pytest.raises(ProductError, match=r"pipe\.toml: \[asr\] of pipeline 'pipe': .*"
+                       r"'nope' not found"):
         adapter(products, "pipe", make_suite(tmp_path))
     write_pipeline(products, "inner", "asr", step_toml("m", "http://127.0.0.1:1"))
     write_pipeline(products, "outer", "inner", step_toml("m", "http://127.0.0.1:1"))

@@ -25,11 +25,11 @@ from typing import Any
 
 from ...errors import DictbenchError, ProductError, SuiteError
 from ...model import SKIP_STATUSES, Case, Output, Product, Suite
-from ...products import load_product
 from ..base import Adapter, AdapterFactory, AdapterOptions
 from ..settings import Settings
 from .refiner import RefineCache, Refiner, StepResult
 from .steps import read_steps
+from .sweep import load_recogniser
 
 __all__ = ["PipelineAdapter", "pipeline_adapter", "score_text"]
 
@@ -82,7 +82,7 @@ class PipelineAdapter:
                                  + (f" (unknown: {', '.join(unknown)})" if unknown else ""))
         self.product, self.suite = product, suite
         self.steps = read_steps(settings.get("refine", list, None), product.path)
-        self.asr_product = load_product(asr["product"], product.path.parent)
+        self.asr_product = load_recogniser(product, asr["product"])
         if self.asr_product.adapter == "pipeline":
             raise settings.error(f"[asr] product {asr['product']!r} is itself a pipeline; "
                                  "name a recogniser")

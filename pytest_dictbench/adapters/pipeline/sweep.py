@@ -20,7 +20,7 @@ from ...products import load_product
 from ...redact import register_settings_secrets
 from ...suites import read_toml
 
-__all__ = ["expand_sweep", "load_products", "one_namespace"]
+__all__ = ["expand_sweep", "load_products", "load_recogniser", "one_namespace"]
 
 _TOP = {"name", "version", "description", "sweep", "settings", "environment"}
 _SWEEP = {"asr", "models", "templates"}
@@ -48,11 +48,20 @@ def _grouped(product: Product) -> Product:
     name = asr.get("product") if isinstance(asr, Mapping) else None
     if not isinstance(name, str):
         return product  # the adapter reports the problem
-    recogniser = load_product(name, product.path.parent)
+    recogniser = load_recogniser(product, name)
     if recogniser.adapter == "cache":
         return product
     group = str(recogniser.settings.get("capture_group", recogniser.name))
     return dataclasses.replace(product, settings={**product.settings, "capture_group": group})
+
+
+def load_recogniser(product: Product, name: str) -> Product:
+    """The recogniser ``name`` of pipeline ``product``; an error names the pipeline."""
+    try:
+        return load_product(name, product.path.parent)
+    except ProductError as exc:
+        raise ProductError(f"[asr] of pipeline {product.name!r}: {exc}",
+                           path=product.path) from None
 
 
 def _strings(sweep: Mapping[str, Any], key: str, path: Path) -> list[str]:
