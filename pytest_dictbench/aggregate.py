@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from . import stats
 from .adapters.pipeline.summary import pipeline_summary
-from .compare import adjust_pvalues, compare_products
+from .compare import adjust_pvalues, compare_products, comparison_scope
 from .judge.report import judges_table
 from .methods.base import ItemRecord, Method
 from .model import SCORED_STATUSES, Product, Suite
@@ -294,6 +294,8 @@ def _suite_entry(suite: Suite, method: Method, by_product: Mapping[str, list[Ite
         "comparisons": compare_products(by_product, resamples=options.resamples,
                                         seed=options.seed)
         if getattr(method, "overall_ranking", True) else [],
+        **({"comparison_scope": comparison_scope(by_product)}
+           if getattr(method, "overall_ranking", True) else {}),
         **({"rig": method.suite_tables([r for recs in by_product.values() for r in recs],
                                        suite)} if hasattr(method, "suite_tables") else {}),
     }

@@ -13,6 +13,12 @@ counts, per side, the cases left out that way (``provisional_a``, ``provisional_
 when there are any).
 P-values are adjusted within each suite (Holm and Bonferroni over that suite's
 comparisons): a suite is one benchmark, and its comparisons form one family.
+
+Which pairs: every pair while a suite has at most :data:`ALL_PAIRS_UP_TO` products
+(190 comparisons at most). Above that, all pairs would grow as n(n-1)/2 (499,500 for a
+sweep of 1,000 configurations), so each product is compared with the *best* one only
+(the highest mean of its final per-case scores, ties broken by name): n - 1
+comparisons, the best always as ``a``. :func:`comparison_scope` says which was done.
 """
 
 from __future__ import annotations
@@ -28,7 +34,11 @@ from .methods.base import ItemRecord
 from .model import SCORED_STATUSES
 from .stats import bonferroni, holm
 
-__all__ = ["adjust_pvalues", "compare_products", "compare_records", "per_case"]
+__all__ = ["ALL_PAIRS_UP_TO", "adjust_pvalues", "compare_products", "compare_records",
+           "comparison_scope", "per_case"]
+
+#: The most products a suite compares pair by pair; above it, each against the best.
+ALL_PAIRS_UP_TO = 20
 
 
 
@@ -85,11 +95,34 @@ def compare_records(a: Iterable[ItemRecord], b: Iterable[ItemRecord], *,
     return result
 
 
+def _best(by_product: Mapping[str, Sequence[ItemRecord]]) -> str:
+    """The product with the highest mean final per-case score (ties: first by name; a
+    product with no final score comes last)."""
+    def key(name: str) -> tuple[bool, float, str]:
+        scores = [score for score, _ in per_case(by_product[name]).values()]
+        return (not scores, -statistics.fmean(scores) if scores else 0.0, name)
+
+    return min(by_product, key=key)
+
+
+def comparison_scope(by_product: Mapping[str, Sequence[ItemRecord]]) -> dict[str, Any]:
+    """Which comparisons :func:`compare_products` makes: ``all_pairs``, or
+    ``each_against_best`` with the ``reference`` product."""
+    many = len(by_product) > ALL_PAIRS_UP_TO
+    return {"mode": "each_against_best" if many else "all_pairs",
+            "reference": _best(by_product) if many else None,
+            "products": len(by_product), "all_pairs_up_to": ALL_PAIRS_UP_TO}
+
+
 def compare_products(by_product: Mapping[str, Sequence[ItemRecord]], *, resamples: int,
                      seed: int) -> list[dict[str, Any]]:
-    """Every pair (A, B) of products, A before B by name, compared on shared items."""
+    """Every pair (A, B) of products, A before B by name, compared on shared items; above
+    :data:`ALL_PAIRS_UP_TO` products, each product (B) against the best (A)."""
+    reference = comparison_scope(by_product)["reference"]
+    pairs = combinations(sorted(by_product), 2) if reference is None else \
+        ((reference, b) for b in sorted(by_product) if b != reference)
     comparisons = []
-    for a, b in combinations(sorted(by_product), 2):
+    for a, b in pairs:
         result = compare_records(by_product[a], by_product[b], resamples=resamples, seed=seed)
         if result is not None:
             comparisons.append({"a": a, "b": b, **result})

@@ -84,5 +84,19 @@ def test_the_old_hookspecs_path_still_serves_every_hook() -> None:
 
 def test_the_entry_point_names_the_shell() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    # a loader module with no hook, which loads the shell under its module name (PL17)
     assert config["project"]["entry-points"]["pytest11"] == {
-        "dictbench": "pytest_dictbench.plugin"}
+        "dictbench": "pytest_dictbench.plugin.entry"}
+
+
+def test_the_architecture_page_names_every_top_level_part() -> None:
+    """PL18: docs/architecture.md names every module and package directly under
+    pytest_dictbench (as `name.py` or `name/`), and the refine pipeline's folder."""
+    import re
+
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    missing = sorted(
+        name for name in (p.removeprefix("pytest_dictbench.") for p in _top_level_parts())
+        if not re.search(rf"`{re.escape(name)}(\.py|/)", page))
+    assert missing == []
+    assert "`adapters/pipeline/`" in page

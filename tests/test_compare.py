@@ -115,3 +115,36 @@ def test_p_values_are_adjusted_within_each_suite_and_the_seed_is_recorded() -> N
     assert c2["mcnemar_p"] == pytest.approx(0.125) == c2["p_holm"] == c2["p_bonferroni"]
     assert report["statistics"]["seed"] == 7
     assert report["statistics"]["p_adjustment"] == "Holm and Bonferroni within each suite"
+
+
+def test_above_the_all_pairs_limit_each_product_is_compared_with_the_best() -> None:
+    """PL11: all pairs grow as n(n-1)/2 (499,500 for a 1,000-product sweep); above
+    ALL_PAIRS_UP_TO products each is compared with the best (highest mean per-case
+    score, ties by name) only: n - 1 comparisons, and the scope says so."""
+    from pytest_dictbench.compare import ALL_PAIRS_UP_TO, comparison_scope
+
+    n = ALL_PAIRS_UP_TO + 1
+    by = {f"p{i:04}": [rec("c1", i % 7, False), rec("c2", 50, False)] for i in range(n)}
+    comparisons = compare_products(by, resamples=20, seed=3)
+    best = "p0006"  # i % 7 == 6 first at i = 6
+    assert len(comparisons) == n - 1
+    assert {c["a"] for c in comparisons} == {best}
+    assert sorted(c["b"] for c in comparisons) == sorted(set(by) - {best})
+    assert comparison_scope(by) == {"mode": "each_against_best", "reference": best,
+                                    "products": n, "all_pairs_up_to": ALL_PAIRS_UP_TO}
+    few = dict(list(by.items())[:ALL_PAIRS_UP_TO])
+    assert len(compare_products(few, resamples=20, seed=3)) == \
+        ALL_PAIRS_UP_TO * (ALL_PAIRS_UP_TO - 1) // 2
+    assert comparison_scope(few)["mode"] == "all_pairs"
+
+
+def test_a_thousand_products_compare_in_linear_time() -> None:
+    """PL11: 1,000 products of 4 cases: 999 comparisons, made in seconds."""
+    import time
+
+    by = {f"p{i:04}": [rec(f"c{j}", (i * j) % 100, False) for j in range(4)]
+          for i in range(1000)}
+    start = time.perf_counter()
+    comparisons = compare_products(by, resamples=200, seed=3)
+    assert len(comparisons) == 999
+    assert time.perf_counter() - start < 60

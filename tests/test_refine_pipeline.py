@@ -157,7 +157,8 @@ def test_a_failing_step_is_an_item_error_that_keeps_the_raw_text(
     assert output.text == "um hello there"
     assert output.meta["pipeline"]["raw"] == "um hello there"
     assert output.meta["pipeline"]["refined"] is None
-    assert "refine step 'bad' failed" in output.error and "HTTP 400" in output.error
+    assert "refine step 'bad' (model broken) failed" in output.error
+    assert "HTTP 400" in output.error
     assert REFINE_KEY not in output.error
     # the first step's rewrite is cached; the failure is not, so it is tried again
     adapter(products, "pipe", suite).get(suite.cases[0], 1)
@@ -271,7 +272,9 @@ def test_template_file_is_read_beside_the_product(products: Path, server: Messag
 def test_the_recogniser_must_exist_and_not_be_a_pipeline(products: Path, tmp_path: Path
                                                          ) -> None:
     write_pipeline(products, "pipe", "nope", step_toml("m", "http://127.0.0.1:1"))
-    with pytest.raises(ProductError, match="'nope' not found"):
+    # the pipeline that asked for it is named too (a note of the findings)
+    with pytest.raises(ProductError, match=r"pipe\.toml: \[asr\] of pipeline 'pipe': .*"
+                       r"'nope' not found"):
         adapter(products, "pipe", make_suite(tmp_path))
     write_pipeline(products, "inner", "asr", step_toml("m", "http://127.0.0.1:1"))
     write_pipeline(products, "outer", "inner", step_toml("m", "http://127.0.0.1:1"))
@@ -302,3 +305,96 @@ def test_a_template_is_filled_in_one_pass() -> None:
     filled = fill_template("{context}: <text>{text}</text>",
                            {"context": "say {text}", "text": "{context} again"})
     assert filled == "say {text}: <text>{context} again</text>"
+
+
+@pytest.mark.parametrize("template", ["{{text}}", "Fix: {{text}} please", "{{text}",
+                                      "<t>{text}}</t>", "{text} and {{context}}"])
+def test_a_placeholder_in_doubled_braces_is_refused(products: Path, tmp_path: Path,
+                                                    template: str) -> None:
+    """PL13: ``{{text}}`` is no escape (one pass fills ``{text}`` inside it): refused at
+    load, naming the step, before any request."""
+    write_pipeline(products, "pipe", "asr",
+                   step_toml("m", "http://127.0.0.1:1", template=template))
+    with pytest.raises(ProductError, match=r"step 1 \(refine1\): template has a "
+                       r"placeholder in doubled braces"):
+        adapter(products, "pipe", make_suite(tmp_path))
+
+
+def test_template_file_stays_in_the_products_folder_and_is_bounded(
+        products: Path, tmp_path: Path) -> None:
+    """PL14: a template file outside the products folder (``..``, an absolute path, a
+    symlink out) is refused like ``refine_cache``; one over the size limit is refused
+    before it is read; a BOM is dropped."""
+    from pytest_dictbench.adapters.pipeline.steps import MAX_TEMPLATE_BYTES
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "t.txt").write_text(TEMPLATE, encoding="utf-8")
+    (products / "prompts").mkdir()
+    (products / "prompts" / "link.txt").symlink_to(outside / "t.txt")
+    for where in ("../outside/t.txt", str(outside / "t.txt"), "prompts/link.txt"):
+        steps = step_toml("m", "http://127.0.0.1:1").replace(
+            f"template = {json.dumps(TEMPLATE)}", f"template_file = {json.dumps(where)}")
+        write_pipeline(products, "pipe", "asr", steps)
+        with pytest.raises(ProductError, match=r"template_file .* leaves the products "
+                           r"folder"):
+            adapter(products, "pipe", make_suite(tmp_path))
+    big = products / "prompts" / "big.txt"
+    big.write_text("{text}" + "x" * MAX_TEMPLATE_BYTES, encoding="utf-8")
+    steps = step_toml("m", "http://127.0.0.1:1").replace(
+        f"template = {json.dumps(TEMPLATE)}", 'template_file = "prompts/big.txt"')
+    write_pipeline(products, "pipe", "asr", steps)
+    with pytest.raises(ProductError, match=rf"is {MAX_TEMPLATE_BYTES + 6:,} bytes; a "
+                       rf"template may hold at most {MAX_TEMPLATE_BYTES:,}"):
+        adapter(products, "pipe", make_suite(tmp_path))
+    write_pipeline(products, "pipe", "asr", step_toml(
+        "m", "http://127.0.0.1:1", template="{text}" + "x" * MAX_TEMPLATE_BYTES))
+    with pytest.raises(ProductError, match="a template may hold at most"):
+        adapter(products, "pipe", make_suite(tmp_path))
+    (products / "prompts" / "bom.txt").write_bytes(b"\xef\xbb\xbf" + TEMPLATE.encode())
+    steps = step_toml("m", "http://127.0.0.1:1").replace(
+        f"template = {json.dumps(TEMPLATE)}", 'template_file = "prompts/bom.txt"')
+    write_pipeline(products, "pipe", "asr", steps)
+    assert adapter(products, "pipe", make_suite(tmp_path)).steps[0].template == TEMPLATE
+
+
+def test_a_failed_step_names_its_model_and_the_status_once(
+        products: Path, server: MessagesServer, tmp_path: Path) -> None:
+    """PL16: ``refine step 'bad' (model broken) failed: HTTP 400 from ...``."""
+    write_pipeline(products, "pipe", "asr", step_toml("broken", server.url, name="bad"))
+    suite = make_suite(tmp_path)
+    output = adapter(products, "pipe", suite).get(suite.cases[0], 1)
+    assert output.error.startswith("refine step 'bad' (model broken) failed: HTTP 400")
+    assert output.error.count("HTTP 400") == 1
+
+
+def test_a_pipeline_item_carries_its_recogniser_cost_and_total(
+        products: Path, server: MessagesServer, tmp_path: Path) -> None:
+    """PL12: the recogniser's list price ($0.006 a minute over the case's 30 s) and the
+    total (recogniser + refine step) are on every item; unknown when the recogniser has
+    no price."""
+    (products / "asr.toml").write_text('name = "asr"\nversion = "1"\nadapter = "cache"\n'
+                                       "[pricing]\nusd_per_audio_minute = 0.006\n"
+                                       'snapshot_date = "2026-12-01"\n'
+                                       'source_url = "https://example.com/prices"\n')
+    write_pipeline(products, "pipe", "asr", step_toml("fixer", server.url))
+    suite = make_suite(tmp_path)
+    case = Case("c1", {**suite.cases[0].data, "duration_s": 30.0}, 1)
+    facts = adapter(products, "pipe", suite).get(case, 1).meta["pipeline"]
+    refine = 100 * 3 / 1e6 + 20 * 15 / 1e6
+    assert facts["asr_cost_usd"] == pytest.approx(0.006 * 30 / 60)
+    assert facts["total_cost_usd"] == pytest.approx(0.003 + refine)
+    facts = adapter(products, "pipe", suite).get(suite.cases[1], 1).meta["pipeline"]
+    assert facts["asr_cost_usd"] is None and facts["total_cost_usd"] is None
+
+
+def test_a_rewrite_equal_to_its_input_is_flagged_unchanged(
+        products: Path, server: MessagesServer, tmp_path: Path) -> None:
+    """PL15: c3 has no filler, so the fixer returns it unchanged: counted, not hidden."""
+    write_pipeline(products, "pipe", "asr", step_toml("fixer", server.url))
+    suite = make_suite(tmp_path)
+    pipe = adapter(products, "pipe", suite)
+    assert pipe.get(suite.cases[0], 1).meta["pipeline"]["steps"][0]["unchanged"] is False
+    assert pipe.get(suite.cases[2], 1).meta["pipeline"]["steps"][0]["unchanged"] is True
+    [step] = adapter(products, "pipe", suite).get(suite.cases[2], 1).meta["pipeline"]["steps"]
+    assert step["cached"] is True and step["unchanged"] is True  # from the cache too

@@ -80,8 +80,11 @@ def test_items_record_raw_and_refined_and_score_raw_by_default(
     markdown = (project.path / "reports" / "dictbench.md").read_text()
     assert "**Refine pipelines**" in markdown and "**Refine steps**" in markdown
     # 4 rewrites at 100 tokens in x $3 + 20 out x $15 per million: $0.0024 in all
-    assert "| pipe | asr | raw |" in markdown and "| $0.002400 | $0.002400 |" in markdown
-    assert "| pipe | refine1 | fixer | 4 | 4 | 0 | 0 | 0 |" in markdown
+    # the recogniser has no price: its cost and the total are unknown ("-"); c3 and c4
+    # have no filler, so the fixer returns them unchanged
+    assert "| pipe | asr | raw |" in markdown
+    assert "| 0 | 2 | - | $0.002400 | - | $0.002400 |" in markdown
+    assert "| pipe | refine1 | fixer | 4 | 4 | 0 | 0 | 0 | 2 |" in markdown
     page = (project.path / "reports" / "dictbench.html").read_text()
     assert "<h3>Refine pipelines</h3>" in page and "<h3>Refine steps</h3>" in page
 
@@ -106,7 +109,7 @@ def test_a_failing_step_is_an_error_item_and_an_empty_rewrite_is_scored_empty(
     result = project.runpytest("--product=bad", "--product=blank",
                                "--dictbench-item-failures=report")
     result.assert_outcomes(passed=4, errors=4)
-    result.stdout.fnmatch_lines(["*refine step 'polish' failed*HTTP 400*"])
+    result.stdout.fnmatch_lines(["*refine step 'polish' (model broken) failed*HTTP 400*"])
     bad = [r for r in records(project) if r["product"] == "bad"]
     assert {r["status"] for r in bad} == {"error"}
     assert {r["case_id"]: r["text"] for r in bad} == RAW  # the raw text is kept
@@ -249,3 +252,124 @@ def test_reports_are_byte_identical_with_and_without_xdist(
                          for name in ("dictbench.json", "items.jsonl", "dictbench.md")}
     assert texts["reports-0"] == texts["reports-2"]
     assert len(refine_requests(server)) == 8
+
+
+def test_an_empty_half_is_named_and_select_says_why_it_has_no_report(
+        project: pytest.Pytester, write_suite: Callable[..., Path],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """PL4: a 1-case suite whose test half is empty says so after collection, and
+    ``dictbench select`` on the missing report says the run wrote none."""
+    from pytest_dictbench.cli import main
+
+    write_suite(cases=[MINI_CASES[0]])  # c1 alone: sha256 puts it in dev
+    write_recogniser(project.path / "products", "asr", {"c1": RAW["c1"]})
+    result = project.runpytest("--product=asr", "--dictbench-split=test",
+                               "--dictbench-report=reports/test")
+    result.stdout.fnmatch_lines(["dictbench: suite 'mini' (1 case): the test half is empty*"])
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    project.runpytest("--product=asr", "--dictbench-split=dev",
+                      "--dictbench-report=reports/dev").assert_outcomes(passed=1)
+    assert main(["select", str(project.path / "reports" / "dev"),
+                 str(project.path / "reports" / "test")]) == 2
+    assert "no report: the run wrote none (was its half empty?" in capsys.readouterr().err
+
+
+def test_select_refuses_halves_of_two_suite_versions(
+        project: pytest.Pytester, write_suite: Callable[..., Path]) -> None:
+    """PL1: dev on version 1.0, test after a case was added and the version raised: the
+    reports record the suite's version and whole case list, and select names both."""
+    from pytest_dictbench.select import SelectError, select_paths
+
+    project.runpytest("--product=asr", "--dictbench-split=dev",
+                      "--dictbench-report=reports/dev")
+    root = write_suite(cases=[*MINI_CASES, {"id": "c5", "genre": "chat",
+                                            "reference": "One more case."}])
+    (root / "suite.toml").write_text((root / "suite.toml").read_text().replace(
+        'version = "1.0"', 'version = "1.1"'))
+    write_recogniser(project.path / "products", "asr", {**RAW, "c5": "One more case."})
+    project.runpytest("--product=asr", "--dictbench-split=test",
+                      "--dictbench-report=reports/test")
+    split = json.loads((project.path / "reports" / "test" / "dictbench.json").read_text()
+                       )["split"]["suites"]["mini"]
+    assert split["version"] == "1.1" and split["of"] == 5
+    with pytest.raises(SelectError, match=r"suite 'mini'.*version 1\.0 .*dev.*1\.1.*test"):
+        select_paths(project.path / "reports" / "dev", project.path / "reports" / "test")
+
+
+@pytest.mark.parametrize("order", [("grid", "grid.asr.fix.clean"),
+                                   ("grid.asr.fix.clean", "grid"), ("grid",)])
+def test_a_product_file_named_like_a_sweep_entry_is_refused_naming_both(
+        project: pytest.Pytester, server: MessagesServer, order: tuple[str, ...]) -> None:
+    """PL10: sweep entries and product files share one namespace: a file named like an
+    entry is a product error naming the sweep file and the product file, whatever the
+    option order (and with the sweep alone), and nothing runs."""
+    products = project.path / "products"
+    write_recogniser(products, "asr2", RAW)
+    (products / "prompts").mkdir()
+    (products / "prompts" / "clean.txt").write_text(TEMPLATE)
+    (products / "prompts" / "terse.txt").write_text("Be terse.\n<text>{text}</text>")
+    (products / "grid.toml").write_text(SWEEP.replace("{url}", server.url))
+    write_pipeline(products, "grid.asr.fix.clean", "asr",
+                   step_toml("fixer", server.url, template="OTHER FILE <text>{text}</text>"))
+    result = project.runpytest(*(f"--product={name}" for name in order))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*product 'grid.asr.fix.clean' is both an entry of the "
+                                 "sweep*grid.toml and the product file*grid.asr.fix.clean"
+                                 ".toml*"])
+    assert refine_requests(server) == []
+
+
+def test_two_product_files_of_one_name_are_refused(project: pytest.Pytester) -> None:
+    """PL10: ``--product=asr --product=other/asr.toml``: one name, two sources."""
+    write_recogniser(project.path / "other", "asr", RAW)
+    result = project.runpytest("--product=asr", "--product=other/asr.toml")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*two products named 'asr'*products/asr.toml*"
+                                 "other/asr.toml*"])
+
+
+def test_capture_estimate_counts_a_sweeps_captures_once_and_its_refine_calls(
+        project: pytest.Pytester, server: MessagesServer,
+        write_suite: Callable[..., Path]) -> None:
+    """PL9: two pipelines over a live recogniser: the estimate counts each case's
+    capture once (4), lists the refine requests per step (4 each) with nothing sent,
+    and after a real run counts them all as cached."""
+    root = write_suite(cases=[dict(c, audio=f"audio/{c['id']}.wav") for c in MINI_CASES])
+    for case in MINI_CASES:
+        write_tone(root / "audio" / f"{case['id']}.wav", seconds=3.0)
+    project.makeconftest(CAPTURE_CONFTEST)
+    products = project.path / "products"
+    (products / "live.toml").write_text('name = "live"\nversion = "1"\nadapter = "python"\n'
+                                        "[pricing]\nusd_per_audio_minute = 0.006\n"
+                                        'snapshot_date = "2026-12-01"\n'
+                                        'source_url = "https://example.com/prices"\n')
+    write_pipeline(products, "v1", "live", step_toml("fixer", server.url))
+    write_pipeline(products, "v2", "live", step_toml("shouter", server.url))
+    args = ("--product=v1", "--product=v2", "--capture-estimate")
+    result = project.runpytest(*args)
+    assert result.ret == 0
+    result.stdout.fnmatch_lines([
+        "*live ?python?: 4 captures (0.20 audio minutes), 0 cached; $0.001200",
+        "*v1 ?pipeline? step refine1 (fixer): 4 refine requests, 0 cached*",
+        "*v2 ?pipeline? step refine1 (shouter): 4 refine requests, 0 cached*",
+        "*total: 4 captures; 8 refine requests; $0.001200*"])
+    assert not (project.path / "captures.log").exists() and refine_requests(server) == []
+    project.runpytest("--product=v1", "--product=v2", "--dictbench-item-failures=report"
+                      ).assert_outcomes(passed=8)
+    result = project.runpytest(*args)
+    result.stdout.fnmatch_lines([
+        "*live ?python?: 0 captures (0.00 audio minutes), 4 cached; $0.000000",
+        "*v1 ?pipeline? step refine1 (fixer): 0 refine requests, 4 cached*",
+        "*total: 0 captures; 0 refine requests; $0.000000*"])
+
+
+def test_a_split_run_ranks_its_products_on_the_half_it_ran(project: pytest.Pytester) -> None:
+    """PL3: a half's report no longer calls every product incomplete for lacking the
+    other half's cases: the half's cases are what is required."""
+    write_recogniser(project.path / "products", "asr2", {**RAW, "c1": "Hello Maria."})
+    project.runpytest("--product=asr", "--product=asr2", "--dictbench-split=dev",
+                      "--dictbench-item-failures=report").assert_outcomes(passed=4)
+    entries = report(project)["suites"][0]["products"]
+    assert [(e["cases"], e["cases_scored"], e["reason"]) for e in entries] == \
+        [(2, 2, None), (2, 2, None)]
+    assert sorted(e["rank"] for e in entries) == [1, 2]

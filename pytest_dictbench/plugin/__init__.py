@@ -16,7 +16,7 @@ import pytest
 
 from ..adapters import PROVIDER_KINDS, builtin_adapters
 from ..adapters.base import AdapterFactory
-from ..adapters.pipeline.sweep import load_products
+from ..adapters.pipeline.sweep import load_products, one_namespace
 from ..errors import DictbenchError, ProductError
 from ..heap import HeldHeap
 from ..methods.base import Method
@@ -108,8 +108,7 @@ def pytest_configure(config: pytest.Config) -> None:
         cwd = config.invocation_params.dir
         places = dict.fromkeys(product_location(value, folder, cwd)
                                for value in config.getoption("dictbench_products"))
-        products = list({p.name: p for name, where in places
-                         for p in load_products(name, where)}.values())
+        products = one_namespace(load_products(name, where) for name, where in places)
         for product in products:  # every product's keys are registered by now
             _refuse_secret_name(product)
         report = config.getoption("dictbench_report")

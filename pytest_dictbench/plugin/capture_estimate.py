@@ -2,8 +2,10 @@
 
 Registered as its own pytest plugin when the option is given. After collection it
 counts every selected item of a live product whose output is not cached (see
-:mod:`pytest_dictbench.adapters.providers.estimate`), prints the counts and costs, and
-deselects every item: nothing is sent, captured, judged or scored.
+:mod:`pytest_dictbench.adapters.providers.estimate`), and for a pipeline product its
+recogniser's captures (once per case, however many pipelines share it) and each refine
+step's requests (:mod:`pytest_dictbench.adapters.pipeline.estimate`); it prints the
+counts and costs, and deselects every item: nothing is sent, captured, judged or scored.
 """
 
 from __future__ import annotations
@@ -45,12 +47,38 @@ class CaptureEstimatePlugin:
             if product is None or product.adapter == "cache" or not hasattr(item, "case"):
                 continue
             adapter = getattr(item, "adapter", None)
+            if product.adapter == "pipeline" and hasattr(adapter, "asr_product"):
+                self._pipeline(item, adapter)
+                continue
             if adapter is None or not hasattr(adapter, "cache"):
                 continue
             self.estimate.add(product, item.suite, item.case, item.repetition, adapter,
                               self.recapture)
         config.hook.pytest_deselected(items=list(items))
         items[:] = []
+
+    def _pipeline(self, item: Any, adapter: Any) -> None:
+        """A pipeline item: its recogniser's capture, then its refine requests."""
+        from ..adapters.pipeline.estimate import RefineEstimate
+        from ..errors import DictbenchError
+
+        if self.estimate.refine is None:
+            self.estimate.refine = RefineEstimate()
+        asr, recogniser = adapter.asr_product, adapter.asr
+        raw = None
+        if asr.adapter == "cache":
+            try:
+                raw = recogniser.get(item.case, item.repetition)
+            except DictbenchError:
+                return  # the run reports the recogniser's error; no refine request
+            if raw is None:
+                return
+        elif hasattr(recogniser, "cache"):
+            self.estimate.add(asr, item.suite, item.case, item.repetition, recogniser,
+                              self.recapture)
+            raw = self.estimate.cached_output(asr, item.suite, item.case, item.repetition,
+                                              recogniser, self.recapture)
+        self.estimate.refine.add(item.product.name, adapter, item.case, raw)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         terminalreporter.write_sep("=", "dictbench capture estimate")

@@ -37,6 +37,7 @@ from .judge import Judging, has_judged_rules
 from .junit import junit_properties
 from .options import bootstrap_seed, ini_folder, judge_default, max_text_chars
 from .session_reports import ReportSet
+from .split import PLUGIN_NAME as SPLIT_PLUGIN
 from .store import StoreRecording
 from .unrun import stop_reason, unrun_reports, xdist_stop
 
@@ -256,6 +257,9 @@ class DictbenchSession(ReportSet):
                 if suite.id in self.suite_checks:
                     suite = replace(suite, manifest={**suite.manifest,
                                                      "checks": self.suite_checks[suite.id]})
+                split = self.config.pluginmanager.get_plugin(SPLIT_PLUGIN)
+                if split is not None:  # --dictbench-split: the half is the run's suite
+                    suite = split.half_of(suite)
                 suites[suite.id] = suite
         report = self.judging.add_budgets(summarize(
             records, suites, {p.name: p for p in self.products}, self.registry.methods,

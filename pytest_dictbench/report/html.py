@@ -27,7 +27,7 @@ from .html_parts import (
 )
 from .html_style import CSS
 from .method_tables import PlainTable, method_tables
-from .pipelines import pipeline_tables, split_tables
+from .pipelines import pipeline_tables, scope_note, split_tables
 from .rig import rig_notes, rig_tables_text
 from .sections import (
     error_items,
@@ -50,6 +50,8 @@ __all__ = ["render_html"]
 
 #: Failing-item lists up to this long start unfolded; longer ones start folded.
 OPEN_LIMIT = 20
+#: The most comparisons the forest figure draws (the closest to the best, in a large sweep).
+FOREST_ROWS = 50
 
 #: Expected outputs per suite id and case id (see ``sections.expected_texts``).
 Expected = Mapping[str, Mapping[str, Sequence[str]]]
@@ -307,11 +309,18 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
     comparisons = suite.get("comparisons", [])
     parts.append("<h3>Paired comparisons</h3>")
     if comparisons:
+        scope = scope_note(suite)
+        if scope:
+            parts.append(f"<p>{esc(scope)}</p>")
+        drawn = sorted(comparisons, key=lambda c: -c["mean_difference"])[:FOREST_ROWS] \
+            if len(comparisons) > FOREST_ROWS else comparisons
         if draw is not None:
             parts.append('<div class="figs">' + _figure(
-                draw.forest_svg(comparisons, _anchor(suite) + "-forest"),
+                draw.forest_svg(drawn, _anchor(suite) + "-forest"),
                 "Difference b − a of mean item score over the cases both products scored; "
-                "resolved when the interval excludes 0.") + "</div>")
+                "resolved when the interval excludes 0." + (
+                    f" The {FOREST_ROWS} closest of {len(comparisons)} comparisons."
+                    if drawn is not comparisons else "")) + "</div>")
         parts.append(comparisons_table(comparisons))
     else:
         parts.append('<p class="empty">No pair of products scored the same items.</p>')

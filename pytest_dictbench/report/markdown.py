@@ -16,7 +16,7 @@ from ..methods.base import ItemRecord
 from ..text.visible import visible
 from .cohorts import cohort_labels, cohort_legend
 from .method_tables import PlainTable, method_tables
-from .pipelines import pipeline_tables, split_tables
+from .pipelines import pipeline_tables, scope_note, split_tables
 from .rig import rig_notes, rig_tables_text
 from .sections import (
     GroupTable,
@@ -204,6 +204,7 @@ def _comparisons(suite: Mapping[str, Any]) -> list[str]:
     comparisons = suite.get("comparisons", [])
     if not comparisons:
         return ["**Paired comparisons:** none (no pair of products scored the same items).", ""]
+    scope = scope_note(suite)
     rows = [[f"{md(c['b'])} − {md(c['a'])}", shared_cell(c),
              f"{c['only_a_failed']} / {c['only_b_failed']} / {c['both_failed']}",
              md(fmt_p(c.get("mcnemar_p"))), md(fmt_p(c.get("p_holm"))),
@@ -211,6 +212,7 @@ def _comparisons(suite: Mapping[str, Any]) -> list[str]:
              fmt_interval(c.get("interval"), signed=True),
              "**yes**" if c.get("resolved") else "no"] for c in comparisons]
     return ["**Paired comparisons** (difference of mean item score, b − a)", "",
+            *([md(scope), ""] if scope else []),
             *_table(["b − a", "shared cases", "only a / only b / both failed", "McNemar p",
                      "Holm p", "Bonferroni p", "difference", "95% interval", "resolved"], rows,
                     range(1, 8))]

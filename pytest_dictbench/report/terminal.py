@@ -7,6 +7,7 @@ from typing import Any
 
 from ..text.visible import visible
 from .cohorts import cohort_labels, cohort_legend
+from .pipelines import scope_note
 from .rig import example_lines, table_title
 from .sections import fmt, fmt_p, fmt_score, score_note
 from .validity import validity_rows
@@ -17,6 +18,8 @@ _COLUMNS = ("items", "passed", "failed", "errors", "not_tested", "empty")
 #: Leaderboard columns that are settings or counts rather than results.
 #: Metric columns a terminal leaderboard shows besides product, rank, score, headline.
 _TERMINAL_METRICS = 8
+#: Paired comparisons printed per suite (the rest are in dictbench.md).
+TERMINAL_COMPARISONS = 50
 _NOT_METRICS = frozenset({"product", "rank", "score", "items", "threshold", "vwer_threshold"})
 
 
@@ -97,7 +100,10 @@ def _notes(suite: Mapping[str, Any]) -> list[str]:
         overturned = overturned_note(entry.get("tables") or {})
         if overturned:
             notes.append(f"{where}: {overturned}")
-    for c in suite.get("comparisons", []):
+    scope = scope_note(suite)
+    if scope:
+        notes.append(f"{suite['id']}: {scope}")
+    for c in suite.get("comparisons", [])[:TERMINAL_COMPARISONS]:
         interval = c["interval"]
         verdict = "resolved" if c["resolved"] else "not resolved"
         notes.append(
@@ -106,6 +112,9 @@ def _notes(suite: Mapping[str, Any]) -> list[str]:
             f"only by {c['a']}: {c['only_a_failed']}, only by {c['b']}: "
             f"{c['only_b_failed']}; McNemar p={fmt_p(c['mcnemar_p'])} "
             f"(Holm {fmt_p(c.get('p_holm', c['mcnemar_p']))}); {shared_cases(c, c['a'], c['b'])}")
+    hidden = len(suite.get("comparisons", [])) - TERMINAL_COMPARISONS
+    if hidden > 0:
+        notes.append(f"{suite['id']}: {hidden} more comparisons in dictbench.md")
     return notes
 
 

@@ -19,16 +19,17 @@ empty rewrite is an empty refined text, scored (and counted as empty).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from ...errors import DictbenchError, ProductError, SuiteError
 from ...model import SKIP_STATUSES, Case, Output, Product, Suite
-from ...products import load_product
 from ..base import Adapter, AdapterFactory, AdapterOptions, scrubbed_output
 from ..settings import Settings
 from .refiner import RefineCache, Refiner, StepResult
 from .steps import read_steps
+from .sweep import load_recogniser
 
 __all__ = ["PipelineAdapter", "pipeline_adapter", "score_text"]
 
@@ -81,7 +82,7 @@ class PipelineAdapter:
                                  + (f" (unknown: {', '.join(unknown)})" if unknown else ""))
         self.product, self.suite = product, suite
         self.steps = read_steps(settings.get("refine", list, None), product.path)
-        self.asr_product = load_product(asr["product"], product.path.parent)
+        self.asr_product = load_recogniser(product, asr["product"])
         if self.asr_product.adapter == "pipeline":
             raise settings.error(f"[asr] product {asr['product']!r} is itself a pipeline; "
                                  "name a recogniser")
@@ -124,10 +125,15 @@ class PipelineAdapter:
             self._resolve(batch, key)
         return self._done.pop(key)
 
+    def template_values(self, case: Case) -> dict[str, str]:
+        """The template values of ``case`` besides ``{text}``."""
+        return {"context": str(case.get("context", "") or ""), "genre": str(case.genre or ""),
+                "locale": str(case.get("locale") or self.suite.locale)}
+
     # -- private -------------------------------------------------------------------------
 
     def _resolve(self, batch: list[tuple[Case, int]], wanted: Key) -> None:
-        jobs: list[tuple[Key, Output, dict[str, str]]] = []
+        jobs: list[tuple[Key, Output, dict[str, str], Case]] = []
         for case, repetition in batch:
             key = (case.id, repetition)
             try:
@@ -140,29 +146,44 @@ class PipelineAdapter:
             if raw is None or raw.status in SKIP_STATUSES or raw.is_error:
                 self._done[key] = raw
                 continue
-            values = {"context": str(case.get("context", "") or ""),
-                      "genre": str(case.genre or ""),
-                      "locale": str(case.get("locale") or self.suite.locale)}
-            jobs.append((key, raw, values))
-        results = self.refiner.run([(raw.text, values) for _, raw, values in jobs])
-        for (key, raw, _), steps in zip(jobs, results, strict=True):
-            self._done[key] = self._output(raw, steps)
+            jobs.append((key, raw, self.template_values(case), case))
+        results = self.refiner.run([(raw.text, values) for _, raw, values, _ in jobs])
+        for (key, raw, _, case), steps in zip(jobs, results, strict=True):
+            self._done[key] = self._output(raw, steps, case)
 
-    def _output(self, raw: Output, steps: list[StepResult]) -> Output:
+    def _asr_cost(self, raw: Output, case: Case) -> Decimal | None:
+        """What the recogniser's output cost: a cloud capture's own cost, else its list
+        price (``[pricing] usd_per_audio_minute``) times the audio length; else None."""
+        provider = raw.meta.get("provider")
+        if isinstance(provider, Mapping) and provider.get("cost_usd") is not None:
+            return Decimal(str(provider["cost_usd"]))
+        price = self.asr_product.pricing.get("usd_per_audio_minute")
+        seconds = raw.meta.get("audio_duration_s") or case.get("duration_s")
+        if price is None or not isinstance(seconds, int | float) or isinstance(seconds, bool):
+            return None
+        return Decimal(str(price)) * Decimal(str(seconds)) / 60
+
+    def _output(self, raw: Output, steps: list[StepResult], case: Case) -> Output:
         failed = next((s for s in steps if s.error is not None), None)
         refined = steps[-1].text if failed is None else None
         latencies = [s.latency_ms for s in steps if s.latency_ms is not None]
+        refine_cost = sum((Decimal(str(s.cost_usd)) for s in steps), Decimal(0))
+        asr_cost = self._asr_cost(raw, case)
         facts = {"asr": self.asr_product.name, "raw": raw.text, "refined": refined,
                  "scored": self.score_text, "steps": [s.to_json() for s in steps],
                  "asr_latency_ms": raw.latency_ms,
                  "refine_latency_ms": round(sum(latencies), 3) if latencies else None,
-                 "refine_cost_usd": sum(s.cost_usd for s in steps),
-                 "refine_calls": sum(s.calls for s in steps)}
+                 "refine_cost_usd": float(refine_cost),
+                 "refine_calls": sum(s.calls for s in steps),
+                 "asr_cost_usd": float(asr_cost) if asr_cost is not None else None,
+                 "total_cost_usd": float(asr_cost + refine_cost)
+                 if asr_cost is not None else None}
         meta = {**raw.meta, "pipeline": facts}
         origin = f"pipeline {self.product.name!r} over {raw.origin}"
         if failed is not None:
             return Output(raw.case_id, raw.text, raw.repetition, status="error",
-                          error=f"refine step {failed.step!r} failed: {failed.error}",
+                          error=f"refine step {failed.step!r} (model {failed.model}) "
+                                f"failed: {failed.error}",
                           meta=meta, origin=origin)
         assert refined is not None
         latency = None

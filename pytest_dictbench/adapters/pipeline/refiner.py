@@ -71,13 +71,16 @@ class StepResult:
     cached: bool = False
     #: API calls this run made for the step (0 for a cache hit).
     calls: int = 0
+    #: The rewrite equals the text it was given.
+    unchanged: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"step": self.step, "model": self.model, "status": "error" if self.error
                 else "complete", "error": self.error, "latency_ms": self.latency_ms,
                 "cost_usd": self.cost_usd, "usage": self.usage.to_json(),
                 "cached": self.cached, "calls": self.calls,
-                "empty": self.text is not None and not self.text.strip()}
+                "empty": self.text is not None and not self.text.strip(),
+                "unchanged": self.unchanged}
 
 
 def step_key(step: RefineStep, text: str, values: Mapping[str, str]) -> str:
@@ -188,7 +191,8 @@ class Refiner:
         if hit is not None:
             return StepResult(step.name, step.model, hit["text"], None,
                               hit.get("latency_ms"), float(hit.get("cost_usd", 0.0)),
-                              TokenUsage(**hit.get("usage", {})), cached=True)
+                              TokenUsage(**hit.get("usage", {})), cached=True,
+                              unchanged=hit["text"] == text)
         config = judge_config(step)
         prompt = Prompt(model=step.model, max_tokens=step.max_tokens, system=SYSTEM,
                         user=fill_template(step.template, {**values, "text": text}),
@@ -208,7 +212,7 @@ class Refiner:
                              "text": text_out, "latency_ms": latency, "cost_usd": cost,
                              "usage": usage.to_json()})
         return StepResult(step.name, step.model, text_out, None, latency, cost, usage,
-                          calls=calls[0])
+                          calls=calls[0], unchanged=text_out == text)
 
     async def _ask(self, step: RefineStep, config: JudgeConfig, prompt: Prompt,
                    clients: dict[str, JudgeClient], calls: list[int]
@@ -243,8 +247,10 @@ def _describe(exc: BaseException, clients: Mapping[str, JudgeClient], step: str)
     attempts = exc.attempts if isinstance(exc, GaveUp) else 1
     error = exc.error if isinstance(exc, GaveUp) else exc
     status = getattr(error, "status_code", None)
-    text = str(error) if isinstance(error, DictbenchError) else \
-        f"{type(error).__name__}{f' (HTTP {status})' if status else ''}: {error}"
+    text = str(error)
+    if not isinstance(error, DictbenchError) and not (
+            status and text.startswith(f"HTTP {status}")):
+        text = f"{type(error).__name__}{f' (HTTP {status})' if status else ''}: {error}"
     client = clients.get(step)
     if client is not None:
         text = client.redact(text)

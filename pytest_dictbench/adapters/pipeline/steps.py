@@ -6,6 +6,13 @@ A step names a language model reached through one of the judges' clients
 ``template_file``, with ``{text}`` and optionally ``{context}``, ``{genre}``,
 ``{locale}``) and its sampling settings. Every problem is a
 :class:`~pytest_dictbench.errors.ProductError` naming the product file and the step.
+
+Doubled braces are no escape: ``{{text}}`` is refused (a one-pass fill would put the
+text inside the outer braces). Other brace forms (``{0}``, ``{text!r}``,
+``{context[0]}``) are not placeholders and are sent as written. A ``template_file`` is
+read only from inside the products folder (a path or symlink leading out is refused,
+as for ``refine_cache``), its UTF-8 BOM dropped; any template holds at most
+:data:`MAX_TEMPLATE_BYTES` bytes.
 """
 
 from __future__ import annotations
@@ -20,7 +27,8 @@ from ...errors import ProductError
 from ...jsonl import read_text
 from ...redact import key_url_problem, public_url, secret_source
 
-__all__ = ["CLIENTS", "PLACEHOLDERS", "RefineStep", "fill_template", "read_steps"]
+__all__ = ["CLIENTS", "MAX_TEMPLATE_BYTES", "PLACEHOLDERS", "RefineStep", "fill_template",
+           "read_steps"]
 
 #: Clients a step may use: the judges' two, and the Gemini API.
 CLIENTS = ("anthropic", "openai", "gemini")
@@ -32,6 +40,10 @@ _KNOWN = frozenset({"name", "client", "model", "base_url", "api_key_env", "templ
                     "template_file", "temperature", "max_tokens", "price_in_per_mtok",
                     "price_out_per_mtok"})
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+#: A placeholder with a brace doubled on either side: ``{{text}}``, ``{{text}``, ``{text}}``.
+_DOUBLED = re.compile(r"\{\{[A-Za-z_][A-Za-z0-9_]*\}|\{[A-Za-z_][A-Za-z0-9_]*\}\}")
+#: The most a template may hold (64 KiB): an instruction, not a document.
+MAX_TEMPLATE_BYTES = 65536
 
 
 @dataclass(frozen=True)
@@ -65,6 +77,15 @@ def fill_template(template: str, values: Mapping[str, str]) -> str:
 
 
 def _check_template(template: str, where: str, path: Path) -> None:
+    size = len(template.encode("utf-8"))
+    if size > MAX_TEMPLATE_BYTES:
+        raise ProductError(f"{where}: template is {size:,} bytes; a template may hold at "
+                           f"most {MAX_TEMPLATE_BYTES:,}", path=path)
+    doubled = _DOUBLED.search(template)
+    if doubled:
+        raise ProductError(f"{where}: template has a placeholder in doubled braces "
+                           f"({doubled.group(0)}): doubled braces are no escape; write "
+                           "{text} to fill it in, or drop the placeholder", path=path)
     names = _PLACEHOLDER.findall(template)
     unknown = sorted(set(names) - set(PLACEHOLDERS))
     if unknown:
@@ -101,6 +122,20 @@ def _string(raw: Mapping[str, Any], name: str, where: str, path: Path,
     return value
 
 
+def _read_template(relative: str, where: str, path: Path) -> str:
+    """A ``template_file``: inside the products folder, at most the size limit."""
+    root = path.parent.resolve()
+    file = (root / relative).resolve()
+    if Path(relative).is_absolute() or not file.is_relative_to(root):
+        raise ProductError(f"{where}: template_file {relative!r} leaves the products folder "
+                           f"({root})", path=path)
+    if file.is_file() and file.stat().st_size > MAX_TEMPLATE_BYTES + 3:  # a BOM aside
+        raise ProductError(f"{where}: template_file {relative!r} is "
+                           f"{file.stat().st_size:,} bytes; a template may hold at most "
+                           f"{MAX_TEMPLATE_BYTES:,}", path=path)
+    return read_text(file, ProductError)
+
+
 def read_step(raw: Any, index: int, path: Path) -> RefineStep:
     """One ``[[refine]]`` table as a :class:`RefineStep` (``index`` counts from 1)."""
     where = f"[[refine]] step {index}"
@@ -129,8 +164,7 @@ def read_step(raw: Any, index: int, path: Path) -> RefineStep:
         template = _string(raw, "template", where, path, required=True)
     else:
         relative = _string(raw, "template_file", where, path, required=True)
-        file = (path.parent / str(relative)).resolve()
-        template = read_text(file, ProductError)
+        template = _read_template(str(relative), where, path)
     assert template is not None and client is not None
     _check_template(template, where, path)
     base_url = _string(raw, "base_url", where, path)

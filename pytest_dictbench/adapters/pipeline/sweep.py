@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,7 @@ from ...products import load_product
 from ...redact import register_settings_secrets, secret_source
 from ...suites import read_toml
 
-__all__ = ["expand_sweep", "load_products"]
+__all__ = ["expand_sweep", "load_products", "load_recogniser", "one_namespace"]
 
 _TOP = {"name", "version", "description", "sweep", "settings", "environment"}
 _SWEEP = {"asr", "models", "templates"}
@@ -48,11 +48,20 @@ def _grouped(product: Product) -> Product:
     name = asr.get("product") if isinstance(asr, Mapping) else None
     if not isinstance(name, str):
         return product  # the adapter reports the problem
-    recogniser = load_product(name, product.path.parent)
+    recogniser = load_recogniser(product, name)
     if recogniser.adapter == "cache":
         return product
     group = str(recogniser.settings.get("capture_group", recogniser.name))
     return dataclasses.replace(product, settings={**product.settings, "capture_group": group})
+
+
+def load_recogniser(product: Product, name: str) -> Product:
+    """The recogniser ``name`` of pipeline ``product``; an error names the pipeline."""
+    try:
+        return load_product(name, product.path.parent)
+    except ProductError as exc:
+        raise ProductError(f"[asr] of pipeline {product.name!r}: {exc}",
+                           path=product.path) from None
 
 
 def _strings(sweep: Mapping[str, Any], key: str, path: Path) -> list[str]:
@@ -117,6 +126,12 @@ def expand_sweep(data: Mapping[str, Any], path: Path) -> list[Product]:
         for label, model in _models(sweep, path):
             for template, stem in zip(templates, stems, strict=True):
                 product = f"{name}.{asr}.{label}.{stem}"
+                clash = path.parent / f"{product}.toml"
+                if clash.exists():
+                    raise ProductError(
+                        f"product {product!r} is both an entry of the sweep {path} and "
+                        f"the product file {clash}: sweep entries and product files share "
+                        "one namespace; rename or remove one", path=path)
                 step = {**model, "name": label, "template_file": template}
                 products.append(_grouped(Product(
                     name=product, version=version, adapter="pipeline",
@@ -125,3 +140,17 @@ def expand_sweep(data: Mapping[str, Any], path: Path) -> list[Product]:
                     environment=dict(data.get("environment", {})),
                     description=f"sweep {name}: {asr} refined by {label} with {template}")))
     return sorted(products, key=lambda p: p.name)
+
+
+def one_namespace(groups: Iterable[Sequence[Product]]) -> list[Product]:
+    """The products of every ``--product`` value, each once: the same product reached
+    twice is kept once; two products of one name from different files are an error
+    naming both (the option order never decides which runs)."""
+    seen: dict[str, Product] = {}
+    for group in groups:
+        for product in group:
+            first = seen.setdefault(product.name, product)
+            if first.path.resolve() != product.path.resolve():
+                raise ProductError(f"two products named {product.name!r}: {first.path} and "
+                                   f"{product.path}; product names must be unique in a run")
+    return list(seen.values())

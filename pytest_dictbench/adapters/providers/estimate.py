@@ -57,11 +57,22 @@ class CaptureEstimate:
         self.default_models = dict(default_models)
         self.providers = frozenset(default_models)
         self.products: dict[str, ProductEstimate] = {}
-        self._cached: dict[tuple[str, str], set[tuple[str, int]]] = {}
+        self._cached: dict[tuple[str, str], dict[tuple[str, int], Any]] = {}
+        #: (product, suite, case, repetition) counted so far: a recogniser under several
+        #: pipelines is captured once per case.
+        self._seen: set[tuple[str, str, str, int]] = set()
+        #: The refine requests of the selection's pipelines, when any
+        #: (:class:`pytest_dictbench.adapters.pipeline.estimate.RefineEstimate`).
+        self.refine: Any = None
 
     def add(self, product: Product, suite: Suite, case: Case, repetition: int,
             adapter: Any, recapture: bool) -> None:
-        """Count one selected item; ``adapter`` is its live adapter (with ``cache``)."""
+        """Count one selected item; ``adapter`` is its live adapter (with ``cache``).
+        An item already counted (the same recogniser under another pipeline) is not."""
+        seen = (product.name, suite.id, case.id, repetition)
+        if seen in self._seen:
+            return
+        self._seen.add(seen)
         model = product.settings.get("model", self.default_models.get(product.adapter))
         entry = self.products.get(product.name)
         if entry is None:
@@ -95,15 +106,23 @@ class CaptureEstimate:
     def _price(self, product: Product, entry: ProductEstimate) -> Price | None:
         return price_for(product.adapter, entry.model or "", product.pricing)
 
-    def _usable(self, product: Product, suite: Suite, adapter: Any) -> set[tuple[str, int]]:
+    def _usable(self, product: Product, suite: Suite, adapter: Any
+                ) -> dict[tuple[str, int], Any]:
         key = (product.name, suite.id)
         if key not in self._cached:
             try:
                 lines = adapter.cache.read()
             except DictbenchError:
                 lines = {}
-            self._cached[key] = {k for k, out in lines.items() if not out.is_error}
+            self._cached[key] = {k: out for k, out in lines.items() if not out.is_error}
         return self._cached[key]
+
+    def cached_output(self, product: Product, suite: Suite, case: Case, repetition: int,
+                      adapter: Any, recapture: bool) -> Any:
+        """The usable output a live ``adapter`` holds for the item, or ``None``."""
+        if recapture:
+            return None
+        return self._usable(product, suite, adapter).get((case.id, repetition))
 
     def lines(self) -> list[str]:
         out = ["capture estimate (nothing was sent, no item ran)"]
@@ -114,9 +133,13 @@ class CaptureEstimate:
                 priced = False
             else:
                 total += entry.cost_usd
+        refine = self.refine.lines() if self.refine is not None else []
+        out += refine
         captures = sum(e.captures for e in self.products.values())
-        out.append(f"  total: {captures} captures; ${total:.6f}"
-                   + ("" if priced else " for the priced products only"))
+        requests = f"{self.refine.requests} refine requests; " if refine else ""
+        out.append(f"  total: {captures} captures; {requests}${total:.6f}"
+                   + ("" if priced else " for the priced products only")
+                   + (" (refine requests not priced)" if refine else ""))
         return out
 
 

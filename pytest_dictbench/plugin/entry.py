@@ -1,0 +1,12 @@
+"""The ``pytest11`` entry point (``dictbench``): loads the plugin under its module name.
+
+pytest registers an entry point's module under the entry point's name. When that module
+was the plugin itself, naming the plugin the usual ways as well (``-p
+pytest_dictbench.plugin``, ``pytest_plugins = ["pytest_dictbench.plugin"]``) registered
+one module under a second name, which pytest refuses ("already registered under a
+different name"). This module holds no hook: it asks pytest to load
+``pytest_dictbench.plugin`` under its module name, which pytest does once however often
+it is named. ``-p no:dictbench`` still turns the plugin off (unless it is named too).
+"""
+
+pytest_plugins = ["pytest_dictbench.plugin"]
