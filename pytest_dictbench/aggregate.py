@@ -11,10 +11,11 @@ from typing import Any, Protocol
 from . import stats
 from .adapters.pipeline.summary import pipeline_summary
 from .compare import adjust_pvalues, compare_products
+from .components import component_comparisons, relative_changes
 from .judge.report import judges_table
 from .methods.base import ItemRecord, Method
 from .model import SCORED_STATUSES, Product, Suite
-from .pricing import cost_summary
+from .pricing import case_durations, cost_summary, item_asr_cost
 from .ranking import RankingRules, provisional_counts, rank_products
 from .rig.offline import claim_status
 from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED, latency_summary
@@ -291,12 +292,38 @@ def _suite_entry(suite: Suite, method: Method, by_product: Mapping[str, list[Ite
                                        "blocking_items": list(rules.blocking_items)}},
         "products": entries,
         "leaderboard": leaderboard,
-        "comparisons": compare_products(by_product, resamples=options.resamples,
-                                        seed=options.seed)
+        "comparisons": _comparisons(suite, by_product, products, options)
         if getattr(method, "overall_ranking", True) else [],
         **({"rig": method.suite_tables([r for recs in by_product.values() for r in recs],
                                        suite)} if hasattr(method, "suite_tables") else {}),
     }
+
+
+def _comparisons(suite: Suite, by_product: Mapping[str, list[ItemRecord]],
+                 products: Mapping[str, Product], options: StatsOptions
+                 ) -> list[dict[str, Any]]:
+    """Every pair's paired comparison, with its components and its relative spend and
+    latency (``components.py``)."""
+    comparisons = compare_products(by_product, resamples=options.resamples,
+                                   seed=options.seed)
+    durations = case_durations(suite) if comparisons else {}
+
+    def cost_of(name: str) -> Any:
+        product = products.get(name)
+        pricing = product.pricing if product else {}
+        return lambda record: item_asr_cost(record, pricing, durations)
+
+    for c in comparisons:
+        a, b = by_product[c["a"]], by_product[c["b"]]
+        parts = component_comparisons(a, b, suite.method, resamples=options.resamples,
+                                      seed=options.seed)
+        if parts:
+            c["components"] = parts
+        relative = relative_changes(a, b, cost_of(c["a"]), cost_of(c["b"]),
+                                    resamples=options.resamples, seed=options.seed)
+        if relative:
+            c["relative"] = relative
+    return comparisons
 
 
 def summarize(

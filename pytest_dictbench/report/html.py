@@ -16,6 +16,7 @@ from ..methods.base import ItemRecord
 from ..text.visible import visible
 from . import plots
 from .cohorts import cohort_labels, cohort_text
+from .comparison_text import component_table, pair_sentences
 from .html_parts import (
     comparisons_table,
     esc,
@@ -313,6 +314,10 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
                 "Difference b − a of mean item score over the cases both products scored; "
                 "resolved when the interval excludes 0.") + "</div>")
         parts.append(comparisons_table(comparisons))
+        by_component = component_table(suite)
+        if by_component:
+            parts += _plain(by_component, 4)
+            parts += [f"<p>{esc(text)}</p>" for text in pair_sentences(suite)]
     else:
         parts.append('<p class="empty">No pair of products scored the same items.</p>')
     if any(e.get("judging") for e in suite["products"]):

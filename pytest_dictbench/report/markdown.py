@@ -15,6 +15,7 @@ from ..judge.report import RULE_HEAD, rule_rows
 from ..methods.base import ItemRecord
 from ..text.visible import visible
 from .cohorts import cohort_labels, cohort_legend
+from .comparison_text import component_table, pair_sentences
 from .method_tables import PlainTable, method_tables
 from .pipelines import pipeline_tables, split_tables
 from .rig import rig_notes, rig_tables_text
@@ -210,10 +211,15 @@ def _comparisons(suite: Mapping[str, Any]) -> list[str]:
              md(fmt_p(c.get("p_bonferroni"))), f"{c['mean_difference']:+.1f}",
              fmt_interval(c.get("interval"), signed=True),
              "**yes**" if c.get("resolved") else "no"] for c in comparisons]
-    return ["**Paired comparisons** (difference of mean item score, b − a)", "",
-            *_table(["b − a", "shared cases", "only a / only b / both failed", "McNemar p",
-                     "Holm p", "Bonferroni p", "difference", "95% interval", "resolved"], rows,
-                    range(1, 8))]
+    lines = ["**Paired comparisons** (difference of mean item score, b − a)", "",
+             *_table(["b − a", "shared cases", "only a / only b / both failed", "McNemar p",
+                      "Holm p", "Bonferroni p", "difference", "95% interval", "resolved"],
+                     rows, range(1, 8))]
+    parts = component_table(suite)
+    if parts:
+        lines += _plain(parts) + [md(text) for text in pair_sentences(suite) for text in
+                                  (text, "")][:-1] + [""]
+    return lines
 
 
 def _judging(suite: Mapping[str, Any]) -> list[str]:

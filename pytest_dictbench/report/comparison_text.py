@@ -1,0 +1,144 @@
+"""The per-component comparisons of a suite as a table and as plain sentences. Pure.
+
+From each comparison's ``components`` and ``relative`` entries (``components.py``):
+:func:`component_table` lists, per pair, every component's two figures, the difference
+``b - a`` with its paired bootstrap interval and which way it moved for B, then the
+relative change of ASR cost per item and of median and p95 latency. :func:`pair_sentences`
+says the same per pair in one paragraph: the overall gap with its interval, the components
+that moved (in opposite directions, when they did), and the relative spend and latency.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .method_tables import PlainTable
+from .sections import fmt
+
+__all__ = ["component_table", "pair_sentences"]
+
+
+def _figure(value: Any, unit: str) -> str:
+    return fmt(value, "score" if unit == "score" else "f1")
+
+
+def _signed(value: float, unit: str) -> str:
+    places = 1 if unit == "score" else 3
+    text = f"{value:+.{places}f}"
+    return text if text.strip("+-0.") else text[1:]
+
+
+def _interval(row: Mapping[str, Any], unit: str) -> str:
+    iv = row.get("interval")
+    if not iv:
+        return "-"
+    return f"{_signed(iv['low'], unit)} to {_signed(iv['high'], unit)}"
+
+
+def _percent(value: float) -> str:
+    text = f"{100 * value:+.0f}%"
+    return text if text.strip("+-0%") else "0%"
+
+
+def _relative_interval(row: Mapping[str, Any]) -> str:
+    iv = row.get("interval")
+    return f"{_percent(iv['low'])} to {_percent(iv['high'])}" if iv else "-"
+
+
+def _moved(row: Mapping[str, Any]) -> str:
+    return {"better": "better for b", "worse": "worse for b"}.get(row.get("moved", "-"),
+                                                                    "no resolved change")
+
+
+def component_table(suite: Mapping[str, Any]) -> PlainTable | None:
+    """Every pair's components and relative figures, or ``None`` when no comparison has
+    any."""
+    rows = []
+    for c in suite.get("comparisons", []):
+        pair = f"{c['b']} − {c['a']}"
+        for row in c.get("components", ()):
+            unit = row.get("unit", "fraction")
+            rows.append((pair, row["label"], str(row["n"]), _figure(row["a"], unit),
+                         _figure(row["b"], unit),
+                         "-" if row["difference"] is None else _signed(row["difference"],
+                                                                        unit),
+                         _interval(row, unit), _moved(row)))
+        for row in c.get("relative", ()):
+            change = "-" if row["change"] is None else _percent(row["change"])
+            rows.append((pair, row["label"], str(row["n"]), _plain_value(row),
+                         _plain_value(row, "b"), change, _relative_interval(row),
+                         _moved(row)))
+    if not rows:
+        return None
+    return PlainTable(
+        "Paired comparisons by component", ("b − a", "Component", "Cases", "a", "b",
+                                            "Difference", "95% interval", "Moved"),
+        tuple(rows), (2, 3, 4, 5),
+        "Each component recomputed on the cases both products scored; difference b − a "
+        "with its paired bootstrap interval (the same resampled cases on both sides). "
+        "Cost and latency rows give the relative change b / a − 1 (lower is better).")
+
+
+def _plain_value(row: Mapping[str, Any], side: str = "a") -> str:
+    value = row[side]
+    if row["figure"] == "cost_per_item":
+        return "-" if value is None else f"${value:,.6f}"
+    return fmt(value)
+
+
+def _component_phrase(row: Mapping[str, Any]) -> str:
+    unit = row.get("unit", "fraction")
+    return (f"{row['label']} {_figure(row['b'], unit)} against {_figure(row['a'], unit)} "
+            f"({_signed(row['difference'], unit)}, interval {_interval(row, unit)})")
+
+
+def _components_sentence(c: Mapping[str, Any]) -> str:
+    rows = [r for r in c.get("components", ()) if r.get("difference") is not None]
+    better = [_component_phrase(r) for r in rows if r["moved"] == "better"]
+    worse = [_component_phrase(r) for r in rows if r["moved"] == "worse"]
+    unresolved = [_component_phrase(r) for r in rows if r["moved"] == "-"]
+    parts = []
+    if better and worse:
+        parts.append(f"The components move in opposite directions: {c['b']} is better on "
+                     f"{'; '.join(better)}, and worse on {'; '.join(worse)}.")
+    elif better or worse:
+        parts.append(f"{c['b']} is {'better' if better else 'worse'} on "
+                     f"{'; '.join(better or worse)}.")
+    if unresolved:
+        parts.append(f"Not resolved: {'; '.join(unresolved)}.")
+    return " ".join(parts)
+
+
+def _relative_sentence(c: Mapping[str, Any]) -> str:
+    phrases = []
+    for row in c.get("relative", ()):
+        if row["change"] is None:
+            continue
+        resolved = "" if row["moved"] != "-" else ", not resolved"
+        phrases.append(f"{row['label']} {_percent(row['change'])} "
+                       f"(interval {_relative_interval(row)}{resolved})")
+    return f"Against {c['a']}: {'; '.join(phrases)}." if phrases else ""
+
+
+def _gap_sentence(c: Mapping[str, Any], adjusted: Mapping[str, Any] | None) -> str:
+    iv = adjusted["interval"] if adjusted else c.get("interval") or {}
+    level = adjusted["label"] if adjusted else "95%"
+    resolved = adjusted["resolved"] if adjusted else c.get("resolved")
+    return (f"{c['b']} against {c['a']} on {c['n']} shared cases: score "
+            f"{fmt(c['mean_b'], 'score')} against {fmt(c['mean_a'], 'score')}, "
+            f"{_signed(c['mean_difference'], 'score')} points ({level} interval "
+            f"{_signed(iv['low'], 'score')} to {_signed(iv['high'], 'score')}, "
+            f"{'resolved' if resolved else 'not distinguishable'}).")
+
+
+def pair_sentences(suite: Mapping[str, Any]) -> Sequence[str]:
+    """One paragraph per pair that has components or relative figures."""
+    paragraphs = []
+    for c in suite.get("comparisons", []):
+        if not c.get("components") and not c.get("relative"):
+            continue
+        text = " ".join(p for p in (_gap_sentence(c, c.get("adjusted")),
+                                    _components_sentence(c), _relative_sentence(c)) if p)
+        paragraphs.append(text)
+    return paragraphs
