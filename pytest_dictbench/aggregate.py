@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from . import stats
 from .adapters.pipeline.summary import pipeline_summary
-from .compare import adjust_pvalues, compare_products
+from .compare import adjust_pvalues, compare_products, correct_gaps
 from .components import component_comparisons, relative_changes
 from .judge.report import judges_table
 from .methods.base import ItemRecord, Method
@@ -22,6 +22,7 @@ from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED, latency_summary
 from .suites import suite_seed
 
 __all__ = ["REPORT_SCHEMA_VERSION", "IntervalSource", "StatsOptions", "case_scores",
+           "gap_correction",
            "record_sort_key", "summarize"]
 
 #: Version of the ``dictbench.json`` layout.
@@ -294,9 +295,18 @@ def _suite_entry(suite: Suite, method: Method, by_product: Mapping[str, list[Ite
         "leaderboard": leaderboard,
         "comparisons": _comparisons(suite, by_product, products, options)
         if getattr(method, "overall_ranking", True) else [],
+        **({"correction": {"method": gap_correction(suite), "family_alpha": 0.05}}
+           if gap_correction(suite) else {}),
         **({"rig": method.suite_tables([r for recs in by_product.values() for r in recs],
                                        suite)} if hasattr(method, "suite_tables") else {}),
     }
+
+
+def gap_correction(suite: Suite) -> str | None:
+    """The correction a suite chose for its score gaps (``[comparisons] correction``),
+    or ``None`` (the default: unadjusted intervals, Holm and Bonferroni McNemar p)."""
+    chosen = (suite.manifest.get("comparisons") or {}).get("correction", "none")
+    return None if chosen == "none" else str(chosen)
 
 
 def _comparisons(suite: Suite, by_product: Mapping[str, list[ItemRecord]],
@@ -306,6 +316,10 @@ def _comparisons(suite: Suite, by_product: Mapping[str, list[ItemRecord]],
     latency (``components.py``)."""
     comparisons = compare_products(by_product, resamples=options.resamples,
                                    seed=options.seed)
+    correction = gap_correction(suite)
+    if correction is not None:
+        correct_gaps(comparisons, by_product, correction, resamples=options.resamples,
+                     seed=options.seed)
     durations = case_durations(suite) if comparisons else {}
 
     def cost_of(name: str) -> Any:

@@ -14,9 +14,49 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .method_tables import PlainTable
-from .sections import fmt
+from .sections import fmt, fmt_p
 
-__all__ = ["component_table", "pair_sentences"]
+__all__ = ["component_table", "corrected_table", "pair_sentences", "resolved_head"]
+
+_CORRECTION_NAMES = {"bonferroni": "Bonferroni", "holm": "Holm"}
+
+
+def resolved_head(suite: Mapping[str, Any]) -> str:
+    """The head of the comparisons table's resolved column: ``resolved``, or ``resolved
+    (unadjusted 95%)`` when the suite chose a correction (shown in its own table)."""
+    return "resolved (unadjusted 95%)" if suite.get("correction") else "resolved"
+
+
+def corrected_table(suite: Mapping[str, Any]) -> PlainTable | None:
+    """The score gaps and McNemar p under the suite's chosen correction (``None`` when
+    it chose none), the correction named in every column it changes."""
+    chosen = (suite.get("correction") or {}).get("method")
+    comparisons = [c for c in suite.get("comparisons", []) if c.get("adjusted")]
+    if not chosen or not comparisons:
+        return None
+    name, m = _CORRECTION_NAMES.get(chosen, chosen), len(comparisons)
+    family = f"{name} over {m} pair{'s' if m != 1 else ''}"
+    rows = []
+    for c in comparisons:
+        adj = c["adjusted"]
+        iv = adj["interval"]
+        rows.append((f"{c['b']} − {c['a']}", str(c["n"]),
+                     _signed(c["mean_difference"], "score"),
+                     f"{_signed(iv['low'], 'score')} to {_signed(iv['high'], 'score')}",
+                     adj["label"].split(" ")[0], "yes" if adj["resolved"] else "no",
+                     fmt_p(adj["mcnemar_p"])))
+    return PlainTable(
+        f"Score gaps, {family}", ("b − a", "shared cases", "difference",
+                                  f"interval ({family}, family-wise 95%)",
+                                  "confidence", f"resolved ({name})",
+                                  f"McNemar p ({family})"),
+        tuple(rows), (1, 2, 4, 6),
+        f"The suite chose the {name} correction ([comparisons] correction): each gap's "
+        f"interval is drawn at the confidence that keeps the family-wise error at 5% over "
+        f"its {m} comparison(s)" + (
+            "; Holm steps down in the order of the gaps' bootstrap p and stops at the "
+            "first unresolved one." if chosen == "holm" else "."))
+
 
 
 def _figure(value: Any, unit: str) -> str:

@@ -16,7 +16,7 @@ from ..methods.base import ItemRecord
 from ..text.visible import visible
 from . import plots
 from .cohorts import cohort_labels, cohort_text
-from .comparison_text import component_table, pair_sentences
+from .comparison_text import component_table, corrected_table, pair_sentences, resolved_head
 from .html_parts import (
     comparisons_table,
     esc,
@@ -313,7 +313,10 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
                 draw.forest_svg(comparisons, _anchor(suite) + "-forest"),
                 "Difference b − a of mean item score over the cases both products scored; "
                 "resolved when the interval excludes 0.") + "</div>")
-        parts.append(comparisons_table(comparisons))
+        parts.append(comparisons_table(comparisons, resolved_head(suite)))
+        corrected = corrected_table(suite)
+        if corrected:
+            parts += _plain(corrected, 4)
         by_component = component_table(suite)
         if by_component:
             parts += _plain(by_component, 4)

@@ -109,11 +109,13 @@ def metric_groups_table(groups: MetricGroups) -> str:
     return table(["", *(esc(p) for p in products)], rows, numeric=range(1, len(products) + 1))
 
 
-def comparisons_table(comparisons: Sequence[Mapping[str, Any]]) -> str:
-    """Discordant counts, McNemar p (raw, Holm, Bonferroni), difference and interval."""
+def comparisons_table(comparisons: Sequence[Mapping[str, Any]],
+                      resolved: str = "resolved") -> str:
+    """Discordant counts, McNemar p (raw, Holm, Bonferroni), difference and interval;
+    ``resolved`` heads the last column."""
     head = ["b − a", "shared cases", "only a failed", "only b failed", "both failed", "McNemar p",
             "Holm p", "Bonferroni p", "mean a", "mean b", "difference", "95% interval",
-            "resolved"]
+            esc(resolved)]
     rows = []
     for c in comparisons:
         resolved = c.get("resolved")

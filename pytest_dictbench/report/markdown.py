@@ -15,7 +15,7 @@ from ..judge.report import RULE_HEAD, rule_rows
 from ..methods.base import ItemRecord
 from ..text.visible import visible
 from .cohorts import cohort_labels, cohort_legend
-from .comparison_text import component_table, pair_sentences
+from .comparison_text import component_table, corrected_table, pair_sentences, resolved_head
 from .method_tables import PlainTable, method_tables
 from .pipelines import pipeline_tables, split_tables
 from .rig import rig_notes, rig_tables_text
@@ -213,8 +213,11 @@ def _comparisons(suite: Mapping[str, Any]) -> list[str]:
              "**yes**" if c.get("resolved") else "no"] for c in comparisons]
     lines = ["**Paired comparisons** (difference of mean item score, b − a)", "",
              *_table(["b − a", "shared cases", "only a / only b / both failed", "McNemar p",
-                      "Holm p", "Bonferroni p", "difference", "95% interval", "resolved"],
-                     rows, range(1, 8))]
+                      "Holm p", "Bonferroni p", "difference", "95% interval",
+                      resolved_head(suite)], rows, range(1, 8))]
+    corrected = corrected_table(suite)
+    if corrected:
+        lines += _plain(corrected)
     parts = component_table(suite)
     if parts:
         lines += _plain(parts) + [md(text) for text in pair_sentences(suite) for text in
