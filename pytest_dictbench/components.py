@@ -30,11 +30,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import stats
-from .compare import per_case
+from .compare import compare_products, correct_gaps, per_case
 from .methods.base import ItemRecord
-from .model import SCORED_STATUSES
+from .model import SCORED_STATUSES, Product, Suite
+from .pricing import case_durations, item_asr_cost
 
-__all__ = ["COMPONENTS", "Component", "component_comparisons", "relative_changes"]
+__all__ = ["COMPONENTS", "Component", "component_comparisons", "gap_correction",
+           "relative_changes", "suite_comparisons"]
 
 Parts = Callable[[Mapping[str, Any]], "tuple[float, float] | None"]
 
@@ -218,3 +220,40 @@ def relative_changes(a: Sequence[ItemRecord], b: Sequence[ItemRecord],
                      "moved": _moved(interval.low, interval.high, False)
                      if defined and low_high else "-"})
     return rows
+
+
+def gap_correction(suite: Suite) -> str | None:
+    """The correction a suite chose for its score gaps (``[comparisons] correction``),
+    or ``None`` (the default: unadjusted intervals, Holm and Bonferroni McNemar p)."""
+    chosen = (suite.manifest.get("comparisons") or {}).get("correction", "none")
+    return None if chosen == "none" else str(chosen)
+
+
+def suite_comparisons(suite: Suite, by_product: Mapping[str, Sequence[ItemRecord]],
+                      products: Mapping[str, Product], *, resamples: int, seed: int
+                      ) -> list[dict[str, Any]]:
+    """Every pair's paired comparison (``compare.py``), corrected as the suite chose,
+    with its components and its relative spend and latency."""
+    comparisons = compare_products(by_product, resamples=resamples, seed=seed)
+    correction = gap_correction(suite)
+    if correction is not None:
+        correct_gaps(comparisons, by_product, correction, resamples=resamples,
+                     seed=seed)
+    durations = case_durations(suite) if comparisons else {}
+
+    def cost_of(name: str) -> Any:
+        product = products.get(name)
+        pricing = product.pricing if product else {}
+        return lambda record: item_asr_cost(record, pricing, durations)
+
+    for c in comparisons:
+        a, b = by_product[c["a"]], by_product[c["b"]]
+        parts = component_comparisons(a, b, suite.method, resamples=resamples,
+                                      seed=seed)
+        if parts:
+            c["components"] = parts
+        relative = relative_changes(a, b, cost_of(c["a"]), cost_of(c["b"]),
+                                    resamples=resamples, seed=seed)
+        if relative:
+            c["relative"] = relative
+    return comparisons

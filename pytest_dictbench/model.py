@@ -121,6 +121,8 @@ class Product:
     #: Rig workflows the product offers (``workflows``); a rig fixture of any other
     #: workflow is ``unsupported`` for it. Empty: dictation and file transcription.
     workflows: tuple[str, ...] = ()
+    #: Input limits from ``[limits]`` (``max_audio_s``: the longest audio it takes).
+    limits: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def outputs_dir(self) -> Path:

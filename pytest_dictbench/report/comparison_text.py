@@ -16,7 +16,8 @@ from typing import Any
 from .method_tables import PlainTable
 from .sections import fmt, fmt_p
 
-__all__ = ["component_table", "corrected_table", "pair_sentences", "resolved_head"]
+__all__ = ["common_set_table", "component_table", "corrected_table", "pair_sentences",
+           "resolved_head"]
 
 _CORRECTION_NAMES = {"bonferroni": "Bonferroni", "holm": "Holm"}
 
@@ -182,3 +183,19 @@ def pair_sentences(suite: Mapping[str, Any]) -> Sequence[str]:
                                     _components_sentence(c), _relative_sentence(c)) if p)
         paragraphs.append(text)
     return paragraphs
+
+
+def common_set_table(suite: Mapping[str, Any]) -> PlainTable | None:
+    """The cases left out of the suite's common set, for whom and why (``None`` when
+    the suite and its products set no limit)."""
+    common = suite.get("common_set")
+    if not common:
+        return None
+    lost = "; ".join(f"{name} {n}" for name, n in common.get("lost", {}).items())
+    rows = tuple((row["case_id"], fmt(row["audio_s"]), ", ".join(row["for"]), row["reason"])
+                 for row in common.get("left_out", ()))
+    note = (f"Compared and ranked on the {common['cases']} of {common['of']} cases every "
+            f"product could take; {len(rows)} left out" +
+            (f" (cases each product could not take: {lost})." if lost else "."))
+    return PlainTable("Common set", ("Case", "Audio (s)", "Left out for", "Why"), rows,
+                      (1,), note)

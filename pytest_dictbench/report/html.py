@@ -16,7 +16,13 @@ from ..methods.base import ItemRecord
 from ..text.visible import visible
 from . import plots
 from .cohorts import cohort_labels, cohort_text
-from .comparison_text import component_table, corrected_table, pair_sentences, resolved_head
+from .comparison_text import (
+    common_set_table,
+    component_table,
+    corrected_table,
+    pair_sentences,
+    resolved_head,
+)
 from .html_parts import (
     comparisons_table,
     esc,
@@ -287,6 +293,7 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
         f"repetition{'s' if reps != 1 else ''} · ranked by <b>{esc(r.get('metric'))}</b> "
         f"({direction} is better, compared at {esc(r.get('decimals', '-'))} decimals)</p>",
         _badges(suite),
+        *(_plain(common_set_table(suite)) if suite.get("common_set") else []),
         # rig suites rank per metric table (their own section), never on one leaderboard
         *([] if "rig" in suite else ["<h3>Leaderboard</h3>", _leaderboard(suite)]),
         _figures(suite, colors, draw),

@@ -15,7 +15,13 @@ from ..judge.report import RULE_HEAD, rule_rows
 from ..methods.base import ItemRecord
 from ..text.visible import visible
 from .cohorts import cohort_labels, cohort_legend
-from .comparison_text import component_table, corrected_table, pair_sentences, resolved_head
+from .comparison_text import (
+    common_set_table,
+    component_table,
+    corrected_table,
+    pair_sentences,
+    resolved_head,
+)
 from .method_tables import PlainTable, method_tables
 from .pipelines import pipeline_tables, split_tables
 from .rig import rig_notes, rig_tables_text
@@ -317,6 +323,8 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
     gate = r.get("execution_gate", {})
     if gate and not gate.get("ready", True):
         lines += [f"Execution gate closed: {md(', '.join(gate.get('blocking_items', [])))}", ""]
+    common = common_set_table(suite)
+    lines += _plain(common) if common else []
     lines += ([] if "rig" in suite else _leaderboard(suite)) + _metric_groups(suite)
     for extra in (*method_tables(suite), *pipeline_tables(suite)):
         lines += _plain(extra)
