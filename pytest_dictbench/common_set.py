@@ -72,10 +72,9 @@ def product_limit(product: Product | None) -> tuple[float, str] | None:
 
 def _lengths(suite: Suite) -> dict[str, float]:
     lengths = {c: float(d) for c, d in case_durations(suite).items() if d is not None}
-    for entry in suite.manifest.get("files", ()):
-        case = entry.get("case_id")
-        if case is not None and "duration" in entry:
-            lengths.setdefault(str(case), float(entry["duration"]))
+    for entry in suite.files:
+        if entry.case_id is not None and entry.duration is not None:
+            lengths.setdefault(entry.case_id, float(entry.duration))
     return lengths
 
 

@@ -64,6 +64,10 @@ class SuiteFile:
 
     path: str
     sha256: str | None = None
+    #: An audio file's case, voice and length in seconds (``dictbench synth`` writes them).
+    case_id: str | None = None
+    voice: str | None = None
+    duration: float | None = None
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from .html_parts import (
 )
 from .html_style import CSS
 from .method_tables import PlainTable, method_tables
+from .observations import observation_tables
 from .pipelines import pipeline_tables, split_tables
 from .rig import rig_notes, rig_tables_text
 from .sections import (
@@ -312,6 +313,8 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
     if "rig" in suite:
         parts.append(_rig(suite["rig"]))
     parts.append(_rule_tables(suite))
+    for extra in observation_tables(suite):
+        parts += _plain(extra, 4)
     comparisons = suite.get("comparisons", [])
     parts.append("<h3>Paired comparisons</h3>")
     if comparisons:

@@ -23,6 +23,7 @@ from .comparison_text import (
     resolved_head,
 )
 from .method_tables import PlainTable, method_tables
+from .observations import observation_tables
 from .pipelines import pipeline_tables, split_tables
 from .rig import rig_notes, rig_tables_text
 from .sections import (
@@ -333,7 +334,10 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
     lines += _validity(suite)
     if "rig" in suite:
         lines += _rig(suite["rig"])
-    lines += _rule_failures(suite) + _rule_sources(suite) + _comparisons(suite)
+    lines += _rule_failures(suite) + _rule_sources(suite)
+    for extra in observation_tables(suite):
+        lines += _plain(extra)
+    lines += _comparisons(suite)
     lines += _judging(suite)
     lines += _failing(suite, records, expected) + _notes(suite, records)
     return lines
