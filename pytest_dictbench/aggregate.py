@@ -150,6 +150,8 @@ def _product_entry(records: Sequence[ItemRecord], suite: Suite, product: Product
         "speed": _speed(scored),
         "processing_path": _processing_path(product, scored),
     }
+    if product is not None and product.claims:  # shown apart, never ranked
+        entry["claims"] = [dict(claim) for claim in product.claims]
     refine = pipeline_summary(records)
     if refine is not None:  # a pipeline product: its refine steps' latency and cost
         entry["pipeline"] = refine

@@ -127,6 +127,9 @@ class Product:
     workflows: tuple[str, ...] = ()
     #: Input limits from ``[limits]`` (``max_audio_s``: the longest audio it takes).
     limits: Mapping[str, Any] = field(default_factory=dict)
+    #: Documented capabilities (``[[claims]]``: claim, source_url, checked), reported
+    #: apart from measured results and never ranked.
+    claims: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def outputs_dir(self) -> Path:

@@ -54,6 +54,7 @@ def load_product(name: str, folder: Path) -> Product:
         settings=settings, environment=data.get("environment", {}),
         pricing=data.get("pricing", {}), workflows=tuple(data.get("workflows", ())),
         description=data.get("description", ""), limits=data.get("limits", {}),
+        claims=tuple(data.get("claims", ())),
     )
 
 

@@ -16,15 +16,9 @@ from ..methods.base import ItemRecord
 from ..text.visible import visible
 from . import plots
 from .cohorts import cohort_labels, cohort_text
-from .comparison_text import (
-    common_set_table,
-    component_table,
-    corrected_table,
-    pair_sentences,
-    resolved_head,
-)
+from .comparison_text import common_set_table
+from .html_compare import comparison_parts
 from .html_parts import (
-    comparisons_table,
     esc,
     failing_table,
     group_table,
@@ -32,8 +26,9 @@ from .html_parts import (
     metric_groups_table,
     table,
 )
+from .html_parts import plain_table as _plain
 from .html_style import CSS
-from .method_tables import PlainTable, method_tables
+from .method_tables import method_tables
 from .observations import observation_tables
 from .pipelines import pipeline_tables, split_tables
 from .rig import rig_notes, rig_tables_text
@@ -273,13 +268,6 @@ def _rig(rig: Mapping[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def _plain(extra: PlainTable, level: int = 3) -> list[str]:
-    return [f"<h{level}>{esc(extra.title)}</h{level}>",
-            f'<p class="meta">{esc(extra.note)}</p>' if extra.note else "",
-            table([esc(h) for h in extra.head], [[esc(c) for c in row] for row in extra.rows],
-                  numeric=extra.numeric)]
-
-
 def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
            expected: Mapping[str, Sequence[str]], colors: Mapping[str, str],
            draw: plots.Drawer | None) -> str:
@@ -316,23 +304,11 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
     for extra in observation_tables(suite):
         parts += _plain(extra, 4)
     comparisons = suite.get("comparisons", [])
-    parts.append("<h3>Paired comparisons</h3>")
-    if comparisons:
-        if draw is not None:
-            parts.append('<div class="figs">' + _figure(
-                draw.forest_svg(comparisons, _anchor(suite) + "-forest"),
-                "Difference b − a of mean item score over the cases both products scored; "
-                "resolved when the interval excludes 0.") + "</div>")
-        parts.append(comparisons_table(comparisons, resolved_head(suite)))
-        corrected = corrected_table(suite)
-        if corrected:
-            parts += _plain(corrected, 4)
-        by_component = component_table(suite)
-        if by_component:
-            parts += _plain(by_component, 4)
-            parts += [f"<p>{esc(text)}</p>" for text in pair_sentences(suite)]
-    else:
-        parts.append('<p class="empty">No pair of products scored the same items.</p>')
+    forest = _figure(draw.forest_svg(comparisons, _anchor(suite) + "-forest"),
+                     "Difference b − a of mean item score over the cases both products "
+                     "scored; resolved when the interval excludes 0.") \
+        if draw is not None and comparisons else ""
+    parts += comparison_parts(suite, forest)
     if any(e.get("judging") for e in suite["products"]):
         parts += ["<h3>Judging</h3>", judging_table(suite["products"])]
         per_rule = rule_rows(suite["products"])

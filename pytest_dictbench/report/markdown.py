@@ -44,6 +44,7 @@ from .sections import (
 )
 from .terminal import gate_lines, unused_decision_lines
 from .validity import validity_rows
+from .wins import claims_table, win_sentences
 
 __all__ = ["FAILING_LIMIT", "code", "md", "render_markdown"]
 
@@ -338,6 +339,12 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
     for extra in observation_tables(suite):
         lines += _plain(extra)
     lines += _comparisons(suite)
+    wins = win_sentences(suite)
+    if wins:
+        lines += ["**Where each competitor wins** (resolved differences only)", "",
+                  *(f"- {md(text)}" for text in wins), ""]
+    claims = claims_table(suite)
+    lines += _plain(claims) if claims else []
     lines += _judging(suite)
     lines += _failing(suite, records, expected) + _notes(suite, records)
     return lines
