@@ -155,3 +155,33 @@ def test_error_rate_components_pool_edits_over_reference_words() -> None:
     # WER 4/20 = .2 against 1/20 = .05: lower is better, so b moved the better way
     assert (rows["wer"]["a"], rows["wer"]["b"]) == pytest.approx((0.2, 0.05))
     assert rows["wer"]["moved"] == "better" and rows["wer"]["higher_is_better"] is False
+
+
+def test_the_bundled_journal_pair_reads_like_the_author_paragraph(tmp_path) -> None:
+    """example-fast is the example product's text with its names in katakana, at about
+    half the latency and a third of the price: the journal author's trade-off."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "cases/ja-journal",
+         "--product=example", "--product=example-fast", "--dictbench-item-failures=report",
+         f"--dictbench-report={tmp_path}"], cwd=repo, capture_output=True, text=True,
+        check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    markdown = (tmp_path / "dictbench.md").read_text()
+    paragraph = next(line for line in markdown.splitlines()
+                     if line.startswith("example-fast against example"))
+    # every key point present on both sides (hand-written decisions): the score moves
+    # only with names F1, 0.3 x the names gap
+    assert paragraph.startswith("example-fast against example on 20 shared cases: score "
+                                "97.5 against 100.0, -2.5 points (95% interval")
+    assert "example-fast is worse on names F1 0.917 against 1.000" in paragraph
+    assert "The same on both: proposition recall 1.000; proposition precision 1.000" \
+        in paragraph
+    # price 0.00216 against 0.006 a minute: -64%; latency 0.53 of example's: -47%
+    assert "Against example: ASR cost per item -64%" in paragraph
+    assert "median latency -47%" in paragraph
+    assert "Accuracy and price or speed move in opposite directions" in paragraph

@@ -138,7 +138,9 @@ def _components_sentence(c: Mapping[str, Any]) -> str:
     rows = [r for r in c.get("components", ()) if r.get("difference") is not None]
     better = [_component_phrase(r) for r in rows if r["moved"] == "better"]
     worse = [_component_phrase(r) for r in rows if r["moved"] == "worse"]
-    unresolved = [_component_phrase(r) for r in rows if r["moved"] == "-"]
+    same = [f"{r['label']} {_figure(r['a'], r.get('unit', 'fraction'))}" for r in rows
+            if r["moved"] == "-" and r["a"] == r["b"]]
+    unresolved = [_component_phrase(r) for r in rows if r["moved"] == "-" and r["a"] != r["b"]]
     parts = []
     if better and worse:
         parts.append(f"The components move in opposite directions: {c['b']} is better on "
@@ -148,6 +150,8 @@ def _components_sentence(c: Mapping[str, Any]) -> str:
                      f"{'; '.join(better or worse)}.")
     if unresolved:
         parts.append(f"Not resolved: {'; '.join(unresolved)}.")
+    if same:
+        parts.append(f"The same on both: {'; '.join(same)}.")
     return " ".join(parts)
 
 
@@ -160,6 +164,18 @@ def _relative_sentence(c: Mapping[str, Any]) -> str:
         phrases.append(f"{row['label']} {_percent(row['change'])} "
                        f"(interval {_relative_interval(row)}{resolved})")
     return f"Against {c['a']}: {'; '.join(phrases)}." if phrases else ""
+
+
+def _trade_off_sentence(c: Mapping[str, Any]) -> str:
+    """Accuracy one way, spend or speed the other: say what each side buys."""
+    moved = {row["moved"] for row in c.get("components", ())} - {"-"}
+    priced = [row for row in c.get("relative", ()) if row["moved"] in ("better", "worse")]
+    if len(moved) != 1 or not priced or {row["moved"] for row in priced} == moved:
+        return ""
+    figures = ", ".join(f"{row['label']} {_percent(row['change'])}" for row in priced)
+    accuracy = "worse" if moved == {"worse"} else "better"
+    return (f"Accuracy and price or speed move in opposite directions: {c['b']} is "
+            f"{accuracy} on its components above, at {figures}.")
 
 
 def _gap_sentence(c: Mapping[str, Any], adjusted: Mapping[str, Any] | None) -> str:
@@ -180,7 +196,8 @@ def pair_sentences(suite: Mapping[str, Any]) -> Sequence[str]:
         if not c.get("components") and not c.get("relative"):
             continue
         text = " ".join(p for p in (_gap_sentence(c, c.get("adjusted")),
-                                    _components_sentence(c), _relative_sentence(c)) if p)
+                                    _components_sentence(c), _relative_sentence(c),
+                                    _trade_off_sentence(c)) if p)
         paragraphs.append(text)
     return paragraphs
 
