@@ -103,3 +103,32 @@ def test_publish_names_the_losses_and_keeps_claims_apart(journal_run: Path,
     text = (tmp_path / "out" / "summary.md").read_text()
     assert "Where each competitor wins (resolved differences only):" in text
     assert "| example | EXAMPLE DATA: transcribes 99 languages |" in text
+
+
+def test_a_rig_package_names_the_metric_tables_each_product_loses(tmp_path: Path) -> None:
+    report = tmp_path / "reports"
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "cases/mac-rig",
+         "--dictbench-results", "cases/mac-rig/example-results.csv",
+         "--dictbench-item-failures=report", f"--dictbench-report={report}"],
+        cwd=REPO, capture_output=True, text=True, check=False)
+    # by hand from the package's rank tables: quillnote 1, murmurdesk 2 on elapsed seconds
+    # of dictation and of file transcription; quillnote 1, parlo 2 on meeting speaker turn
+    # accuracy; parlo 1, quillnote 2 on meeting elapsed seconds; echoline and
+    # tessel-voice ranked in no table
+    expected = [
+        "echoline: ranked in no metric table (see why above), so no category is won or "
+        "lost.",
+        "murmurdesk loses where quillnote is better on dictation elapsed_seconds, "
+        "file_transcription elapsed_seconds.",
+        "parlo loses where quillnote is better on meeting speaker_turn_accuracy.",
+        "quillnote loses where parlo is better on meeting elapsed_seconds.",
+        "tessel-voice: ranked in no metric table (see why above), so no category is won "
+        "or lost."]
+    suite = json.loads((report / "dictbench.json").read_text())["suites"][0]
+    assert list(win_sentences(suite)) == expected
+    assert "**Where each competitor wins** (a better rank in a metric table)" in (
+        report / "dictbench.md").read_text()
+    publish(report, tmp_path / "out")
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["suites"][0]["where_others_win"] == expected

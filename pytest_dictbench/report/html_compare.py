@@ -9,7 +9,7 @@ from typing import Any
 
 from .comparison_text import component_table, corrected_table, pair_sentences, resolved_head
 from .html_parts import comparisons_table, esc, plain_table
-from .wins import claims_table, win_sentences
+from .wins import claims_table, win_sentences, wins_basis
 
 __all__ = ["comparison_parts"]
 
@@ -33,7 +33,7 @@ def comparison_parts(suite: Mapping[str, Any], forest: str) -> list[str]:
         parts.append('<p class="empty">No pair of products scored the same items.</p>')
     wins = win_sentences(suite)
     if wins:
-        parts += ["<h3>Where each competitor wins</h3>",
+        parts += [f"<h3>Where each competitor wins ({esc(wins_basis(suite))})</h3>",
                   "<ul>" + "".join(f"<li>{esc(text)}</li>" for text in wins) + "</ul>"]
     claims = claims_table(suite)
     if claims:

@@ -44,7 +44,7 @@ from .sections import (
 )
 from .terminal import gate_lines, unused_decision_lines
 from .validity import validity_rows
-from .wins import claims_table, win_sentences
+from .wins import claims_table, win_sentences, wins_basis
 
 __all__ = ["FAILING_LIMIT", "code", "md", "render_markdown"]
 
@@ -341,7 +341,7 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
     lines += _comparisons(suite)
     wins = win_sentences(suite)
     if wins:
-        lines += ["**Where each competitor wins** (resolved differences only)", "",
+        lines += [f"**Where each competitor wins** ({wins_basis(suite)})", "",
                   *(f"- {md(text)}" for text in wins), ""]
     claims = claims_table(suite)
     lines += _plain(claims) if claims else []

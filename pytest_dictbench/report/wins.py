@@ -4,7 +4,10 @@
 product is better by a resolved difference, in plain sentences, from the suite's paired
 comparisons: the overall score (its interval excludes 0: the suite's corrected interval
 when it chose a correction), each component that moved (its paired interval excludes 0),
-and the relative cost and latency. A product no other beats says so.
+and the relative cost and latency. In a rig suite, which ranks per metric table and has
+no comparisons, a category is a metric table (``dictation wer (en-US)``) where another
+product of the same cohort holds a better competition rank. A product no other beats
+says so; a rig product ranked in no table says that instead.
 
 :func:`claims_table` lists the products' documented capabilities (``[[claims]]`` of a
 product file, each with its source and the date it was read). They are not measurements:
@@ -20,7 +23,13 @@ from typing import Any
 
 from .method_tables import PlainTable
 
-__all__ = ["claims_table", "win_sentences", "wins_by_product"]
+__all__ = ["claims_table", "win_sentences", "wins_basis", "wins_by_product"]
+
+
+def wins_basis(suite: Mapping[str, Any]) -> str:
+    """What a win rests on in this suite, for the section's heading."""
+    return ("a better rank in a metric table" if "rig" in suite
+            else "resolved differences only")
 
 
 def _score_winner(c: Mapping[str, Any]) -> str | None:
@@ -45,17 +54,46 @@ def wins_by_product(suite: Mapping[str, Any]) -> dict[str, dict[str, list[str]]]
                 winner = c["b"] if row["moved"] == "better" else c["a"]
                 loser = c["a"] if winner == c["b"] else c["b"]
                 lost[loser][winner].append(row["label"])
+    for table in (suite.get("rig") or {}).get("tables", ()):
+        category = _rig_category(table)
+        for cohort in table.get("cohorts", ()):
+            for entry in cohort.get("entries", ()):
+                for other in cohort["entries"]:
+                    if other["rank"] < entry["rank"]:
+                        lost[entry["app_id"]][other["app_id"]].append(category)
     return {loser: dict(sorted(by.items())) for loser, by in sorted(lost.items())}
+
+
+def _rig_category(table: Mapping[str, Any]) -> str:
+    """A rig metric table's name: ``dictation wer (en-US)``, its profile when not the
+    default one."""
+    name = f"{table.get('workflow', '-')} {table.get('metric', '-')}"
+    if table.get("locale"):
+        name += f" ({table['locale']})"
+    if table.get("test_profile") not in (None, "default"):
+        name += f" [{table['test_profile']}]"
+    return name
+
+
+def _ranked_in_rig(suite: Mapping[str, Any]) -> set[str]:
+    return {entry["app_id"] for table in (suite.get("rig") or {}).get("tables", ())
+            for cohort in table.get("cohorts", ()) for entry in cohort.get("entries", ())}
 
 
 def win_sentences(suite: Mapping[str, Any]) -> Sequence[str]:
     """One sentence per product of the suite (in name order); none without comparisons."""
-    if not suite.get("comparisons"):
+    rig = "rig" in suite
+    if not suite.get("comparisons") and not rig:
         return ()
     lost = wins_by_product(suite)
+    ranked = _ranked_in_rig(suite) if rig else set()
     sentences = []
     for product in sorted(e["product"] for e in suite.get("products", [])):
         others = lost.get(product)
+        if rig and product not in ranked:
+            sentences.append(f"{product}: ranked in no metric table (see why above), so no "
+                             "category is won or lost.")
+            continue
         if not others:
             sentences.append(f"{product}: no other product is better on any compared figure "
                              "by a resolved difference.")

@@ -22,7 +22,7 @@ from ..jsonl import read_text
 from ..report.cohorts import cohort_labels, cohort_legend
 from ..report.files import dumps
 from ..report.sections import fmt, fmt_interval
-from ..report.wins import win_sentences
+from ..report.wins import win_sentences, wins_basis
 
 __all__ = ["publish", "summarize_report"]
 
@@ -75,6 +75,7 @@ def summarize_report(report: Mapping[str, Any]) -> dict[str, Any]:
         wins = win_sentences(suite)  # product and figure names only, never a case
         if wins:
             entry["where_others_win"] = list(wins)
+            entry["wins_basis"] = wins_basis(suite)
         claims = {p["product"]: p["claims"] for p in suite.get("products", ())
                   if p.get("claims")}
         if claims:  # documented, not measured: kept apart and never ranked
@@ -116,7 +117,7 @@ def render_summary(summary: Mapping[str, Any]) -> str:
                              f"| {fmt(c.get('mcnemar_p'), 'share')} "
                              f"| {fmt(c.get('p_holm'), 'share')} |")
         if suite.get("where_others_win"):
-            lines += ["", "Where each competitor wins (resolved differences only):", "",
+            lines += ["", f"Where each competitor wins ({suite.get('wins_basis', '')}):", "",
                       *(f"- {text}" for text in suite["where_others_win"])]
         if suite.get("vendor_claims"):
             lines += ["", "Vendor claims (documented, not measured; never ranked):", "",
