@@ -19,10 +19,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .model import Product, Suite
+from .model import Case, Product, Suite
 from .pricing import case_durations
 
-__all__ = ["CommonSet", "common_set", "product_limit"]
+__all__ = ["CommonSet", "common_set", "over_limit", "product_limit"]
 
 #: Adapter kinds that are not cloud providers (no provider table to read).
 _LOCAL_ADAPTERS = frozenset({"cache", "command", "http", "whisper", "python", "pipeline",
@@ -76,6 +76,33 @@ def _lengths(suite: Suite) -> dict[str, float]:
         if entry.case_id is not None and entry.duration is not None:
             lengths.setdefault(entry.case_id, float(entry.duration))
     return lengths
+
+
+def _length(suite: Suite, case: Case) -> float | None:
+    if case.get("duration_s") is not None:
+        return float(case.get("duration_s"))
+    for entry in suite.files:
+        if entry.case_id == case.id and entry.duration is not None:
+            return float(entry.duration)
+    return None
+
+
+def over_limit(suite: Suite, product: Product | None, case: Case) -> str | None:
+    """Why ``product`` cannot take ``case`` (its audio is longer than the suite's cap or
+    the product's limit), or ``None``: the item is then not captured, and the common set
+    leaves the case out of the suite's comparisons and ranks."""
+    cap = (suite.manifest.get("limits") or {}).get("max_audio_s")
+    limit = product_limit(product)
+    if cap is None and limit is None:
+        return None
+    seconds = _length(suite, case)
+    if seconds is None:
+        return None
+    if cap is not None and seconds > float(cap):
+        return f"{seconds:g} s is over the suite's [limits] max_audio_s of {float(cap):g} s"
+    if limit is not None and seconds > limit[0]:
+        return f"{seconds:g} s is over {limit[1]} of {limit[0]:g} s"
+    return None
 
 
 def common_set(suite: Suite, products: Mapping[str, Product | None],

@@ -86,3 +86,16 @@ def test_the_reports_say_who_lost_which_cases(capped_run: Path) -> None:
     html = (capped_run / "dictbench.html").read_text()
     assert "Common set" in html and "jr-18" in html
     assert "Score gaps, Bonferroni over 1 pair" in markdown
+
+
+def test_a_case_a_product_cannot_take_is_never_sent(capped_run: Path) -> None:
+    records = {(r["product"], r["case_id"]): r for r in map(
+        json.loads, (capped_run / "items.jsonl").read_text().splitlines())}
+    weak = records[("example-weak", "jr-01")]
+    assert (weak["status"], weak["output_status"]) == ("not_tested", "unsupported")
+    assert weak["message"] == "41.469 s is over example-weak's [limits] max_audio_s of 40 s"
+    # example could take jr-01: scored, but left out of the suite's comparisons and ranks
+    assert records[("example", "jr-01")]["status"] == "passed"
+    capped = records[("example", "jr-04")]
+    assert capped["status"] == "not_tested"
+    assert capped["message"] == "44.776 s is over the suite's [limits] max_audio_s of 42 s"
