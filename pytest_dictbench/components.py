@@ -23,6 +23,7 @@ median of its repetitions), each with its paired bootstrap interval.
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -167,9 +168,23 @@ def component_comparisons(a: Sequence[ItemRecord], b: Sequence[ItemRecord], meth
             num_a, den_a, num_b, den_b, resamples=resamples, seed=seed,
             empty=float("nan") if component.empty is None else component.empty)
         rows.append({**row, "difference": value_b - value_a,
-                     "interval": {"low": interval.low, "high": interval.high},
-                     "moved": _moved(interval.low, interval.high, component.higher_is_better)})
+                     **_interval_fields(interval.low, interval.high,
+                                        component.higher_is_better)})
     return rows
+
+
+def _interval_fields(low: float, high: float, higher_is_better: bool) -> dict[str, Any]:
+    """``interval`` and ``moved``; no interval when no resample defined it (NaN)."""
+    if math.isnan(low) or math.isnan(high):
+        return {"interval": None, "moved": "-"}
+    return {"interval": {"low": low, "high": high},
+            "moved": _moved(low, high, higher_is_better)}
+
+
+def _statistic(values: Sequence[float], statistic: str) -> float:
+    if statistic == "p95":
+        return stats.percentile(values, 95)
+    return statistics.fmean(values) if statistic == "mean" else statistics.median(values)
 
 
 def _per_case_values(records: Iterable[ItemRecord], value: Callable[[ItemRecord], Any]
@@ -207,18 +222,12 @@ def relative_changes(a: Sequence[ItemRecord], b: Sequence[ItemRecord],
             continue
         xs, ys = [left[c] for c in cases], [right[c] for c in cases]
         interval = stats.relative_change(xs, ys, statistic, resamples=resamples, seed=seed)
-        defined = interval.estimate == interval.estimate  # not NaN
-        a_value = stats.percentile(xs, 95) if statistic == "p95" else (
-            statistics.fmean(xs) if statistic == "mean" else statistics.median(xs))
-        b_value = stats.percentile(ys, 95) if statistic == "p95" else (
-            statistics.fmean(ys) if statistic == "mean" else statistics.median(ys))
-        low_high = interval.low == interval.low
-        rows.append({"figure": name, "label": label, "n": len(cases), "a": a_value,
-                     "b": b_value, "change": interval.estimate if defined else None,
-                     "interval": {"low": interval.low, "high": interval.high}
-                     if defined and low_high else None,
-                     "moved": _moved(interval.low, interval.high, False)
-                     if defined and low_high else "-"})
+        change = None if math.isnan(interval.estimate) else interval.estimate
+        rows.append({"figure": name, "label": label, "n": len(cases),
+                     "a": _statistic(xs, statistic), "b": _statistic(ys, statistic),
+                     "change": change,
+                     **(_interval_fields(interval.low, interval.high, False)
+                        if change is not None else {"interval": None, "moved": "-"})})
     return rows
 
 
