@@ -99,3 +99,31 @@ def test_a_case_a_product_cannot_take_is_never_sent(capped_run: Path) -> None:
     capped = records[("example", "jr-04")]
     assert capped["status"] == "not_tested"
     assert capped["message"] == "44.776 s is over the suite's [limits] max_audio_s of 42 s"
+
+
+def test_bad_limits_claims_and_corrections_name_their_file(tmp_path: Path) -> None:
+    from pytest_dictbench.errors import ProductError, SuiteError
+    from pytest_dictbench.products import load_product
+    from pytest_dictbench.suites import load_suite
+
+    base = 'name = "acme"\nversion = "1"\nadapter = "cache"\n'
+    for extra, why in (("[limits]\nmax_audio_s = 0\n", "max_audio_s"),
+                       ('[[claims]]\nclaim = "99 languages"\nchecked = "2026-12-01"\n',
+                        "source_url"),
+                       ('[[claims]]\nclaim = "x"\nsource_url = "u"\nchecked = "Dec 1"\n',
+                        "checked")):
+        (tmp_path / "acme.toml").write_text(base + extra, encoding="utf-8")
+        with pytest.raises(ProductError, match=why) as caught:
+            load_product("acme", tmp_path)
+        assert "acme.toml" in str(caught.value)
+    suite = tmp_path / "s"
+    shutil.copytree(REPO / "cases/en-dictation", suite)
+    manifest = (suite / "suite.toml").read_text(encoding="utf-8")
+    at = manifest.index("[[files]]")
+    for extra, why in (('[comparisons]\ncorrection = "sidak"\n', "correction"),
+                       ("[limits]\nmax_audio_s = -5\n", "max_audio_s")):
+        (suite / "suite.toml").write_text(manifest[:at] + extra + "\n" + manifest[at:],
+                                          encoding="utf-8")
+        with pytest.raises(SuiteError, match=why) as caught:
+            load_suite(suite)
+        assert "suite.toml" in str(caught.value)
