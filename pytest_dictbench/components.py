@@ -215,19 +215,22 @@ def relative_changes(a: Sequence[ItemRecord], b: Sequence[ItemRecord],
                "latency": (_per_case_values(a, lambda r: r.get("latency_ms")),
                            _per_case_values(b, lambda r: r.get("latency_ms")))}
     rows = []
-    for name, label, statistic, source in _RELATIVE:
+    for source in ("cost", "latency"):
+        figures = [f for f in _RELATIVE if f[3] == source]
         left, right = sources[source]
         cases = sorted(shared & left.keys() & right.keys())
         if not cases:
             continue
         xs, ys = [left[c] for c in cases], [right[c] for c in cases]
-        interval = stats.relative_change(xs, ys, statistic, resamples=resamples, seed=seed)
-        change = None if math.isnan(interval.estimate) else interval.estimate
-        rows.append({"figure": name, "label": label, "n": len(cases),
-                     "a": _statistic(xs, statistic), "b": _statistic(ys, statistic),
-                     "change": change,
-                     **(_interval_fields(interval.low, interval.high, False)
-                        if change is not None else {"interval": None, "moved": "-"})})
+        intervals = stats.relative_changes(xs, ys, [f[2] for f in figures],
+                                           resamples=resamples, seed=seed)
+        for (name, label, statistic, _), interval in zip(figures, intervals, strict=True):
+            change = None if math.isnan(interval.estimate) else interval.estimate
+            rows.append({"figure": name, "label": label, "n": len(cases),
+                         "a": _statistic(xs, statistic), "b": _statistic(ys, statistic),
+                         "change": change,
+                         **(_interval_fields(interval.low, interval.high, False)
+                            if change is not None else {"interval": None, "moved": "-"})})
     return rows
 
 

@@ -185,3 +185,17 @@ def test_the_bundled_journal_pair_reads_like_the_author_paragraph(tmp_path) -> N
     assert "Against example: ASR cost per item -64%" in paragraph
     assert "median latency -47%" in paragraph
     assert "Accuracy and price or speed move in opposite directions" in paragraph
+
+
+def test_several_statistics_share_one_sort_and_the_same_draws() -> None:
+    a, b = [100.0, 300.0, 200.0, 800.0, 50.0, 70.0], [90.0, 100.0, 250.0, 400.0, 60.0, 20.0]
+    together = stats.relative_changes(a, b, ["median", "p95", "mean"], resamples=300, seed=4)
+    alone = [stats.relative_change(a, b, s, resamples=300, seed=4)
+             for s in ("median", "p95", "mean")]
+    assert [(i.low, i.high, i.estimate) for i in together] == [
+        (i.low, i.high, i.estimate) for i in alone]
+    # the p95 against numpy's type 7 percentile on the same draws
+    changes = [np.percentile([b[i] for i in row], 95) / np.percentile([a[i] for i in row], 95)
+               - 1 for row in np.random.default_rng(4).integers(0, 6, size=(300, 6))]
+    assert (together[1].low, together[1].high) == pytest.approx(
+        tuple(np.quantile(changes, [0.025, 0.975])))

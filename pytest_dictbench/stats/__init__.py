@@ -32,7 +32,7 @@ if TYPE_CHECKING:
         paired_bootstrap_p,
     )
     from ._paired import compare_paired
-    from ._resampled import paired_ratio_difference, relative_change
+    from ._resampled import paired_ratio_difference, relative_change, relative_changes
 
 #: The names that need numpy, by the module that defines them.
 _WITH_NUMPY = {"Draws": "._intervals", "Interval": "._intervals",
@@ -40,7 +40,7 @@ _WITH_NUMPY = {"Draws": "._intervals", "Interval": "._intervals",
                "paired_bootstrap": "._intervals",
                "paired_bootstrap_p": "._intervals", "compare_paired": "._paired",
                "paired_ratio_difference": "._resampled",
-               "relative_change": "._resampled"}
+               "relative_change": "._resampled", "relative_changes": "._resampled"}
 
 
 def __getattr__(name: str) -> Any:
@@ -70,6 +70,7 @@ __all__ = [
     "paired_ratio_difference",
     "percentile",
     "relative_change",
+    "relative_changes",
     "round_half_away",
     "student_t_quantile",
 ]

@@ -27,14 +27,10 @@ import numpy as np
 
 from ._intervals import Interval, _blocks, _check_confidence, _finite_array
 
-__all__ = ["paired_ratio_difference", "relative_change"]
+__all__ = ["paired_ratio_difference", "relative_change", "relative_changes"]
 
 Statistic = Literal["mean", "median", "p95"]
-_ROW_STATISTICS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "mean": lambda rows: rows.mean(axis=1),
-    "median": lambda rows: np.quantile(rows, 0.5, axis=1),
-    "p95": lambda rows: np.quantile(rows, 0.95, axis=1),
-}
+_STATISTICS = ("mean", "median", "p95")
 
 
 def _resampled(n: int, resamples: int, seed: int,
@@ -107,19 +103,62 @@ def relative_change(a: Sequence[float], b: Sequence[float], statistic: Statistic
         >>> relative_change([100, 200], [50, 100], "mean", resamples=20, seed=1).estimate
         -0.5
     """
+    (interval,) = relative_changes(a, b, (statistic,), resamples=resamples, seed=seed,
+                                   confidence=confidence)
+    return interval
+
+
+def _sorted_statistic(statistic: str) -> Callable[[np.ndarray], np.ndarray]:
+    """The statistic of each row of row-sorted values (type 7 for the quantiles)."""
+    if statistic == "mean":
+        return lambda rows: rows.mean(axis=1)
+    q = 0.5 if statistic == "median" else 0.95
+
+    def quantile(rows: np.ndarray) -> np.ndarray:
+        position = (rows.shape[1] - 1) * q
+        below = math.floor(position)
+        above = min(below + 1, rows.shape[1] - 1)
+        return rows[:, below] + (position - below) * (rows[:, above] - rows[:, below])
+    return quantile
+
+
+def relative_changes(a: Sequence[float], b: Sequence[float],
+                     statistics: Sequence[Statistic], *, resamples: int, seed: int,
+                     confidence: float = 0.95) -> list[Interval]:
+    """:func:`relative_change` of several statistics over the same resamples: each
+    resample's values are sorted once for all of them (the same draws as one at a time,
+    so the same intervals)."""
     _check_confidence(confidence)
-    if statistic not in _ROW_STATISTICS:
-        raise ValueError(f"unknown statistic {statistic!r}; use mean, median or p95")
+    unknown = [s for s in statistics if s not in _STATISTICS]
+    if unknown:
+        raise ValueError(f"unknown statistic {unknown[0]!r}; use mean, median or p95")
     first, second = _finite_array(a, "a"), _finite_array(b, "b")
     if first.size != second.size or first.size == 0:
         raise ValueError("paired figures must be aligned per case and not empty")
-    of = _ROW_STATISTICS[statistic]
+    ofs = [_sorted_statistic(s) for s in statistics]
 
-    def change(rows: np.ndarray) -> np.ndarray:
-        base = of(first[rows])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(base == 0, np.nan, of(second[rows]) / base - 1.0)
+    def changes(rows: np.ndarray) -> np.ndarray:
+        left, right = np.sort(first[rows], axis=1), np.sort(second[rows], axis=1)
+        out = np.empty((len(ofs), rows.shape[0]))
+        for k, of in enumerate(ofs):
+            base = of(left)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out[k] = np.where(base == 0, np.nan, of(right) / base - 1.0)
+        return out
 
-    estimate = float(change(np.arange(first.size)[np.newaxis, :])[0])
-    draws = _resampled(first.size, resamples, seed, change)
-    return _interval(estimate, draws, resamples, seed, confidence)
+    estimates = changes(np.arange(first.size)[np.newaxis, :])[:, 0]
+    draws = _resampled_many(first.size, resamples, seed, changes, len(ofs))
+    return [_interval(float(estimates[k]), draws[k], resamples, seed, confidence)
+            for k in range(len(ofs))]
+
+
+def _resampled_many(n: int, resamples: int, seed: int,
+                    statistic: Callable[[np.ndarray], np.ndarray], count: int) -> np.ndarray:
+    """:func:`_resampled` for a statistic giving ``count`` values per row."""
+    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
+        raise ValueError(f"resamples must be an integer >= 1, got {resamples!r}")
+    rng = np.random.default_rng(seed)
+    out = np.empty((count, resamples), dtype=np.float64)
+    for start, rows in _blocks(n, resamples):
+        out[:, start:start + rows] = statistic(rng.integers(0, n, size=(rows, n)))
+    return out
