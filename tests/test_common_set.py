@@ -127,3 +127,22 @@ def test_bad_limits_claims_and_corrections_name_their_file(tmp_path: Path) -> No
         with pytest.raises(SuiteError, match=why) as caught:
             load_suite(suite)
         assert "suite.toml" in str(caught.value)
+
+
+def test_publish_keeps_the_counts_of_the_common_set_and_the_components(
+        capped_run: Path, tmp_path: Path) -> None:
+    from pytest_dictbench.workbench.publish import publish
+
+    publish(capped_run, tmp_path / "out")
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    (suite,) = summary["suites"]
+    assert suite["common_set"] == {"cases": 16, "of": 20,
+                                   "lost": {"example": 2, "example-weak": 4}}
+    assert "jr-" not in json.dumps(summary)  # no case is named
+    (comparison,) = suite["comparisons"]
+    assert [c["component"] for c in comparison["components"]] == [
+        "names_f1", "recall", "precision", "fbeta"]
+    assert comparison["adjusted"]["method"] == "bonferroni"
+    assert ("Compared and ranked on the 16 of 20 cases every product could take (cases "
+            "each could not take: example 2; example-weak 4).") in (
+        tmp_path / "out" / "summary.md").read_text()

@@ -64,6 +64,16 @@ def _product(entry: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _comparison(c: Mapping[str, Any]) -> dict[str, Any]:
+    """A comparison's figures, with its components and relative cost and latency (lists
+    of figures, no case in them)."""
+    out = _scalars(c)
+    for key in ("components", "relative"):
+        if c.get(key):
+            out[key] = [_scalars(row) for row in c[key]]
+    return out
+
+
 def summarize_report(report: Mapping[str, Any]) -> dict[str, Any]:
     """The publishable part of a ``dictbench.json``."""
     suites = []
@@ -71,7 +81,10 @@ def summarize_report(report: Mapping[str, Any]) -> dict[str, Any]:
         entry = {k: suite[k] for k in _SUITE_FIELDS if k in suite}
         entry["products"] = [_product(p) for p in suite.get("products", ())]
         entry["leaderboard"] = [_scalars(row) for row in suite.get("leaderboard", ())]
-        entry["comparisons"] = [_scalars(c) for c in suite.get("comparisons", ())]
+        entry["comparisons"] = [_comparison(c) for c in suite.get("comparisons", ())]
+        common = suite.get("common_set")
+        if common:  # counts only: the cases left out are named in the full report
+            entry["common_set"] = {k: _scalars(common[k]) for k in ("cases", "of", "lost")}
         wins = win_sentences(suite)  # product and figure names only, never a case
         if wins:
             entry["where_others_win"] = list(wins)
@@ -116,6 +129,11 @@ def render_summary(summary: Mapping[str, Any]) -> str:
                              f"| {fmt_interval(c.get('interval'), signed=True)} "
                              f"| {fmt(c.get('mcnemar_p'), 'share')} "
                              f"| {fmt(c.get('p_holm'), 'share')} |")
+        common = suite.get("common_set")
+        if common:
+            lost = "; ".join(f"{p} {n}" for p, n in common.get("lost", {}).items()) or "none"
+            lines += ["", f"Compared and ranked on the {common['cases']} of {common['of']} "
+                      f"cases every product could take (cases each could not take: {lost})."]
         if suite.get("where_others_win"):
             lines += ["", f"Where each competitor wins ({suite.get('wins_basis', '')}):", "",
                       *(f"- {text}" for text in suite["where_others_win"])]
