@@ -10,11 +10,13 @@ from typing import Any, Protocol
 
 from . import stats
 from .adapters.pipeline.summary import pipeline_summary
-from .compare import adjust_pvalues, compare_products, comparison_scope
+from .common_set import common_set
+from .compare import adjust_pvalues, comparison_scope
+from .components import gap_correction, suite_comparisons
 from .judge.report import judges_table
 from .methods.base import ItemRecord, Method
 from .model import SCORED_STATUSES, Product, Suite
-from .pricing import cost_summary
+from .pricing import case_durations, cost_summary
 from .ranking import RankingRules, provisional_counts, rank_products
 from .rig.offline import claim_status
 from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED, latency_summary
@@ -112,7 +114,7 @@ class _OwedInterval:
 
 
 def _product_entry(records: Sequence[ItemRecord], suite: Suite, product: Product | None,
-                   method: Method, options: StatsOptions) -> dict[str, Any]:
+                   method: Method, options: StatsOptions, cases: int) -> dict[str, Any]:
     statuses = [r["status"] for r in records]
     scored = [r for r in records if r["status"] in SCORED_STATUSES]
     judging = judges_table(records)
@@ -132,7 +134,7 @@ def _product_entry(records: Sequence[ItemRecord], suite: Suite, product: Product
         "output_statuses": dict(sorted(Counter(
             r.get("output_status") or "none" for r in records).items())),
         "empty": sum(1 for r in scored if r.get("empty")),
-        "cases": len(suite.cases),
+        "cases": cases,
         "cases_scored": len({r["case_id"] for r in scored}),
         "canary_leaks": sorted({r["case_id"] for r in records if r.get("canary_leak")}),
         **_redacted(records),
@@ -148,6 +150,8 @@ def _product_entry(records: Sequence[ItemRecord], suite: Suite, product: Product
         "speed": _speed(scored),
         "processing_path": _processing_path(product, scored),
     }
+    if product is not None and product.claims:  # shown apart, never ranked
+        entry["claims"] = [dict(claim) for claim in product.claims]
     refine = pipeline_summary(records)
     if refine is not None:  # a pipeline product: its refine steps' latency and cost
         entry["pipeline"] = refine
@@ -258,14 +262,21 @@ def _suite_entry(suite: Suite, method: Method, by_product: Mapping[str, list[Ite
                                                                    True),
         where=suite.root / "suite.toml")
     described = getattr(method, "uses_product_files", True)
+    common = common_set(suite, {name: products.get(name) if described else None
+                                for name in by_product}, list(case_durations(suite)))
+    cases = len(suite.cases)
+    if common is not None:  # compare and rank on the cases every product could take
+        by_product = {name: [r for r in recs if r["case_id"] in common.cases] or recs
+                      for name, recs in by_product.items()}
+        cases = len(common.cases)
     entries = [_product_entry(recs, suite, products.get(name) if described else None, method,
-                              options) for name, recs in sorted(by_product.items())]
+                              options, cases) for name, recs in sorted(by_product.items())]
     repetitions = max(r["repetition"] for recs in by_product.values() for r in recs)
     if getattr(method, "overall_ranking", True):
         ranks = rank_products(
             [{"product": e["product"], "environment": e["environment"],
               "value": _ranked_value(e, rules.metric)} for e in entries],
-            by_product, cases=len(suite.cases),
+            by_product, cases=cases,
             repetitions=max(repetitions, suite.repetitions), rules=rules)
     else:  # the method ranks per metric table (its suite_tables), never overall
         ranks = {e["product"]: {"rank": None, "reason": method.no_overall_reason,
@@ -291,9 +302,12 @@ def _suite_entry(suite: Suite, method: Method, by_product: Mapping[str, list[Ite
                                        "blocking_items": list(rules.blocking_items)}},
         "products": entries,
         "leaderboard": leaderboard,
-        "comparisons": compare_products(by_product, resamples=options.resamples,
-                                        seed=options.seed)
+        "comparisons": suite_comparisons(suite, by_product, products,
+                                         resamples=options.resamples, seed=options.seed)
         if getattr(method, "overall_ranking", True) else [],
+        **({"correction": {"method": gap_correction(suite), "family_alpha": 0.05}}
+           if gap_correction(suite) else {}),
+        **({"common_set": common.as_dict()} if common is not None else {}),
         **({"comparison_scope": comparison_scope(by_product)}
            if getattr(method, "overall_ranking", True) else {}),
         **({"rig": method.suite_tables([r for recs in by_product.values() for r in recs],

@@ -42,7 +42,9 @@ from .workbench.commands import add_commands as add_workbench_commands
 __all__ = ["main", "spoken_form"]
 
 #: How the synthesiser says a bracketed tag of a verbatim transcript.
-SPOKEN_TAGS = {"uh": "uh", "um": "um", "laughter": "ha ha", "cough": "ahem"}
+SPOKEN_TAGS = {"uh": "uh", "um": "um", "laughter": "ha ha", "cough": "ahem",
+               # German transcripts (cases/de-verbatim)
+               "äh": "äh", "ähm": "ähm", "lacht": "haha", "hustet": "ähem"}
 _TAG = re.compile(r"\[([^\]]+)\]")
 
 

@@ -14,6 +14,15 @@ when there are any).
 P-values are adjusted within each suite (Holm and Bonferroni over that suite's
 comparisons): a suite is one benchmark, and its comparisons form one family.
 
+A suite may choose a correction for its score gaps as well (``[comparisons] correction
+= "bonferroni"`` or ``"holm"``; :func:`correct_gaps`): each comparison then also carries
+an ``adjusted`` interval, drawn at the confidence the correction gives it for a
+family-wise 95%, and whether it is resolved there. Bonferroni: every interval at
+``1 - 0.05 / m`` for ``m`` comparisons. Holm: the comparisons in the order of their
+bootstrap p (:func:`stats.paired_bootstrap_p`), the k-th (from 0) at ``1 - 0.05 / (m -
+k)`` while every earlier one was resolved; from the first that is not, the rest keep its
+confidence and none is resolved (the step-down stops).
+
 Which pairs: every pair while a suite has at most :data:`ALL_PAIRS_UP_TO` products
 (190 comparisons at most). Above that, all pairs would grow as n(n-1)/2 (499,500 for a
 sweep of 1,000 configurations), so each product is compared with the *best* one only
@@ -34,9 +43,14 @@ from .methods.base import ItemRecord
 from .model import SCORED_STATUSES
 from .stats import bonferroni, holm
 
-__all__ = ["ALL_PAIRS_UP_TO", "adjust_pvalues", "compare_products", "compare_records",
-           "comparison_scope", "per_case"]
+__all__ = ["ALL_PAIRS_UP_TO", "CORRECTIONS", "adjust_pvalues", "compare_products",
+           "compare_records", "comparison_scope", "correct_gaps", "per_case"]
 
+#: The corrections a suite may choose for its score gaps, by ``[comparisons]
+#: correction`` value, with the report's name.
+CORRECTIONS = {"bonferroni": "Bonferroni", "holm": "Holm"}
+#: Family-wise error rate of the corrected intervals.
+FAMILY_ALPHA = 0.05
 #: The most products a suite compares pair by pair; above it, each against the best.
 ALL_PAIRS_UP_TO = 20
 
@@ -137,3 +151,51 @@ def adjust_pvalues(comparisons: Sequence[dict[str, Any]]) -> None:
                                           strict=True):
         comparison["p_holm"] = p_holm
         comparison["p_bonferroni"] = p_bonf
+
+
+def _shared_scores(a: Iterable[ItemRecord], b: Iterable[ItemRecord]
+                   ) -> tuple[list[float], list[float]]:
+    left, right = per_case(a), per_case(b)
+    shared = sorted(left.keys() & right.keys())
+    return [left[c][0] for c in shared], [right[c][0] for c in shared]
+
+
+def _level(confidence: float) -> str:
+    """``99.67%``: a confidence as the report names it (2 places, trailing zeros cut)."""
+    return f"{100 * confidence:.2f}".rstrip("0").rstrip(".") + "%"
+
+
+def correct_gaps(comparisons: Sequence[dict[str, Any]],
+                 by_product: Mapping[str, Sequence[ItemRecord]], correction: str, *,
+                 resamples: int, seed: int) -> None:
+    """Add ``adjusted`` to each of one suite's ``comparisons`` (see the module
+    docstring): ``method``, ``pairs``, ``confidence``, ``label``, ``interval``,
+    ``resolved``, and the McNemar p of the same correction (``mcnemar_p``)."""
+    if correction not in CORRECTIONS:
+        raise ValueError(f"unknown correction {correction!r}; use "
+                         f"{' or '.join(sorted(CORRECTIONS))}")
+    m = len(comparisons)
+    if not m:
+        return
+    scores = [_shared_scores(by_product[c["a"]], by_product[c["b"]]) for c in comparisons]
+    raw_p = [c["mcnemar_p"] for c in comparisons]
+    mcnemar = bonferroni(raw_p) if correction == "bonferroni" else holm(raw_p)
+    if correction == "bonferroni":
+        order = list(range(m))
+        levels = [1 - FAMILY_ALPHA / m] * m
+    else:
+        p = [stats.paired_bootstrap_p(x, y, resamples, seed) for x, y in scores]
+        order = sorted(range(m), key=lambda i: (p[i], i))
+        levels = [1 - FAMILY_ALPHA / (m - k) for k in range(m)]
+    stopped: float | None = None
+    for step, index in enumerate(order):
+        confidence = levels[step] if stopped is None else stopped
+        interval = stats.paired_bootstrap(*scores[index], resamples, seed, confidence)
+        resolved = stopped is None and not interval.contains(0.0)
+        if correction == "holm" and not resolved and stopped is None:
+            stopped = confidence
+        comparisons[index]["adjusted"] = {
+            "method": correction, "pairs": m, "confidence": confidence,
+            "label": f"{_level(confidence)} {CORRECTIONS[correction]}",
+            "interval": {"low": interval.low, "high": interval.high},
+            "resolved": resolved, "mcnemar_p": mcnemar[index]}

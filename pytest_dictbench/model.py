@@ -64,6 +64,10 @@ class SuiteFile:
 
     path: str
     sha256: str | None = None
+    #: An audio file's case, voice and length in seconds (``dictbench synth`` writes them).
+    case_id: str | None = None
+    voice: str | None = None
+    duration: float | None = None
 
 
 @dataclass(frozen=True)
@@ -121,6 +125,11 @@ class Product:
     #: Rig workflows the product offers (``workflows``); a rig fixture of any other
     #: workflow is ``unsupported`` for it. Empty: dictation and file transcription.
     workflows: tuple[str, ...] = ()
+    #: Input limits from ``[limits]`` (``max_audio_s``: the longest audio it takes).
+    limits: Mapping[str, Any] = field(default_factory=dict)
+    #: Documented capabilities (``[[claims]]``: claim, source_url, checked), reported
+    #: apart from measured results and never ranked.
+    claims: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def outputs_dir(self) -> Path:

@@ -13,7 +13,7 @@ from .methods.base import ItemRecord
 from .model import ERROR_STATUSES, Product, Suite
 from .private import is_private, public_case_id
 
-__all__ = ["cost_summary"]
+__all__ = ["case_durations", "cost_summary", "item_asr_cost"]
 
 
 def _audio_seconds(record: ItemRecord, durations: Mapping[str, Any]) -> float | None:
@@ -24,7 +24,24 @@ def _audio_seconds(record: ItemRecord, durations: Mapping[str, Any]) -> float | 
     return float(duration) if duration is not None else None
 
 
-def _durations(suite: Suite) -> dict[str, Any]:
+def item_asr_cost(record: ItemRecord, pricing: Mapping[str, Any],
+                  durations: Mapping[str, Any]) -> float | None:
+    """One item's ASR cost as :func:`cost_summary` counts it: the capture's own
+    ``asr_cost_usd``, else the list price times the item's audio minutes; ``None`` when
+    neither is known or the provider rejected the request. ``durations``: from
+    :func:`case_durations`."""
+    if record.get("output_status") in ERROR_STATUSES or record["status"] == "not_tested":
+        return None
+    if record.get("asr_cost_usd") is not None:
+        return float(Decimal(str(record["asr_cost_usd"])))
+    price = pricing.get("usd_per_audio_minute")
+    seconds = _audio_seconds(record, durations)
+    if price is None or seconds is None:
+        return None
+    return float(Decimal(str(price)) * Decimal(str(seconds)) / 60)
+
+
+def case_durations(suite: Suite) -> dict[str, Any]:
     """Declared ``duration_s`` by the id records carry (the keyed id in a private suite)."""
     shown = (lambda c: public_case_id(suite, c)) if is_private(suite) else (lambda c: c)
     return {shown(c.id): c.get("duration_s") for c in suite.cases}
@@ -59,7 +76,7 @@ def cost_summary(records: Sequence[ItemRecord], suite: Suite, product: Product |
     """
     sent = [r for r in records if r["status"] != "not_tested"]
     billed = [r for r in sent if r.get("output_status") not in ERROR_STATUSES]
-    declared = _durations(suite)
+    declared = case_durations(suite)
     durations = [_audio_seconds(r, declared) for r in billed]
     known = [d for d in durations if d is not None]
     audio_s = sum(known)

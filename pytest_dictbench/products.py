@@ -53,7 +53,8 @@ def load_product(name: str, folder: Path) -> Product:
         name=name, version=data["version"], adapter=data["adapter"], path=path,
         settings=settings, environment=data.get("environment", {}),
         pricing=data.get("pricing", {}), workflows=tuple(data.get("workflows", ())),
-        description=data.get("description", ""),
+        description=data.get("description", ""), limits=data.get("limits", {}),
+        claims=tuple(data.get("claims", ())),
     )
 
 

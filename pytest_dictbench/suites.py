@@ -155,7 +155,8 @@ def load_suite(path: Path, case_schema: Callable[[str], str | None] = lambda m: 
         if "audio" in case.data:
             inside(root, case.data["audio"], what=f"audio of case {case.id!r}",
                    where=cases_path)
-    files = tuple(SuiteFile(e["path"], e.get("sha256")) for e in manifest.get("files", ()))
+    files = tuple(SuiteFile(e["path"], e.get("sha256"), e.get("case_id"), e.get("voice"),
+                            e.get("duration")) for e in manifest.get("files", ()))
     for entry in files:
         inside(root, entry.path, what="listed file", where=manifest_path)
     known = ("id", "version", "title", "method", "locale", "canary", "repetitions",

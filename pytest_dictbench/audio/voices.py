@@ -1,8 +1,8 @@
 """The voices of speech synthesis and the engines that speak them.
 
 Japanese is spoken by pyopenjtalk (the ``pyopenjtalk-plus`` distribution, which ships its
-dictionary and one HTS voice, *mei normal*); English by the ``espeak-ng`` program. A
-:class:`Voice` names an engine, the engine's voice and prosody; :func:`render_speech`
+dictionary and one HTS voice, *mei normal*); English and German by the ``espeak-ng``
+program. A :class:`Voice` names an engine, the engine's voice and prosody; :func:`render_speech`
 returns the engine's raw samples, which :mod:`.synth` turns into files.
 """
 
@@ -22,7 +22,7 @@ import soundfile as sf
 
 from .io import AudioError
 
-__all__ = ["EN_VOICES", "JA_VOICES", "SynthError", "Voice", "render_speech",
+__all__ = ["DE_VOICES", "EN_VOICES", "JA_VOICES", "SynthError", "Voice", "render_speech",
            "voices_for_locale"]
 
 Engine = Literal["openjtalk", "espeak-ng"]
@@ -69,12 +69,21 @@ EN_VOICES: tuple[Voice, ...] = (
 )
 
 
+#: espeak-ng's German voice and three of its variants.
+DE_VOICES: tuple[Voice, ...] = (
+    Voice("de", "espeak-ng", "de"),
+    Voice("de+f3", "espeak-ng", "de+f3"),
+    Voice("de+m3", "espeak-ng", "de+m3"),
+    Voice("de+f2", "espeak-ng", "de+f2"),
+)
+
+
 def voices_for_locale(locale: str) -> tuple[Voice, ...]:
     """The built-in voices for a BCP 47 locale, chosen by its language subtag."""
     language = locale.split("-", 1)[0].lower()
-    catalogue = {"ja": JA_VOICES, "en": EN_VOICES}.get(language)
+    catalogue = {"ja": JA_VOICES, "en": EN_VOICES, "de": DE_VOICES}.get(language)
     if catalogue is None:
-        raise SynthError(f"no built-in voices for locale {locale!r} (have: ja, en)")
+        raise SynthError(f"no built-in voices for locale {locale!r} (have: ja, en, de)")
     return catalogue
 
 

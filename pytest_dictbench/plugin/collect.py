@@ -11,6 +11,7 @@ from weakref import WeakKeyDictionary
 import pytest
 
 from ..adapters.base import scrubbed_output
+from ..common_set import over_limit
 from ..errors import DictbenchError
 from ..model import (
     SKIP_STATUSES,
@@ -225,6 +226,12 @@ class CaseItem(pytest.Item):
     def _prepare(self) -> None:
         """Get the output (skip when there is none, fail when it is an error) and the
         judges' verdicts."""
+        too_long = over_limit(self.suite, self.product, self.case)
+        if too_long is not None:  # never sent: the common set leaves the case out
+            self._record("not_tested", message=too_long,
+                         extra={"output_status": "unsupported"})
+            pytest.skip(f"not_tested: {too_long} for {shown_id(self.suite, self.case)} from "
+                        f"{self.product.name}")
         output = self._get_output()
         if output is None or output.status in SKIP_STATUSES:
             reason = output.status if output else "no output"

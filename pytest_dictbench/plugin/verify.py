@@ -119,9 +119,12 @@ class VerifyCollector(pytest.File):
             yield self._item(f"canary[{rel}]", lambda p=path: _check_canary(suite, p))
         method = session.method(suite)
         if hasattr(method, "check_case"):
+            # a method that reads the suite (its locale) checks a case with it
+            in_suite = getattr(method, "check_case_in", None)
             for case in suite.cases:
                 yield self._item(f"case[{case.id}]", lambda c=case: _check_problems(
-                    f"case {c.id!r}", method.check_case(c), withhold=shown.private))
+                    f"case {c.id!r}", in_suite(c, suite) if in_suite else method.check_case(c),
+                    withhold=shown.private))
         if "audio" in suite.manifest:
             for case in suite.cases:
                 if "audio" in case.data:

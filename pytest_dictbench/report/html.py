@@ -16,8 +16,9 @@ from ..methods.base import ItemRecord
 from ..text.visible import visible
 from . import plots
 from .cohorts import cohort_labels, cohort_text
+from .comparison_text import common_set_table
+from .html_compare import comparison_parts
 from .html_parts import (
-    comparisons_table,
     esc,
     failing_table,
     group_table,
@@ -25,8 +26,10 @@ from .html_parts import (
     metric_groups_table,
     table,
 )
+from .html_parts import plain_table as _plain
 from .html_style import CSS
-from .method_tables import PlainTable, method_tables
+from .method_tables import method_tables
+from .observations import observation_tables
 from .pipelines import pipeline_tables, scope_note, split_tables
 from .rig import rig_notes, rig_tables_text
 from .sections import (
@@ -267,13 +270,6 @@ def _rig(rig: Mapping[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def _plain(extra: PlainTable, level: int = 3) -> list[str]:
-    return [f"<h{level}>{esc(extra.title)}</h{level}>",
-            f'<p class="meta">{esc(extra.note)}</p>' if extra.note else "",
-            table([esc(h) for h in extra.head], [[esc(c) for c in row] for row in extra.rows],
-                  numeric=extra.numeric)]
-
-
 def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
            expected: Mapping[str, Sequence[str]], colors: Mapping[str, str],
            draw: plots.Drawer | None) -> str:
@@ -288,6 +284,7 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
         f"repetition{'s' if reps != 1 else ''} · ranked by <b>{esc(r.get('metric'))}</b> "
         f"({direction} is better, compared at {esc(r.get('decimals', '-'))} decimals)</p>",
         _badges(suite),
+        *(_plain(common_set_table(suite)) if suite.get("common_set") else []),
         # rig suites rank per metric table (their own section), never on one leaderboard
         *([] if "rig" in suite else ["<h3>Leaderboard</h3>", _leaderboard(suite)]),
         _figures(suite, colors, draw),
@@ -306,24 +303,18 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
     if "rig" in suite:
         parts.append(_rig(suite["rig"]))
     parts.append(_rule_tables(suite))
+    for extra in observation_tables(suite):
+        parts += _plain(extra, 4)
     comparisons = suite.get("comparisons", [])
-    parts.append("<h3>Paired comparisons</h3>")
-    if comparisons:
-        scope = scope_note(suite)
-        if scope:
-            parts.append(f"<p>{esc(scope)}</p>")
-        drawn = sorted(comparisons, key=lambda c: -c["mean_difference"])[:FOREST_ROWS] \
-            if len(comparisons) > FOREST_ROWS else comparisons
-        if draw is not None:
-            parts.append('<div class="figs">' + _figure(
-                draw.forest_svg(drawn, _anchor(suite) + "-forest"),
-                "Difference b − a of mean item score over the cases both products scored; "
-                "resolved when the interval excludes 0." + (
-                    f" The {FOREST_ROWS} closest of {len(comparisons)} comparisons."
-                    if drawn is not comparisons else "")) + "</div>")
-        parts.append(comparisons_table(comparisons))
-    else:
-        parts.append('<p class="empty">No pair of products scored the same items.</p>')
+    drawn = sorted(comparisons, key=lambda c: -c["mean_difference"])[:FOREST_ROWS] \
+        if len(comparisons) > FOREST_ROWS else comparisons
+    forest = _figure(draw.forest_svg(drawn, _anchor(suite) + "-forest"),
+                     "Difference b − a of mean item score over the cases both products "
+                     "scored; resolved when the interval excludes 0." + (
+                         f" The {FOREST_ROWS} closest of {len(comparisons)} comparisons."
+                         if drawn is not comparisons else "")) \
+        if draw is not None and comparisons else ""
+    parts += comparison_parts(suite, forest, scope_note(suite))
     if any(e.get("judging") for e in suite["products"]):
         parts += ["<h3>Judging</h3>", judging_table(suite["products"])]
         per_rule = rule_rows(suite["products"])

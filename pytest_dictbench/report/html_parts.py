@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from .method_tables import PlainTable
 from .sections import (
     FailingItem,
     GroupTable,
@@ -109,11 +110,13 @@ def metric_groups_table(groups: MetricGroups) -> str:
     return table(["", *(esc(p) for p in products)], rows, numeric=range(1, len(products) + 1))
 
 
-def comparisons_table(comparisons: Sequence[Mapping[str, Any]]) -> str:
-    """Discordant counts, McNemar p (raw, Holm, Bonferroni), difference and interval."""
+def comparisons_table(comparisons: Sequence[Mapping[str, Any]],
+                      resolved: str = "resolved") -> str:
+    """Discordant counts, McNemar p (raw, Holm, Bonferroni), difference and interval;
+    ``resolved`` heads the last column."""
     head = ["b − a", "shared cases", "only a failed", "only b failed", "both failed", "McNemar p",
             "Holm p", "Bonferroni p", "mean a", "mean b", "difference", "95% interval",
-            "resolved"]
+            esc(resolved)]
     rows = []
     for c in comparisons:
         resolved = c.get("resolved")
@@ -155,3 +158,11 @@ def judging_table(entries: Sequence[Mapping[str, Any]]) -> str:
     return table(["Product", "Judges", "Items judged", "Pending", "Cost (USD)",
                   "Judge agreement κ", "Agreement with humans κ", "Self-consistency κ"],
                  rows, numeric=(2, 3, 4), full=True)
+
+
+def plain_table(extra: PlainTable, level: int = 3) -> list[str]:
+    """A :class:`PlainTable` as a heading, its note and the table."""
+    return [f"<h{level}>{esc(extra.title)}</h{level}>",
+            f'<p class="meta">{esc(extra.note)}</p>' if extra.note else "",
+            table([esc(h) for h in extra.head], [[esc(c) for c in row] for row in extra.rows],
+                  numeric=extra.numeric)]

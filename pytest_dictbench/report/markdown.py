@@ -15,7 +15,15 @@ from ..judge.report import RULE_HEAD, rule_rows
 from ..methods.base import ItemRecord
 from ..text.visible import visible
 from .cohorts import cohort_labels, cohort_legend
+from .comparison_text import (
+    common_set_table,
+    component_table,
+    corrected_table,
+    pair_sentences,
+    resolved_head,
+)
 from .method_tables import PlainTable, method_tables
+from .observations import observation_tables
 from .pipelines import pipeline_tables, scope_note, split_tables
 from .rig import rig_notes, rig_tables_text
 from .sections import (
@@ -36,6 +44,7 @@ from .sections import (
 )
 from .terminal import gate_lines, unused_decision_lines
 from .validity import validity_rows
+from .wins import claims_table, win_sentences, wins_basis
 
 __all__ = ["FAILING_LIMIT", "code", "md", "render_markdown"]
 
@@ -211,11 +220,19 @@ def _comparisons(suite: Mapping[str, Any]) -> list[str]:
              md(fmt_p(c.get("p_bonferroni"))), f"{c['mean_difference']:+.1f}",
              fmt_interval(c.get("interval"), signed=True),
              "**yes**" if c.get("resolved") else "no"] for c in comparisons]
-    return ["**Paired comparisons** (difference of mean item score, b − a)", "",
-            *([md(scope), ""] if scope else []),
-            *_table(["b − a", "shared cases", "only a / only b / both failed", "McNemar p",
-                     "Holm p", "Bonferroni p", "difference", "95% interval", "resolved"], rows,
-                    range(1, 8))]
+    lines = ["**Paired comparisons** (difference of mean item score, b − a)", "",
+             *([md(scope), ""] if scope else []),
+             *_table(["b − a", "shared cases", "only a / only b / both failed", "McNemar p",
+                      "Holm p", "Bonferroni p", "difference", "95% interval",
+                      resolved_head(suite)], rows, range(1, 8))]
+    corrected = corrected_table(suite)
+    if corrected:
+        lines += _plain(corrected)
+    parts = component_table(suite)
+    if parts:
+        lines += _plain(parts) + [md(text) for text in pair_sentences(suite) for text in
+                                  (text, "")][:-1] + [""]
+    return lines
 
 
 def _judging(suite: Mapping[str, Any]) -> list[str]:
@@ -310,6 +327,8 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
     gate = r.get("execution_gate", {})
     if gate and not gate.get("ready", True):
         lines += [f"Execution gate closed: {md(', '.join(gate.get('blocking_items', [])))}", ""]
+    common = common_set_table(suite)
+    lines += _plain(common) if common else []
     lines += ([] if "rig" in suite else _leaderboard(suite)) + _metric_groups(suite)
     for extra in (*method_tables(suite), *pipeline_tables(suite)):
         lines += _plain(extra)
@@ -318,7 +337,16 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
     lines += _validity(suite)
     if "rig" in suite:
         lines += _rig(suite["rig"])
-    lines += _rule_failures(suite) + _rule_sources(suite) + _comparisons(suite)
+    lines += _rule_failures(suite) + _rule_sources(suite)
+    for extra in observation_tables(suite):
+        lines += _plain(extra)
+    lines += _comparisons(suite)
+    wins = win_sentences(suite)
+    if wins:
+        lines += [f"**Where each competitor wins** ({wins_basis(suite)})", "",
+                  *(f"- {md(text)}" for text in wins), ""]
+    claims = claims_table(suite)
+    lines += _plain(claims) if claims else []
     lines += _judging(suite)
     lines += _failing(suite, records, expected) + _notes(suite, records)
     return lines

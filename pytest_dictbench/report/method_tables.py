@@ -1,7 +1,8 @@
 """Plain tables a method's results add to the Markdown and HTML reports. Pure.
 
 Today: the keypoints method's leaderboard figures (scores beside latency, RTF and
-cost), its cost table, and the names / numbers / coined words extracted per item. Each
+cost), its cost table, and the names / numbers / coined words extracted per item; the
+verbatim method's typed inventory of its dataset. Each
 table is plain text cells; the renderers escape and lay them out.
 """
 
@@ -93,8 +94,29 @@ def _names(suite: Mapping[str, Any]) -> PlainTable:
                       tuple(rows), (2,))
 
 
+_INVENTORY = ("utterances", "tokens", "fluent", "filler", "repetition", "cutoff", "sound",
+              "other", "disfluencies")
+
+
+def _inventory(suite: Mapping[str, Any]) -> PlainTable | None:
+    rows = tuple((e["product"], *(fmt(e["tables"]["inventory"].get(k)) for k in _INVENTORY))
+                 for e in suite["products"] if e.get("tables", {}).get("inventory"))
+    if not rows:
+        return None
+    return PlainTable("Typed inventory of the dataset", ("Cases scored for", "Utterances",
+                                                         "Gold tokens", "Fluent", "Filler",
+                                                         "Repetition", "Cut-off", "Sound",
+                                                         "Other", "Disfluencies"),
+                      rows, tuple(range(1, len(_INVENTORY) + 1)),
+                      "Gold labels of the cases each product was scored on, derived by "
+                      "aligning the verbatim and intended transcripts.")
+
+
 def method_tables(suite: Mapping[str, Any]) -> Sequence[PlainTable]:
     """The extra tables of ``suite`` (none for methods without any)."""
+    if suite.get("method") == "verbatim":
+        inventory = _inventory(suite)
+        return (inventory,) if inventory else ()
     if suite.get("method") != "keypoints":
         return ()
     return (_leaderboard(suite), _cost(suite), _names(suite))

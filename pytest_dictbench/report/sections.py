@@ -308,12 +308,13 @@ def _genre_from_records(records: Sequence[ItemRecord]) -> GroupTable | None:
 
 def group_tables(suite: Mapping[str, Any], records: Sequence[ItemRecord]) -> list[GroupTable]:
     """By-genre scores (the method's ``by_genre`` table, else from the records), plus the
-    rubric's ``by_source`` and ``by_short`` tables when present."""
+    rubric's ``by_source``, ``by_short`` and ``by_voice`` tables when present."""
     tables = []
     genre = _from_table("by genre", "by_genre", suite) or _genre_from_records(records)
     if genre:
         tables.append(genre)
-    for title, key in (("by source", "by_source"), ("by length", "by_short")):
+    for title, key in (("by source", "by_source"), ("by length", "by_short"),
+                       ("by voice", "by_voice")):
         table = _from_table(title, key, suite)
         if table:
             tables.append(table)

@@ -23,13 +23,24 @@ from ._significance import bonferroni, holm, mcnemar_exact
 from ._student_t import student_t_quantile
 
 if TYPE_CHECKING:
-    from ._intervals import Draws, Interval, draw_indices, mean_ci, paired_bootstrap
+    from ._intervals import (
+        Draws,
+        Interval,
+        draw_indices,
+        mean_ci,
+        paired_bootstrap,
+        paired_bootstrap_p,
+    )
     from ._paired import compare_paired
+    from ._resampled import paired_ratio_difference, relative_change, relative_changes
 
 #: The names that need numpy, by the module that defines them.
 _WITH_NUMPY = {"Draws": "._intervals", "Interval": "._intervals",
                "draw_indices": "._intervals", "mean_ci": "._intervals",
-               "paired_bootstrap": "._intervals", "compare_paired": "._paired"}
+               "paired_bootstrap": "._intervals",
+               "paired_bootstrap_p": "._intervals", "compare_paired": "._paired",
+               "paired_ratio_difference": "._resampled",
+               "relative_change": "._resampled", "relative_changes": "._resampled"}
 
 
 def __getattr__(name: str) -> Any:
@@ -55,7 +66,11 @@ __all__ = [
     "mcnemar_exact",
     "mean_ci",
     "paired_bootstrap",
+    "paired_bootstrap_p",
+    "paired_ratio_difference",
     "percentile",
+    "relative_change",
+    "relative_changes",
     "round_half_away",
     "student_t_quantile",
 ]

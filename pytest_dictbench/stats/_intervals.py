@@ -25,7 +25,7 @@ from ._defaults import DEFAULT_RESAMPLES, DEFAULT_SEED, index_bytes
 from ._student_t import student_t_quantile
 
 __all__ = ["DEFAULT_RESAMPLES", "DEFAULT_SEED", "Draws", "Interval", "draw_indices",
-           "mean_ci", "paired_bootstrap"]
+           "mean_ci", "paired_bootstrap", "paired_bootstrap_p"]
 #: Index-matrix entries drawn per block (8 MiB of int64, plus as much for the values).
 _BLOCK_ENTRIES = 1 << 20
 
@@ -98,6 +98,26 @@ def paired_bootstrap(
             f"paired scores must be aligned; got {first.size} values in a and {second.size} in b"
         )
     return _percentile_bootstrap(second - first, resamples, seed, confidence)
+
+
+def paired_bootstrap_p(a: Sequence[float], b: Sequence[float],
+                       resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> float:
+    """Two-sided bootstrap p of the mean paired difference ``b - a``: twice the smaller
+    share of resampled means on either side of 0 (at most 1), over the resamples
+    :func:`paired_bootstrap` draws for the same ``seed``. It orders the comparisons of a
+    Holm step-down; a percentile interval at confidence ``1 - alpha`` excludes 0 about
+    when this is below ``alpha``.
+
+    Example:
+        >>> paired_bootstrap_p([0, 0, 0], [1, 2, 3], resamples=100)
+        0.0
+    """
+    first, second = _finite_array(a, "a"), _finite_array(b, "b")
+    if first.size != second.size or first.size == 0:
+        raise ValueError("paired scores must be aligned and not empty")
+    means = _bootstrap_means(second - first, resamples, seed)
+    below, above = float(np.mean(means <= 0.0)), float(np.mean(means >= 0.0))
+    return min(1.0, 2.0 * min(below, above))
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,10 @@
 
 Reads ``dictbench.json`` and nothing else (never ``items.jsonl`` or the pages that show
 items), keeps only aggregate fields - counts, scores with their intervals, ranks,
-leaderboards, comparisons, latency, judge agreement and cost - and drops every field that
-can name or quote a case (failing-item tables, canary leak lists, the case list in a
-not-ranked reason). Writes ``summary.json`` and ``summary.md`` with the shared writers.
+leaderboards, comparisons, latency, judge agreement and cost, where each competitor wins
+and the vendors' claims apart - and drops every field that can name or quote a case
+(failing-item tables, canary leak lists, the case list in a not-ranked reason). Writes
+``summary.json`` and ``summary.md`` with the shared writers.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..jsonl import read_text
 from ..report.cohorts import cohort_labels, cohort_legend
 from ..report.files import dumps
 from ..report.sections import fmt, fmt_interval
+from ..report.wins import win_sentences, wins_basis
 
 __all__ = ["publish", "summarize_report"]
 
@@ -62,6 +64,16 @@ def _product(entry: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _comparison(c: Mapping[str, Any]) -> dict[str, Any]:
+    """A comparison's figures, with its components and relative cost and latency (lists
+    of figures, no case in them)."""
+    out = _scalars(c)
+    for key in ("components", "relative"):
+        if c.get(key):
+            out[key] = [_scalars(row) for row in c[key]]
+    return out
+
+
 def summarize_report(report: Mapping[str, Any]) -> dict[str, Any]:
     """The publishable part of a ``dictbench.json``."""
     suites = []
@@ -69,7 +81,18 @@ def summarize_report(report: Mapping[str, Any]) -> dict[str, Any]:
         entry = {k: suite[k] for k in _SUITE_FIELDS if k in suite}
         entry["products"] = [_product(p) for p in suite.get("products", ())]
         entry["leaderboard"] = [_scalars(row) for row in suite.get("leaderboard", ())]
-        entry["comparisons"] = [_scalars(c) for c in suite.get("comparisons", ())]
+        entry["comparisons"] = [_comparison(c) for c in suite.get("comparisons", ())]
+        common = suite.get("common_set")
+        if common:  # counts only: the cases left out are named in the full report
+            entry["common_set"] = {k: _scalars(common[k]) for k in ("cases", "of", "lost")}
+        wins = win_sentences(suite)  # product and figure names only, never a case
+        if wins:
+            entry["where_others_win"] = list(wins)
+            entry["wins_basis"] = wins_basis(suite)
+        claims = {p["product"]: p["claims"] for p in suite.get("products", ())
+                  if p.get("claims")}
+        if claims:  # documented, not measured: kept apart and never ranked
+            entry["vendor_claims"] = claims
         suites.append(entry)
     return {"summary_version": SUMMARY_VERSION,
             "statistics": _scalars(report.get("statistics", {})), "suites": suites}
@@ -106,6 +129,19 @@ def render_summary(summary: Mapping[str, Any]) -> str:
                              f"| {fmt_interval(c.get('interval'), signed=True)} "
                              f"| {fmt(c.get('mcnemar_p'), 'share')} "
                              f"| {fmt(c.get('p_holm'), 'share')} |")
+        common = suite.get("common_set")
+        if common:
+            lost = "; ".join(f"{p} {n}" for p, n in common.get("lost", {}).items()) or "none"
+            lines += ["", f"Compared and ranked on the {common['cases']} of {common['of']} "
+                      f"cases every product could take (cases each could not take: {lost})."]
+        if suite.get("where_others_win"):
+            lines += ["", f"Where each competitor wins ({suite.get('wins_basis', '')}):", "",
+                      *(f"- {text}" for text in suite["where_others_win"])]
+        if suite.get("vendor_claims"):
+            lines += ["", "Vendor claims (documented, not measured; never ranked):", "",
+                      "| product | claim | source | read on |", "|---|---|---|---|"]
+            lines += [f"| {product} | {c['claim']} | {c['source_url']} | {c['checked']} |"
+                      for product, claims in suite["vendor_claims"].items() for c in claims]
         lines.append("")
     return "\n".join(lines)
 

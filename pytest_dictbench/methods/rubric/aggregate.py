@@ -14,6 +14,7 @@ from typing import Any
 
 from ...model import SCORED_STATUSES, Suite
 from ...text.diff import diff_against_closest
+from .observations import observations
 from .rules import LAYERS, sorted_rules
 
 __all__ = ["aggregate_records"]
@@ -118,7 +119,8 @@ def aggregate_records(records: Sequence[Record], suite: Suite) -> dict[str, Any]
     """The rubric's tables: summary, by_genre, by_source, by_short, rule_failures,
     unjudged, judged_over_auto and overturned (per rule, items where a judge or a person
     decided a rule the automated check had scored, and where their score differs from
-    it) and failing_items."""
+    it), failing_items, and the observation tables (``observations``, ``by_voice``:
+    see :mod:`.observations`)."""
     scored = [
         r for r in records if r.get("status") in SCORED_STATUSES and r.get("score") is not None
     ]
@@ -139,4 +141,5 @@ def aggregate_records(records: Sequence[Record], suite: Suite) -> dict[str, Any]
         "overturned": _rule_counts(
             scored, lambda v: _judged_over_auto(v) and v["auto"]["score"] != v.get("score")),
         "failing_items": _failing_items(scored, suite),
+        **observations(scored, suite),
     }

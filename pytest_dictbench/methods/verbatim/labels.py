@@ -107,10 +107,11 @@ def _problems(verbatim: tuple[str, ...], intended: tuple[str, ...],
 
 
 @lru_cache(maxsize=4096)
-def gold_labels(verbatim: str, intended: str) -> GoldLabels:
-    """Label every normalized verbatim token (see the module docstring)."""
-    v_tokens = tuple(normalize_tokens(verbatim))
-    i_tokens = tuple(normalize_tokens(intended))
+def gold_labels(verbatim: str, intended: str, language: str = "en") -> GoldLabels:
+    """Label every normalized verbatim token (see the module docstring); ``language``
+    picks the normalizer's spellings (``normalize.language_of``)."""
+    v_tokens = tuple(normalize_tokens(verbatim, language))
+    i_tokens = tuple(normalize_tokens(intended, language))
     pairs = plain_alignment(v_tokens, i_tokens)
     labels = [OTHER] * len(v_tokens)
     matched = [False] * len(v_tokens)
@@ -128,7 +129,7 @@ def gold_labels(verbatim: str, intended: str) -> GoldLabels:
     return GoldLabels(v_tokens, tuple(labels), i_tokens, tuple(problems))
 
 
-def gold_problems(verbatim: str, intended: str) -> list[str]:
+def gold_problems(verbatim: str, intended: str, language: str = "en") -> list[str]:
     """Everything wrong with a verbatim/intended pair as gold data, in plain words.
 
     Checks: digits in either transcript (gold is digit-free), an empty verbatim
@@ -138,4 +139,4 @@ def gold_problems(verbatim: str, intended: str) -> list[str]:
     problems = [f"{name} transcript contains digits ({text!r})"
                 for name, text in (("verbatim", verbatim), ("intended", intended))
                 if _DIGIT.search(text)]
-    return problems + list(gold_labels(verbatim, intended).problems)
+    return problems + list(gold_labels(verbatim, intended, language).problems)

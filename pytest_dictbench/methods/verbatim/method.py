@@ -26,9 +26,10 @@ from typing import Any
 from ...errors import SuiteError
 from ...model import SCORED_STATUSES, Case, ItemResult, Output, RuleScore, ScoreContext, Suite
 from ..base import ItemRecord
+from .inventory import typed_inventory
 from .labels import DISFLUENCY_TYPES, gold_labels, gold_problems
 from .metrics import CUTOFF_VARIANTS, TypedCounts, prf, typed_counts
-from .normalize import normalize_tokens
+from .normalize import language_of, normalize_tokens
 from .rates import EditCount, char_edits, pooled_rate, word_edits
 
 __all__ = ["DEFAULT_VWER_THRESHOLD", "Verbatim", "case_problems"]
@@ -38,11 +39,12 @@ _RATES = ("vwer", "vcer", "iwer", "icer")
 _RATE_UNITS = {"vwer": "words", "vcer": "chars", "iwer": "words", "icer": "chars"}
 
 
-def case_problems(cases: Sequence[Case]) -> dict[str, list[str]]:
+def case_problems(cases: Sequence[Case], language: str = "en") -> dict[str, list[str]]:
     """For a suite check: case id -> problems of its gold pair (only cases with some)."""
     found = {}
     for case in cases:
-        problems = gold_problems(str(case.get("verbatim", "")), str(case.get("intended", "")))
+        problems = gold_problems(str(case.get("verbatim", "")), str(case.get("intended", "")),
+                                 language)
         if problems:
             found[case.id] = problems
     return found
@@ -81,10 +83,12 @@ class Verbatim:
 
     def score(self, case: Case, output: Output, ctx: ScoreContext) -> ItemResult:
         threshold = float(ctx.params.get("vwer_threshold", DEFAULT_VWER_THRESHOLD))
-        gold = gold_labels(str(case.get("verbatim", "")), str(case.get("intended", "")))
-        pred = normalize_tokens(output.text)
+        language = language_of(ctx.suite.locale)
+        gold = gold_labels(str(case.get("verbatim", "")), str(case.get("intended", "")),
+                           language)
+        pred = normalize_tokens(output.text, language)
         intended_text, separate = _intended_prediction(output)
-        intended_pred = normalize_tokens(intended_text) if separate else pred
+        intended_pred = normalize_tokens(intended_text, language) if separate else pred
         counts = typed_counts(gold, pred)
         rates = {
             "vwer": word_edits(gold.tokens, pred), "vcer": char_edits(gold.tokens, pred),
@@ -134,6 +138,11 @@ class Verbatim:
         """Problems of the case's gold pair (for ``--dictbench-verify``)."""
         return gold_problems(str(case.get("verbatim", "")), str(case.get("intended", "")))
 
+    def check_case_in(self, case: Case, suite: Suite) -> list[str]:
+        """:meth:`check_case` with the suite's language (its locale)."""
+        return gold_problems(str(case.get("verbatim", "")), str(case.get("intended", "")),
+                             language_of(suite.locale))
+
     def aggregate(self, records: Sequence[ItemRecord], suite: Suite) -> dict[str, Any]:
         scored = [r for r in records
                   if r.get("status", "passed") in SCORED_STATUSES and r.get("metrics")]
@@ -168,7 +177,17 @@ class Verbatim:
             1 for r in scored if r["metrics"].get("gold_problems", 0))
         summary["vwer_threshold"] = float(suite.params.get("vwer_threshold",
                                                            DEFAULT_VWER_THRESHOLD))
-        return {"summary": summary, "types": types}
+        return {"summary": summary, "types": types,
+                "inventory": typed_inventory(_cases_of(scored, suite),
+                                             language_of(suite.locale))}
+
+
+def _cases_of(records: Sequence[ItemRecord], suite: Suite) -> list[Case]:
+    """The suite's cases of ``records``, each once, in case id order (a private suite's
+    keyed ids match none: its inventory is empty)."""
+    ids = sorted({str(r.get("case_id")) for r in records})
+    cases = {c.id: c for c in suite.cases}
+    return [cases[i] for i in ids if i in cases]
 
 
 def _check_number(suite: Suite, name: str) -> None:
