@@ -107,7 +107,7 @@ def timelines(draw: st.DrawFn) -> list[Update]:
     t = 0.0
     updates = []
     for _ in range(count):
-        t += draw(st.floats(0.0, 1.0))
+        t += draw(st.one_of(st.just(0.0), st.floats(0.001, 1.0)))  # 0: one message
         updates.append(Update(t, draw(st.sampled_from(["0", "1", "2"])),
                               " ".join(draw(words)), draw(st.booleans()),
                               draw(st.one_of(st.none(), st.floats(0.0, 5.0)))))

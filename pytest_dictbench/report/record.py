@@ -56,6 +56,8 @@ def item_record(item: ItemLike, status: str, *, suite_path: str,
         **({"asr_cost_usd": output.meta["provider"]["cost_usd"]}  # a cloud capture's
            if output and isinstance(output.meta.get("provider"), dict)  # own cost
            and "cost_usd" in output.meta["provider"] else {}),
+        **({"streaming": output.meta["streaming"]}  # a streaming session's figures
+           if output and isinstance(output.meta.get("streaming"), dict) else {}),
         **({"pipeline": output.meta["pipeline"]}  # raw, refined and each refine step
            if output and isinstance(output.meta.get("pipeline"), dict) else {}),
         **(extra or {}),

@@ -72,12 +72,15 @@ class StreamLog:
     facts: dict[str, object] = field(default_factory=dict)
 
 
-def displays(updates: Iterable[Update]) -> Iterator[tuple[Update, list[str]]]:
+def displays(updates: Sequence[Update]) -> Iterator[tuple[Update, list[str]]]:
     """Each update with the words shown right after it (segments in order of first
-    appearance, each its latest text)."""
+    appearance, each its latest text). Updates received at the same instant (the
+    updates of one message) count as one change: only the last of them is yielded."""
     texts: dict[str, str] = {}
-    for update in updates:
+    for i, update in enumerate(updates):
         texts[update.segment] = update.text
+        if i + 1 < len(updates) and updates[i + 1].t == update.t:
+            continue
         yield update, " ".join(texts.values()).split()
 
 
