@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from . import stats
 from .adapters.pipeline.summary import pipeline_summary
+from .adapters.streaming.summary import streaming_summary
 from .compare import adjust_pvalues, compare_products
 from .judge.report import judges_table
 from .methods.base import ItemRecord, Method
@@ -148,6 +149,9 @@ def _product_entry(records: Sequence[ItemRecord], suite: Suite, product: Product
         "speed": _speed(scored),
         "processing_path": _processing_path(product, scored),
     }
+    streaming = streaming_summary(records, suite, method, options.resamples, options.seed)
+    if streaming is not None:  # a streaming product: its timings, pacing, batch pairing
+        entry["streaming"] = streaming
     refine = pipeline_summary(records)
     if refine is not None:  # a pipeline product: its refine steps' latency and cost
         entry["pipeline"] = refine

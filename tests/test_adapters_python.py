@@ -128,7 +128,7 @@ def test_builtin_adapter_kinds() -> None:
                                      "deepgram", "gemini", "assemblyai", "elevenlabs",
                                      "speechmatics", "azure", "desktop", "deepgram-live",
                                      "assemblyai-streaming", "openai-realtime",
-                                     "speechmatics-rt", "soniox-rt"}
+                                     "speechmatics-rt", "soniox-rt", "whisper-streaming"}
     assert resolve(BUILTIN_ADAPTERS["python"]) is python_adapter
 
 

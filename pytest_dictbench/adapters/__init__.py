@@ -49,6 +49,7 @@ BUILTIN_ADAPTERS: dict[str, AdapterFactory] = {
        for kind in PROVIDER_KINDS},
     **{kind: Deferred(f"{__name__}.streaming.kinds:STREAMING_ADAPTERS",  # type: ignore[misc]
                       item=kind) for kind in STREAMING_KINDS},
+    "whisper-streaming": _deferred("whisper_streaming", "whisper_streaming_adapter"),
     "pipeline": _deferred("pipeline.adapter", "pipeline_adapter"),
     "desktop": _deferred("desktop", "desktop_adapter"),
 }

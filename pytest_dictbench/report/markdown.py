@@ -34,6 +34,7 @@ from .sections import (
     shared_cell,
     suite_records,
 )
+from .streaming import streaming_tables
 from .terminal import gate_lines, unused_decision_lines
 from .validity import validity_rows
 
@@ -309,7 +310,7 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
     if gate and not gate.get("ready", True):
         lines += [f"Execution gate closed: {md(', '.join(gate.get('blocking_items', [])))}", ""]
     lines += ([] if "rig" in suite else _leaderboard(suite)) + _metric_groups(suite)
-    for extra in (*method_tables(suite), *pipeline_tables(suite)):
+    for extra in (*method_tables(suite), *pipeline_tables(suite), *streaming_tables(suite)):
         lines += _plain(extra)
     for group in ([] if "rig" in suite else group_tables(suite, records)):
         lines += _group(group)

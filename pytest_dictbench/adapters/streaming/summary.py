@@ -1,0 +1,121 @@
+"""A streaming product's report entry, from its item records. Pure.
+
+Per timing (:data:`.metrics.TIMING_FIELDS`): n, p50, p90 and p95 over the items that
+have it; the stability figures (mean flicker rate, mean share shown in final form);
+pacing (p95 of the items' p95 lateness, the worst chunk, items invalid for it); and,
+where the items carry the engine's batch text of the same audio (``batch_text``), the
+paired comparison of streamed and batch accuracy: both texts scored by the suite's
+method, item by item, with the project's bootstrap interval of the mean difference
+(:func:`pytest_dictbench.stats.compare_paired`; negative = streaming loses).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ... import stats
+from ...model import SCORED_STATUSES, Output, ScoreContext, Suite
+from .metrics import TIMING_FIELDS
+
+__all__ = ["streaming_summary"]
+
+#: The percentiles reported for each timing.
+PERCENTILES = (50, 90, 95)
+
+
+def _spread(values: Sequence[float]) -> dict[str, Any]:
+    if not values:
+        return {"n": 0, **{f"p{q}": None for q in PERCENTILES}}
+    return {"n": len(values), **{f"p{q}": round(stats.percentile(values, q), 3)
+                                 for q in PERCENTILES}}
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return round(math.fsum(values) / len(values), 6) if values else None
+
+
+def _numbers(items: Sequence[Mapping[str, Any]], field: str) -> list[float]:
+    return [float(s[field]) for s in items if isinstance(s.get(field), (int, float))
+            and not isinstance(s.get(field), bool)]
+
+
+def streaming_summary(records: Sequence[Mapping[str, Any]], suite: Suite | None = None,
+                      method: Any = None, resamples: int = stats.DEFAULT_RESAMPLES,
+                      seed: int = stats.DEFAULT_SEED) -> dict[str, Any] | None:
+    """The entry (``None`` when no record is of a streaming capture)."""
+    streamed = [r for r in records if isinstance(r.get("streaming"), Mapping)]
+    if not streamed:
+        return None
+    timed = [r["streaming"] for r in streamed if r["status"] in SCORED_STATUSES]
+    pacing = [s.get("pacing") or {} for s in (r["streaming"] for r in streamed)]
+    realtime = all(s.get("realtime", True) for s in (r["streaming"] for r in streamed))
+    entry: dict[str, Any] = {
+        "items": len(streamed),
+        "realtime": realtime,
+        "comparable": realtime,
+        "chunk_ms": sorted({s.get("chunk_ms") for s in (r["streaming"] for r in streamed)
+                            if s.get("chunk_ms") is not None}),
+        "timings": {field: _spread(_numbers(timed, field)) for field in TIMING_FIELDS},
+        "flicker_rate_mean": _mean(_numbers(timed, "flicker_rate")),
+        "first_form_share_mean": _mean(_numbers(timed, "first_form_share")),
+        "pacing": {
+            "p95_ms": round(stats.percentile(_numbers(pacing, "p95_ms"), 95), 3)
+            if _numbers(pacing, "p95_ms") else None,
+            "max_ms": max(_numbers(pacing, "max_ms"), default=None),
+            "invalid": sum(1 for p in pacing if p.get("valid") is False),
+        },
+    }
+    if suite is not None and method is not None:
+        batch = _batch_pairs(streamed, suite, method, resamples, seed)
+        if batch is not None:
+            entry["batch"] = batch
+    return entry
+
+
+def _batch_pairs(records: Sequence[Mapping[str, Any]], suite: Suite, method: Any,
+                 resamples: int, seed: int) -> dict[str, Any] | None:
+    """Streamed against batch accuracy on the items that carry both."""
+    cases = {case.id: case for case in suite.cases}
+    stream_scores: list[float] = []
+    batch_scores: list[float] = []
+    stream_failed: list[bool] = []
+    batch_failed: list[bool] = []
+    words: dict[str, list[float]] = {"stream": [0.0, 0.0], "batch": [0.0, 0.0]}
+    counted = 0
+    unpaired = 0
+    for record in records:
+        text = record["streaming"].get("batch_text")
+        case = cases.get(record["case_id"])
+        if not isinstance(text, str) or case is None or record["status"] not in \
+                SCORED_STATUSES or record.get("score") is None:
+            continue
+        result = method.score(case, Output(case.id, text, record["repetition"]),
+                              ScoreContext(suite=suite))
+        if result.score is None or result.provisional:
+            unpaired += 1  # the batch text's score needs a judge: not paired here
+            continue
+        stream_scores.append(float(record["score"]))
+        batch_scores.append(float(result.score))
+        stream_failed.append(record["status"] == "failed")
+        batch_failed.append(not result.passed)
+        sides = (("stream", record.get("metrics") or {}), ("batch", result.metrics))
+        if all("word_ref" in metrics for _, metrics in sides):
+            counted += 1
+            for side, metrics in sides:  # pooled: errors over reference words
+                words[side][0] += sum(float(metrics[k]) for k in
+                                      ("word_sub", "word_del", "word_ins"))
+                words[side][1] += float(metrics["word_ref"])
+    if not stream_scores:
+        return {"pairs": 0, "unpaired": unpaired} if unpaired else None
+    compared = stats.compare_paired(batch_scores, stream_scores, batch_failed,
+                                    stream_failed, resamples=resamples, seed=seed)
+    pooled = {side: round(e / n, 6) if counted == len(stream_scores) and n else None
+              for side, (e, n) in words.items()}
+    return {"pairs": len(stream_scores), "unpaired": unpaired,
+            "batch_score": compared["mean_a"], "stream_score": compared["mean_b"],
+            "difference": compared["mean_difference"], "interval": compared["interval"],
+            "resolved": compared["resolved"], "only_stream_failed": compared["only_b_failed"],
+            "only_batch_failed": compared["only_a_failed"],
+            "batch_wer": pooled["batch"], "stream_wer": pooled["stream"]}
