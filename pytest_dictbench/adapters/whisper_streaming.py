@@ -1,8 +1,9 @@
 """``whisper-streaming``: the local Whisper engine driven as a stream, no key, no
 network: the default streaming product (``products/whisper-tiny-streaming.toml``).
 
-The item's audio arrives in ``chunk_ms`` chunks paced on one monotonic clock, as from
-a microphone (a feeder thread, the same schedule as the WebSocket kinds); the engine
+The item's audio arrives in ``chunk_ms`` chunks on one monotonic clock, as from a
+microphone (the same schedule as the WebSocket kinds: chunk ``k`` is there from
+``(k + 1) * chunk_ms``; with no transport, no chunk can be late); the engine
 transcribes its buffer again whenever ``min_chunk_ms`` of new audio has arrived and
 commits what two successive hypotheses agree on (local agreement,
 :mod:`.streaming.agreement`). Committed words are final; the rest of the latest
@@ -20,7 +21,6 @@ the timings are marked not comparable).
 from __future__ import annotations
 
 import dataclasses
-import threading
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -69,41 +69,37 @@ class StreamConfig:
                    settings.positive("buffer_trim_s", 15.0), settings.get("batch", bool, True))
 
 
-class _Feed:
-    """The audio as it arrives: a feeder thread appends each chunk when it is due."""
+class _Clock:
+    """The audio as it arrives, read off one monotonic clock: chunk ``k`` is there from
+    its due time ``(k + 1) * chunk_s``, as from a microphone. There is no transport to
+    fall behind, so every chunk arrives when due; an engine busy past that time finds
+    it waiting, and its lag shows in the timings."""
 
-    def __init__(self, samples: np.ndarray, config: StreamConfig, log: StreamLog) -> None:
-        self.samples, self.config, self.log = samples, config, log
+    def __init__(self, total: int, config: StreamConfig) -> None:
+        self.total, self.config = total, config
         self.step = max(1, round(WHISPER_RATE * config.chunk_s))
-        self.arrived = 0
-        self.ended = False
-        self.cond = threading.Condition()
+        self.chunks = -(-total // self.step)
         self.zero = time.monotonic()
 
     def now(self) -> float:
         return time.monotonic() - self.zero
 
-    def run(self) -> None:
-        total = self.samples.shape[0]
-        for k, start in enumerate(range(0, total, self.step)):
-            due = (k + 1) * self.config.chunk_s
-            wait = due - self.now()
-            if wait > 0:
-                time.sleep(wait)
-            with self.cond:
-                self.arrived = min(total, start + self.step)
-                self.log.sends.append(Send(due, self.now()))
-                self.cond.notify_all()
-        with self.cond:
-            self.ended = True
-            self.log.end_sent = self.now()
-            self.cond.notify_all()
+    def due(self, samples: int) -> float:
+        """When the chunk holding sample ``samples - 1`` is there."""
+        return min(self.chunks, -(-samples // self.step)) * self.config.chunk_s
 
     def wait_for(self, needed: int) -> tuple[int, bool]:
-        """Block until ``needed`` samples arrived or the audio ended: (arrived, ended)."""
-        with self.cond:
-            self.cond.wait_for(lambda: self.arrived >= needed or self.ended)
-            return self.arrived, self.ended and self.arrived >= self.samples.shape[0]
+        """Sleep until ``needed`` samples (or all) are there: (arrived, ended)."""
+        wait = self.due(min(needed, self.total)) - self.now()
+        if wait > 0:
+            time.sleep(wait)
+        arrived = min(self.total, int(self.now() / self.config.chunk_s) * self.step)
+        arrived = max(arrived, min(needed, self.total))
+        return arrived, arrived >= self.total
+
+    def sends(self) -> list[Send]:
+        return [Send((k + 1) * self.config.chunk_s, (k + 1) * self.config.chunk_s)
+                for k in range(self.chunks)]
 
 
 class WhisperStreamingTranscriber:
@@ -131,30 +127,26 @@ class WhisperStreamingTranscriber:
         config = self.config
         audio = stream_audio(request.audio_path(), WHISPER_RATE, config.chunk_s)
         log = StreamLog(chunk_s=config.chunk_s, realtime=config.realtime)
-        feed = _Feed(audio.samples, config, log)
+        total = audio.samples.shape[0]
+        clock = _Clock(total, config)
         language = self.whisper.language or request.language
         policy = Agreement()
         shown_final = None
         step = max(1, round(WHISPER_RATE * config.min_chunk_s))
         start = done = 0  # the buffer's first sample; the samples transcribed so far
-        feeder = threading.Thread(target=feed.run, daemon=True) if config.realtime else None
-        if feeder is not None:
-            feeder.start()
-        total = audio.samples.shape[0]
         while True:
-            if feeder is not None:
-                arrived, ended = feed.wait_for(done + step)
+            if config.realtime:
+                arrived, ended = clock.wait_for(done + step)
             else:  # as fast as the engine takes it
                 arrived = min(total, done + step)
                 ended = arrived >= total
-                log.sends.append(Send(feed.now(), feed.now()))
             prompt = Agreement.text([w for w in policy.committed
                                      if w.end <= start / WHISPER_RATE])[-PROMPT_CHARS:]
             words = self._hypothesis(audio.samples[start:arrived], start / WHISPER_RATE,
                                      prompt, language)
             (policy.finish if ended else policy.insert)(words)
             done = arrived
-            t = feed.now()
+            t = clock.now()
             log.messages += 1
             final = Agreement.text(policy.committed)
             last = (policy.tail or policy.committed or [None])[-1]
@@ -169,9 +161,10 @@ class WhisperStreamingTranscriber:
                 break
             if (arrived - start) / WHISPER_RATE > config.trim_s and policy.committed:
                 start = max(start, min(arrived, round(policy.committed[-1].end * WHISPER_RATE)))
-        if feeder is not None:
-            feeder.join()
-        log.closed = feed.now()
+        if config.realtime:
+            log.sends = clock.sends()
+            log.end_sent = clock.chunks * config.chunk_s
+        log.closed = clock.now()
         figures = streaming_metrics(log, audio.marks, config.bound_ms)
         record = capture_record(log, figures, {"policy": POLICY,
                                                "min_chunk_ms": config.min_chunk_s * 1000})
