@@ -103,5 +103,5 @@ def streaming_groups(suite: Mapping[str, Any]) -> MetricGroups | None:
     values = {str(e["product"]): tuple(
         ((e["streaming"].get("timings") or {}).get(field) or {}).get(f"p{q}")
         for field, _ in _FIGURE for q in (50, 90, 95)) for e in entries}
-    return MetricGroups("Streaming latency", "Streaming latency percentiles (ms; real-time "
-                        "runs only)", categories, values, None, "latency_ms")
+    return MetricGroups("Streaming latency", "Latency (ms), real-time runs", categories,
+                        values, None, "latency_ms")
