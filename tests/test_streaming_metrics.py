@@ -165,3 +165,47 @@ def test_pacing_order_and_validity(lateness: list[float], bound: float) -> None:
         return
     assert p.p50_ms <= p.p95_ms + 1e-9 and p.p95_ms <= p.max_ms + 1e-9
     assert p.valid == (p.max_ms <= bound)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-10, 10) | st.floats(allow_nan=False)
+    | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["type", "message", "channel", "alternatives", "transcript",
+                         "is_final", "words", "end", "turn_order", "end_of_turn", "metadata",
+                         "item_id", "delta", "tokens", "text", "is_final", "finished",
+                         "error", "error_code", "end_time", "session"]), inner, max_size=5),
+    max_leaves=12)
+message_types = st.sampled_from([
+    "Results", "Metadata", "Begin", "Turn", "Termination", "AddPartialTranscript",
+    "AddTranscript", "EndOfTranscript", "RecognitionStarted", "Error", "error",
+    "input_audio_buffer.committed", "conversation.item.input_audio_transcription.delta",
+    "conversation.item.input_audio_transcription.completed"])
+
+
+@given(st.sampled_from(["deepgram-live", "assemblyai-streaming", "openai-realtime",
+                        "speechmatics-rt", "soniox-rt"]),
+       st.one_of(json_values, st.builds(lambda t, rest: {"type": t, "message": t, **rest},
+                                        message_types, st.dictionaries(
+                                            st.sampled_from(["channel", "metadata", "tokens",
+                                                             "transcript", "turn_order",
+                                                             "item_id", "delta", "words"]),
+                                            json_values, max_size=4))))
+@settings(max_examples=300, deadline=None)
+def test_protocol_readers_take_any_json(kind: str, value: object) -> None:
+    """Any JSON a server might send is read or refused as malformed (the errors the
+    session engine counts as malformed), never a crash of another kind."""
+    import json
+
+    from pytest_dictbench.adapters.streaming.kinds import PROTOCOLS
+    from pytest_dictbench.adapters.streaming.protocol import Config
+    from pytest_dictbench.adapters.streaming.session import MALFORMED
+
+    protocol = PROTOCOLS[kind]
+    reader = protocol.reader(Config("m", "en", protocol.sample_rate, {}))
+    try:
+        reading = reader.read(json.dumps(value))
+    except MALFORMED:
+        return
+    for segment in reading.updates:
+        assert isinstance(segment.text, str) and isinstance(segment.segment, str)

@@ -31,12 +31,14 @@ from ...redact import scrub
 from .protocol import Reader
 from .timeline import Send, StreamLog, Update
 
-__all__ = ["CONNECT_ATTEMPTS", "StreamError", "import_websockets", "run_session"]
+__all__ = ["CONNECT_ATTEMPTS", "MALFORMED", "StreamError", "import_websockets", "run_session"]
 
 #: Connection attempts before a session fails (only before any audio went out).
 CONNECT_ATTEMPTS = 3
 #: Characters of a provider message quoted in an error or the log.
 QUOTE_CHARS = 200
+#: What a protocol's reader raises for a message it cannot read (counted as malformed).
+MALFORMED = (ValueError, KeyError, TypeError, IndexError, AttributeError)
 #: Largest message read from a provider.
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 
@@ -147,7 +149,7 @@ async def _session(url: str, headers: Mapping[str, str], reader: Reader,
                 log.messages += 1
                 try:
                     reading = reader.read(message)
-                except (ValueError, KeyError, TypeError) as exc:
+                except MALFORMED as exc:
                     log.malformed.append(f"{exc}: {quote(message)}")
                     continue
                 log.facts.update(reading.facts)
