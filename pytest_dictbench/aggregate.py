@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from . import stats
 from .adapters.pipeline.summary import pipeline_summary
-from .adapters.streaming.summary import streaming_summary
+from .adapters.streaming.summary import paired_batch_product, streaming_summary
 from .compare import adjust_pvalues, compare_products
 from .judge.report import judges_table
 from .methods.base import ItemRecord, Method
@@ -276,6 +276,11 @@ def _suite_entry(suite: Suite, method: Method, by_product: Mapping[str, list[Ite
                                 "cohort": {}} for e in entries}
     for entry in entries:
         entry.update(ranks[entry["product"]])
+        stream = entry.get("streaming") or {}
+        if stream.get("batch_product") in by_product and "batch" not in stream:
+            stream["batch"] = paired_batch_product(  # a streaming product and its batch twin
+                by_product[entry["product"]], by_product[stream["batch_product"]],
+                stream["batch_product"], options.resamples, options.seed)
     leaderboard = _leaderboard(entries, method, headline, getattr(
         method, "higher_is_better", True)) if getattr(method, "overall_ranking", True) else []
     return {

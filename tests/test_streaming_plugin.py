@@ -28,8 +28,12 @@ def _suite_entry(path: Path) -> dict:
 
 
 def test_a_streaming_provider_product_reports_its_timings(
-        pytester: pytest.Pytester, write_suite: Callable[..., Path], server: ScriptedServer,
+        pytester: pytest.Pytester, write_suite: Callable[..., Path],
+        write_product: Callable[..., Path], server: ScriptedServer,
         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The timings in every report, and the pairing with the batch product it names:
+    both streamed texts are right (100, 100); the batch product missed "again" in c2
+    (WER 1/3, score 66.7), so streamed - batch = (0 + 33.3) / 2 = 16.7."""
     monkeypatch.setenv(KEY_ENV, KEY)
     cases = [{"id": f"c{i}", "reference": "hello world again", "audio": f"audio/c{i}.wav"}
              for i in (1, 2)]
@@ -37,14 +41,22 @@ def test_a_streaming_provider_product_reports_its_timings(
     for case in cases:
         story_audio(root / case["audio"])
     pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
-    (pytester.path / "products").mkdir()
+    write_product("dg-batch", [{"case_id": "c1", "text": "hello world again"},
+                               {"case_id": "c2", "text": "hello world"}])
     (pytester.path / "products" / "dg-live.toml").write_text(
         'name = "dg-live"\nversion = "1"\nadapter = "deepgram-live"\n[settings]\n'
-        f'base_url = "{server.base_url}"\napi_key_env = "{KEY_ENV}"\n', encoding="utf-8")
-    result = pytester.runpytest("--product=dg-live", "-p", "no:cacheprovider",
-                                "--dictbench-report", "reports")
-    result.assert_outcomes(passed=2)
-    entry = _suite_entry(pytester.path / "reports")["products"][0]["streaming"]
+        f'base_url = "{server.base_url}"\napi_key_env = "{KEY_ENV}"\n'
+        'batch_product = "dg-batch"\n', encoding="utf-8")
+    result = pytester.runpytest("--product=dg-live", "--product=dg-batch", "-p",
+                                "no:cacheprovider", "--dictbench-report", "reports",
+                                "--dictbench-item-failures=report")
+    result.assert_outcomes(passed=4)
+    products = {e["product"]: e for e in _suite_entry(pytester.path / "reports")["products"]}
+    assert "streaming" not in products["dg-batch"]
+    entry = products["dg-live"]["streaming"]
+    batch = entry.pop("batch")
+    assert batch["source"] == "product dg-batch" and batch["pairs"] == 2
+    assert batch["difference"] == pytest.approx(50 / 3, abs=1e-6)
     assert entry["items"] == 2 and entry["realtime"] is True
     first = entry["timings"]["ttfp_audible_ms"]
     assert first["n"] == 2 and first["p50"] == pytest.approx(300, abs=40)
@@ -52,7 +64,10 @@ def test_a_streaming_provider_product_reports_its_timings(
     markdown = (pytester.path / "reports" / "dictbench.md").read_text(encoding="utf-8")
     assert "**Streaming timings**" in markdown
     for line in (pytester.path / "reports" / "items.jsonl").read_text().splitlines():
-        assert KEY not in line and "ttfp_audible_ms" in json.loads(line)["streaming"]
+        item = json.loads(line)
+        assert KEY not in line
+        assert ("ttfp_audible_ms" in item["streaming"]) if item["product"] == "dg-live" \
+            else "streaming" not in item
 
 
 faster_whisper = pytest.importorskip("faster_whisper", reason="the asr extra is not installed")

@@ -61,7 +61,8 @@ def streaming_tables(suite: Mapping[str, Any]) -> Sequence[PlainTable]:
         batch = s.get("batch")
         if isinstance(batch, Mapping) and batch.get("pairs"):
             interval = batch.get("interval") or {}
-            pairs.append((str(e["product"]), fmt(batch["pairs"]),
+            pairs.append((str(e["product"]), str(batch.get("source", "engine")),
+                          fmt(batch["pairs"]),
                           fmt(batch.get("batch_score"), "score"),
                           fmt(batch.get("stream_score"), "score"),
                           f"{fmt(batch.get('difference'), 'score')} "
@@ -85,12 +86,13 @@ def streaming_tables(suite: Mapping[str, Any]) -> Sequence[PlainTable]:
     if pairs:
         tables.append(PlainTable(
             "Streaming against batch accuracy",
-            ("Product", "Pairs", "Batch score", "Streamed score",
+            ("Product", "Batch from", "Pairs", "Batch score", "Streamed score",
              "Difference [95% CI]", "Resolved", "Batch WER", "Streamed WER"),
-            tuple(pairs), (1, 2, 3, 4, 6, 7),
-            "The same engine's text of the whole file (batch) and its streamed final "
-            "text, scored by the suite's method on the same items; difference = streamed "
-            "- batch, with a paired percentile bootstrap interval."))
+            tuple(pairs), (2, 3, 4, 5, 7, 8),
+            "Batch from 'engine': the same engine's text of the whole file; from a "
+            "product: that product's items of this run (its batch_product). Both scored "
+            "by the suite's method on the same items; difference = streamed - batch, "
+            "with a paired percentile bootstrap interval."))
     return tuple(tables)
 
 

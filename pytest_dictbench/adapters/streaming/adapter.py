@@ -38,7 +38,7 @@ __all__ = ["STREAMING_SETTINGS", "StreamingTranscriber", "capture_record",
 
 STREAMING_SETTINGS = frozenset({"base_url", "api_key_env", "language", "options",
                                 "concurrency", "chunk_ms", "realtime", "pacing_bound_ms",
-                                "final_timeout_s"})
+                                "final_timeout_s", "batch_product"})
 _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
@@ -94,6 +94,7 @@ class StreamingTranscriber:
         self.realtime: bool = settings.get("realtime", bool, True)
         self.bound_ms = settings.positive("pacing_bound_ms", DEFAULT_PACING_BOUND_MS)
         self.final_timeout_s = settings.positive("final_timeout_s", 30.0)
+        self.batch_product: str | None = settings.get("batch_product", str, None)
         concurrency: int = settings.get("concurrency", int, DEFAULT_CONCURRENCY)
         if concurrency < 1:
             raise settings.error(f"[settings] concurrency must be at least 1, got {concurrency}")
@@ -134,6 +135,8 @@ class StreamingTranscriber:
         facts: dict[str, Any] = {k: scrub(v) if isinstance(v, str) else v
                                  for k, v in log.facts.items()}
         record = capture_record(log, figures, facts)
+        if self.batch_product:
+            record["streaming"]["batch_product"] = self.batch_product
         if self.price is not None:
             cost = self.price.cost(audio.duration_s, {})
             record["provider"] = {"billed_seconds": round(audio.duration_s, 6),

@@ -6,7 +6,9 @@ pacing (p95 of the items' p95 lateness, the worst chunk, items invalid for it); 
 where the items carry the engine's batch text of the same audio (``batch_text``), the
 paired comparison of streamed and batch accuracy: both texts scored by the suite's
 method, item by item, with the project's bootstrap interval of the mean difference
-(:func:`pytest_dictbench.stats.compare_paired`; negative = streaming loses).
+(:func:`pytest_dictbench.stats.compare_paired`; negative = streaming loses). A
+streaming product that names a ``batch_product`` of the same run is paired with that
+product's items instead (:func:`paired_batch_product`, called by the aggregate).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from ... import stats
 from ...model import SCORED_STATUSES, Output, ScoreContext, Suite
 from .metrics import TIMING_FIELDS
 
-__all__ = ["streaming_summary"]
+__all__ = ["paired_batch_product", "streaming_summary"]
 
 #: The percentiles reported for each timing.
 PERCENTILES = (50, 90, 95)
@@ -67,6 +69,10 @@ def streaming_summary(records: Sequence[Mapping[str, Any]], suite: Suite | None 
             "invalid": sum(1 for p in pacing if p.get("valid") is False),
         },
     }
+    named = sorted({str(r["streaming"]["batch_product"]) for r in streamed
+                    if isinstance(r["streaming"].get("batch_product"), str)})
+    if named:  # paired by the report with that product's items (see aggregate)
+        entry["batch_product"] = named[0]
     if suite is not None and method is not None:
         batch = _batch_pairs(streamed, suite, method, resamples, seed)
         if batch is not None:
@@ -74,16 +80,16 @@ def streaming_summary(records: Sequence[Mapping[str, Any]], suite: Suite | None 
     return entry
 
 
+#: One item paired: (streamed score, batch score, streamed failed, batch failed, the
+#: streamed item's metrics, the batch item's metrics).
+_Pair = tuple[float, float, bool, bool, Mapping[str, Any], Mapping[str, Any]]
+
+
 def _batch_pairs(records: Sequence[Mapping[str, Any]], suite: Suite, method: Any,
                  resamples: int, seed: int) -> dict[str, Any] | None:
-    """Streamed against batch accuracy on the items that carry both."""
+    """Streamed against batch accuracy on the items that carry the engine's batch text."""
     cases = {case.id: case for case in suite.cases}
-    stream_scores: list[float] = []
-    batch_scores: list[float] = []
-    stream_failed: list[bool] = []
-    batch_failed: list[bool] = []
-    words: dict[str, list[float]] = {"stream": [0.0, 0.0], "batch": [0.0, 0.0]}
-    counted = 0
+    pairs: list[_Pair] = []
     unpaired = 0
     for record in records:
         text = record["streaming"].get("batch_text")
@@ -96,26 +102,53 @@ def _batch_pairs(records: Sequence[Mapping[str, Any]], suite: Suite, method: Any
         if result.score is None or result.provisional:
             unpaired += 1  # the batch text's score needs a judge: not paired here
             continue
-        stream_scores.append(float(record["score"]))
-        batch_scores.append(float(result.score))
-        stream_failed.append(record["status"] == "failed")
-        batch_failed.append(not result.passed)
-        sides = (("stream", record.get("metrics") or {}), ("batch", result.metrics))
-        if all("word_ref" in metrics for _, metrics in sides):
-            counted += 1
-            for side, metrics in sides:  # pooled: errors over reference words
-                words[side][0] += sum(float(metrics[k]) for k in
-                                      ("word_sub", "word_del", "word_ins"))
-                words[side][1] += float(metrics["word_ref"])
-    if not stream_scores:
+        pairs.append((float(record["score"]), float(result.score),
+                      record["status"] == "failed", not result.passed,
+                      record.get("metrics") or {}, result.metrics))
+    if not pairs:
         return {"pairs": 0, "unpaired": unpaired} if unpaired else None
+    return {"source": "engine", **_compare(pairs, resamples, seed), "unpaired": unpaired}
+
+
+def paired_batch_product(stream: Sequence[Mapping[str, Any]],
+                         batch: Sequence[Mapping[str, Any]], name: str,
+                         resamples: int = stats.DEFAULT_RESAMPLES,
+                         seed: int = stats.DEFAULT_SEED) -> dict[str, Any]:
+    """Streamed against the batch product ``name`` of the same run, on the items
+    (case and repetition) both scored."""
+    scored = {(r["case_id"], r["repetition"]): r for r in batch
+              if r["status"] in SCORED_STATUSES and r.get("score") is not None}
+    pairs: list[_Pair] = []
+    for r in stream:
+        other = scored.get((r["case_id"], r["repetition"]))
+        if other is None or r["status"] not in SCORED_STATUSES or r.get("score") is None:
+            continue
+        pairs.append((float(r["score"]), float(other["score"]), r["status"] == "failed",
+                      other["status"] == "failed", r.get("metrics") or {},
+                      other.get("metrics") or {}))
+    if not pairs:
+        return {"source": f"product {name}", "pairs": 0}
+    return {"source": f"product {name}", **_compare(pairs, resamples, seed)}
+
+
+def _compare(pairs: Sequence[_Pair], resamples: int, seed: int) -> dict[str, Any]:
+    stream_scores, batch_scores, stream_failed, batch_failed, stream_m, batch_m = \
+        (list(column) for column in zip(*pairs, strict=True))
     compared = stats.compare_paired(batch_scores, stream_scores, batch_failed,
                                     stream_failed, resamples=resamples, seed=seed)
-    pooled = {side: round(e / n, 6) if counted == len(stream_scores) and n else None
-              for side, (e, n) in words.items()}
-    return {"pairs": len(stream_scores), "unpaired": unpaired,
-            "batch_score": compared["mean_a"], "stream_score": compared["mean_b"],
-            "difference": compared["mean_difference"], "interval": compared["interval"],
-            "resolved": compared["resolved"], "only_stream_failed": compared["only_b_failed"],
+    return {"pairs": len(pairs), "batch_score": compared["mean_a"],
+            "stream_score": compared["mean_b"], "difference": compared["mean_difference"],
+            "interval": compared["interval"], "resolved": compared["resolved"],
+            "only_stream_failed": compared["only_b_failed"],
             "only_batch_failed": compared["only_a_failed"],
-            "batch_wer": pooled["batch"], "stream_wer": pooled["stream"]}
+            "batch_wer": _pooled_wer(batch_m), "stream_wer": _pooled_wer(stream_m)}
+
+
+def _pooled_wer(metrics: Sequence[Mapping[str, Any]]) -> float | None:
+    """Word errors over reference words, pooled over the items (``None`` unless every
+    item has word counts)."""
+    if not metrics or not all("word_ref" in m for m in metrics):
+        return None
+    errors = sum(float(m[k]) for m in metrics for k in ("word_sub", "word_del", "word_ins"))
+    words = sum(float(m["word_ref"]) for m in metrics)
+    return round(errors / words, 6) if words else None
