@@ -8,7 +8,7 @@ it saw: the request, every audio chunk's receive time, the control messages.
 ``fault`` scripts what goes wrong: ``"refuse"`` (HTTP 401 at the handshake),
 ``"drop"`` (close with code 1011 after 0.5 s of audio), ``"silent_end"`` (never answers
 the end), ``"malformed"`` (a non-JSON message in the timeline), ``"error"`` (the
-provider's error message), ``"slow_reader"`` (reads each chunk 0.3 s late).
+provider's error message).
 """
 
 from __future__ import annotations
@@ -115,8 +115,6 @@ class ScriptedServer:
                 await ws.close(1000)
                 return
             chunks.append((now, size))
-            if self.fault == "slow_reader":
-                await asyncio.sleep(0.3)
             received += size
             position = received / (2 * self.rate)
             if self.fault == "drop" and position >= 0.5:

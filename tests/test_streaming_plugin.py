@@ -13,6 +13,8 @@ import pytest
 from streaming_servers import ScriptedServer, scripted_server
 from test_streaming_protocols import KEY, KEY_ENV, story_audio
 
+from pytest_dictbench.schemas import validation_error
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -23,7 +25,11 @@ def server() -> Iterator[ScriptedServer]:
 
 
 def _suite_entry(path: Path) -> dict:
+    """The run's first suite entry; the report and every item record fit their schemas."""
     report = json.loads((path / "dictbench.json").read_text(encoding="utf-8"))
+    assert validation_error(report, "report.schema.json") is None
+    for line in (path / "items.jsonl").read_text(encoding="utf-8").splitlines():
+        assert validation_error(json.loads(line), "item-record.schema.json") is None
     return report["suites"][0]
 
 
