@@ -8,7 +8,7 @@ it saw: the request, every audio chunk's receive time, the control messages.
 ``fault`` scripts what goes wrong: ``"refuse"`` (HTTP 401 at the handshake),
 ``"drop"`` (close with code 1011 after 0.5 s of audio), ``"silent_end"`` (never answers
 the end), ``"malformed"`` (a non-JSON message in the timeline), ``"error"`` (the
-provider's error message).
+provider's error message), ``"never_ready"`` (never answers the opening).
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ ERRORS = {
     "openai-realtime": {"type": "error", "error": {"type": "invalid_request_error",
                                                    "code": "invalid_value",
                                                    "message": "Invalid model"}},
-    "soniox-rt": {"error_code": 400, "error_message": "Invalid model"},
+    # a provider that echoes the key back: it must reach no output, cache or report
+    "soniox-rt": {"error_code": 400, "error_message": "Invalid model for key {key}"},
 }
 
 
@@ -95,6 +96,9 @@ class ScriptedServer:
             await self._send(ws, message)
         for _ in range(ex["opening_messages"]):
             self.seen.opening.append(json.loads(await ws.recv()))
+        if self.fault == "never_ready":
+            await ws.wait_closed()
+            return
         for message in ex["on_opening"]:
             await self._send(ws, message)
         timeline = list(ex["timeline"])
@@ -107,7 +111,8 @@ class ScriptedServer:
             if size is None:  # a control message: the end of the stream
                 self.seen.control.append(message)
                 if self.fault == "silent_end":
-                    await asyncio.sleep(30)
+                    await ws.wait_closed()
+                    return
                 for item in timeline:
                     await self._send(ws, item["send"])
                 for message_out in ex["on_end"]:
@@ -121,7 +126,7 @@ class ScriptedServer:
                 await ws.close(1011, "internal server error")
                 return
             if self.fault == "error" and position >= 0.5:
-                await self._send(ws, ERRORS[self.kind])
+                await self._send(ws, json.dumps(ERRORS[self.kind]).replace("{key}", self.key))
                 await ws.close(1000)
                 return
             while timeline and timeline[0]["at_s"] <= position + 1e-9:

@@ -150,6 +150,9 @@ def test_a_provider_error_is_quoted_and_never_scored(kind: str, server: Scripted
               "Invalid sample rate", "speechmatics-rt": "audio format not supported",
               "openai-realtime": "Invalid model", "soniox-rt": "Invalid model"}[kind]
     assert quoted in output.error and ERRORS[kind]
+    assert KEY not in output.error
+    if kind == "soniox-rt":  # it echoed the key: scrubbed
+        assert "Invalid model for key <redacted>" in output.error
 
 
 @pytest.mark.parametrize("kind", ["deepgram-live"])
@@ -242,3 +245,13 @@ def test_several_streams_at_once_keep_pace(kind: str, server: ScriptedServer,
     for chunks in server.seen.chunks:
         offsets = [(t - chunks[0][0]) * 1000 - 100 * k for k, (t, _) in enumerate(chunks)]
         assert statistics.median(abs(o) for o in offsets) < TOLERANCE_MS
+
+
+@pytest.mark.parametrize("kind", ["speechmatics-rt"])
+@pytest.mark.parametrize("server", ["never_ready"], indirect=True)
+def test_a_provider_that_never_says_ready_is_named(kind: str, server: ScriptedServer,
+                                                   suite: Suite, tmp_path: Path) -> None:
+    output = capture(kind, server, suite, tmp_path, final_timeout_s=0.5)
+    assert output.status == "error"
+    assert "never said it was ready for audio within 10 s" in output.error
+    assert server.seen.chunks == [[]]  # no audio went out before it was ready

@@ -196,11 +196,10 @@ async def _session(url: str, headers: Mapping[str, str], reader: Reader,
     sender = asyncio.create_task(send())
     audio_s = len(chunks) * log.chunk_s
     try:
-        await asyncio.wait_for(_both(sender, receiver),
-                               timeout=open_timeout_s + audio_s + final_timeout_s)
-    except TimeoutError:
-        outcome["error"] = (f"no last result within final_timeout_s = {final_timeout_s:g} s "
-                            "after the end of the audio")
+        problem = await _phases(sender, receiver, ready, open_timeout_s,
+                                audio_s + final_timeout_s, final_timeout_s)
+        if problem is not None:
+            outcome["error"] = problem
     except ConnectionClosed:
         outcome["error"] = outcome["error"] or (
             f"the connection closed while audio was being sent (close code {ws.close_code})")
@@ -216,10 +215,31 @@ async def _session(url: str, headers: Mapping[str, str], reader: Reader,
     return log
 
 
-async def _both(sender: asyncio.Task[None], receiver: asyncio.Task[None]) -> None:
-    """Wait for the receiver; a sender failure (a closed socket) ends the session too."""
-    done, _ = await asyncio.wait({sender, receiver}, return_when=asyncio.FIRST_COMPLETED)
+async def _phases(sender: asyncio.Task[None], receiver: asyncio.Task[None],
+                  ready: asyncio.Event, ready_s: float, sending_s: float, final_s: float
+                  ) -> str | None:
+    """Each phase on its own deadline: the provider ready within ``ready_s``, the audio
+    sent within ``sending_s``, the last message within ``final_s`` after the end of the
+    audio. What went wrong, or ``None`` (the receiver's outcome stands). A failure of
+    the sending (a closed socket) raises."""
+    waiting = asyncio.ensure_future(ready.wait())
+    try:
+        done, _ = await asyncio.wait({waiting, receiver}, timeout=ready_s,
+                                     return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiting.cancel()
     if receiver in done:
-        return
+        return None
+    if not ready.is_set():
+        return f"the provider never said it was ready for audio within {ready_s:g} s"
+    done, _ = await asyncio.wait({sender, receiver}, timeout=sending_s,
+                                 return_when=asyncio.FIRST_COMPLETED)
+    if receiver in done:
+        return None
+    if sender not in done:
+        return f"the audio could not be sent within {sending_s:g} s (the socket took it slowly)"
     sender.result()  # raises what stopped the sending
-    await receiver
+    done, _ = await asyncio.wait({receiver}, timeout=final_s)
+    if receiver in done:
+        return None
+    return f"no last result within final_timeout_s = {final_s:g} s after the end of the audio"
