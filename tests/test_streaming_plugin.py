@@ -69,6 +69,13 @@ def test_a_streaming_provider_product_reports_its_timings(
     assert entry["pacing"]["invalid"] == 0 and "batch" not in entry
     markdown = (pytester.path / "reports" / "dictbench.md").read_text(encoding="utf-8")
     assert "**Streaming timings**" in markdown
+    result.stdout.fnmatch_lines(["mini/dg-live: streaming p50/p95: first partial *; "
+                                 "streamed - batch (product dg-batch): +16.67 *on 2 items"])
+    junit = pytester.path / "junit.xml"
+    pytester.runpytest("--product=dg-live", "--product=dg-batch", "-p", "no:cacheprovider",
+                       "--dictbench-report", "reports", f"--junitxml={junit}",
+                       "--dictbench-item-failures=report")
+    assert junit.read_text(encoding="utf-8").count('name="dictbench.streaming.ttff_ms"') == 2
     for line in (pytester.path / "reports" / "items.jsonl").read_text().splitlines():
         item = json.loads(line)
         assert KEY not in line

@@ -17,7 +17,7 @@ from typing import Any
 from .method_tables import PlainTable
 from .sections import MetricGroups, fmt
 
-__all__ = ["streaming_groups", "streaming_tables"]
+__all__ = ["streaming_groups", "streaming_note", "streaming_tables"]
 
 #: Timings shown, with their column heading.
 _SHOWN = (("ttfp_audible_ms", "First partial from audible"),
@@ -107,3 +107,29 @@ def streaming_groups(suite: Mapping[str, Any]) -> MetricGroups | None:
         for field, _ in _FIGURE for q in (50, 90, 95)) for e in entries}
     return MetricGroups("Streaming latency", "Latency (ms), real-time runs", categories,
                         values, None, "latency_ms")
+
+
+def streaming_note(entry: Mapping[str, Any]) -> str | None:
+    """One terminal line of a product's streaming figures (``None`` for a batch one)."""
+    s = entry.get("streaming")
+    if not isinstance(s, Mapping):
+        return None
+    timings = s.get("timings") or {}
+
+    def p50_p95(field: str) -> str:
+        t = timings.get(field) or {}
+        return f"{fmt(t.get('p50'))}/{fmt(t.get('p95'))} ms"
+
+    parts = [f"streaming p50/p95: first partial {p50_p95('ttfp_audible_ms')}, first final "
+             f"{p50_p95('ttff_ms')}, final latency {p50_p95('final_latency_ms')}; flicker rate "
+             f"{fmt(s.get('flicker_rate_mean'), 'rate')}; "
+             f"{fmt((s.get('pacing') or {}).get('invalid'))} invalid for pacing"]
+    if not s.get("realtime", True):
+        parts.append("faster than real time: NOT comparable for latency")
+    batch = s.get("batch")
+    if isinstance(batch, Mapping) and batch.get("pairs"):
+        interval = batch.get("interval") or {}
+        parts.append(f"streamed - batch ({batch.get('source', 'engine')}): "
+                     f"{batch['difference']:+.2f} [{interval.get('low', 0):+.2f}, "
+                     f"{interval.get('high', 0):+.2f}] on {batch['pairs']} items")
+    return "; ".join(parts)
