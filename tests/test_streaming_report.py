@@ -114,3 +114,21 @@ def test_tables_survive_missing_parts(missing: str) -> None:
                               SUITE, ErrorRate(), resamples=50)
     entry.pop(missing)
     assert streaming_tables({"products": [{"product": "p", "streaming": entry}]})
+
+
+def test_a_desktop_capture_reports_under_the_streaming_names() -> None:
+    """The rig's example capture (docs/desktop.md): first text 4.914 s after the first
+    audible sample; final text at 7.855 s, 3.09 s of audio: final latency 4.765 s."""
+    from pytest_dictbench.adapters.streaming.summary import desktop_timings
+    from pytest_dictbench.report.record import _streaming
+
+    facts = {"first_text_s": 4.914, "final_text_s": 7.855, "audio_end_s": 3.09}
+    timings = desktop_timings(facts)
+    assert timings == {"source": "desktop", "realtime": True, "ttfp_audible_ms": 4914.0,
+                       "final_latency_ms": 4765.0}
+    assert _streaming(Output("c1", "x", meta={"desktop": facts})) == {"streaming": timings}
+    assert desktop_timings({"settle": "empty"}) is None
+    entry = streaming_summary([{"case_id": "c1", "repetition": 1, "status": "passed",
+                                "score": 100.0, "streaming": timings}])
+    assert entry["timings"]["ttfp_audible_ms"]["p50"] == 4914.0
+    assert entry["timings"]["ttff_ms"]["n"] == 0 and entry["pacing"]["invalid"] == 0

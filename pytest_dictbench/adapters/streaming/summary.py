@@ -21,10 +21,27 @@ from ... import stats
 from ...model import SCORED_STATUSES, Output, ScoreContext, Suite
 from .metrics import TIMING_FIELDS
 
-__all__ = ["paired_batch_product", "streaming_summary"]
+__all__ = ["desktop_timings", "paired_batch_product", "streaming_summary"]
 
 #: The percentiles reported for each timing.
 PERCENTILES = (50, 90, 95)
+
+
+def desktop_timings(facts: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A desktop rig capture's timings under the streaming names, so that apps and APIs
+    share one table: ``first_text_s`` (first audible sample to the first text) is the
+    time to first partial; ``final_text_s - audio_end_s`` the final latency, measured
+    from the end of the audio file (the rig hears the first audible sample, not the
+    last). An app shows no final marker, so there is no time to first final."""
+    first, final, end = (facts.get(k) for k in ("first_text_s", "final_text_s",
+                                                 "audio_end_s"))
+    if not isinstance(first, (int, float)) and not isinstance(final, (int, float)):
+        return None
+    return {"source": "desktop", "realtime": True,
+            "ttfp_audible_ms": round(first * 1000, 3) if isinstance(first, (int, float))
+            else None,
+            "final_latency_ms": round((final - end) * 1000, 3)
+            if isinstance(final, (int, float)) and isinstance(end, (int, float)) else None}
 
 
 def _spread(values: Sequence[float]) -> dict[str, Any]:
