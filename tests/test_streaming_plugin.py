@@ -83,12 +83,10 @@ def test_a_streaming_provider_product_reports_its_timings(
             else "streaming" not in item
 
 
-faster_whisper = pytest.importorskip("faster_whisper", reason="the asr extra is not installed")
-
-
 def test_the_offline_streaming_product_on_the_english_suite(pytester: pytest.Pytester) -> None:
     """No key, no network: two items of cases/en-dictation streamed through the local
     Whisper engine give every timing and the paired streamed-against-batch figures."""
+    pytest.importorskip("faster_whisper", reason="the asr extra is not installed")
     shutil.copytree(REPO / "cases" / "en-dictation", pytester.path / "cases" / "en-dictation")
     (pytester.path / "products").mkdir()
     shutil.copy(REPO / "products" / "whisper-tiny-streaming.toml", pytester.path / "products")
