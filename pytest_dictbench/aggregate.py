@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from . import stats
 from .adapters.pipeline.summary import pipeline_summary
+from .adapters.streaming.summary import paired_batch_product, streaming_summary
 from .common_set import common_set
 from .compare import adjust_pvalues, comparison_scope
 from .components import gap_correction, suite_comparisons
@@ -152,6 +153,9 @@ def _product_entry(records: Sequence[ItemRecord], suite: Suite, product: Product
     }
     if product is not None and product.claims:  # shown apart, never ranked
         entry["claims"] = [dict(claim) for claim in product.claims]
+    streaming = streaming_summary(records, suite, method, options.resamples, options.seed)
+    if streaming is not None:  # a streaming product: its timings, pacing, batch pairing
+        entry["streaming"] = streaming
     refine = pipeline_summary(records)
     if refine is not None:  # a pipeline product: its refine steps' latency and cost
         entry["pipeline"] = refine
@@ -283,6 +287,11 @@ def _suite_entry(suite: Suite, method: Method, by_product: Mapping[str, list[Ite
                                 "cohort": {}} for e in entries}
     for entry in entries:
         entry.update(ranks[entry["product"]])
+        stream = entry.get("streaming") or {}
+        if stream.get("batch_product") in by_product and "batch" not in stream:
+            stream["batch"] = paired_batch_product(  # a streaming product and its batch twin
+                by_product[entry["product"]], by_product[stream["batch_product"]],
+                stream["batch_product"], options.resamples, options.seed)
     leaderboard = _leaderboard(entries, method, headline, getattr(
         method, "higher_is_better", True)) if getattr(method, "overall_ranking", True) else []
     return {

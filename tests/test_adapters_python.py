@@ -126,7 +126,9 @@ def test_unknown_settings_are_refused(tmp_path: Path, suite: Suite) -> None:
 def test_builtin_adapter_kinds() -> None:
     assert set(BUILTIN_ADAPTERS) == {"command", "http", "whisper", "python", "pipeline", "openai",
                                      "deepgram", "gemini", "assemblyai", "elevenlabs",
-                                     "speechmatics", "azure", "desktop"}
+                                     "speechmatics", "azure", "desktop", "deepgram-live",
+                                     "assemblyai-streaming", "openai-realtime",
+                                     "speechmatics-rt", "soniox-rt", "whisper-streaming"}
     assert resolve(BUILTIN_ADAPTERS["python"]) is python_adapter
 
 

@@ -15,10 +15,12 @@ from typing import Any
 from ..deferred import Deferred
 from .base import Adapter, AdapterFactory, AdapterOptions
 from .cache import CacheAdapter
+from .streaming import STREAMING_KINDS
 
 __all__ = [
     "BUILTIN_ADAPTERS",
     "PROVIDER_KINDS",
+    "STREAMING_KINDS",
     "Adapter",
     "AdapterFactory",
     "AdapterOptions",
@@ -45,6 +47,9 @@ BUILTIN_ADAPTERS: dict[str, AdapterFactory] = {
     "python": _deferred("python", "python_adapter"),
     **{kind: Deferred(f"{__name__}.providers:PROVIDER_ADAPTERS", item=kind)  # type: ignore[misc]
        for kind in PROVIDER_KINDS},
+    **{kind: Deferred(f"{__name__}.streaming.kinds:STREAMING_ADAPTERS",  # type: ignore[misc]
+                      item=kind) for kind in STREAMING_KINDS},
+    "whisper-streaming": _deferred("whisper_streaming", "whisper_streaming_adapter"),
     "pipeline": _deferred("pipeline.adapter", "pipeline_adapter"),
     "desktop": _deferred("desktop", "desktop_adapter"),
 }

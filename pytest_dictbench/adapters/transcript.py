@@ -31,11 +31,13 @@ RECORD_FIELDS: dict[str, Callable[[Any], bool]] = {
     and 0 <= v < 86_400,
     # what a desktop rig saw (settle outcome, timings, last text); kept on every line
     "desktop": lambda v: isinstance(v, Mapping),
+    # what a streaming session measured (timings, stability, pacing; docs/streaming.md)
+    "streaming": lambda v: isinstance(v, Mapping),
     # the end of a command's stderr, kept with an empty transcript (scrubbed)
     "stderr": lambda v: isinstance(v, str) and len(v) <= 2000,
 }
 #: Record fields kept on a line whatever its status (what a failed capture saw).
-KEPT_FIELDS = frozenset({"desktop"})
+KEPT_FIELDS = frozenset({"desktop", "streaming"})
 
 
 def transcript_record(answer: Any) -> tuple[str, str | None, str | None, dict[str, Any]]:

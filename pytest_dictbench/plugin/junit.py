@@ -11,11 +11,15 @@ from ..report.files import natural_key
 
 __all__ = ["junit_properties", "session_result"]
 
+#: The per-item streaming figures given as properties (docs/streaming.md).
+STREAMING_PROPERTIES = ("ttfp_audible_ms", "ttfp_onset_ms", "ttff_ms", "final_latency_ms",
+                        "partial_lag_mean_ms", "flicker_count", "first_form_share")
+
 
 def junit_properties(record: ItemRecord) -> list[tuple[str, str]]:
     """``dictbench.*`` properties: status, verdict (``pass``, ``fail``, ``provisional``
     for a score still waiting for a verdict, or the status), the provisional count,
-    score and one per rule."""
+    score, a streaming capture's timings and one per rule."""
     verdict = {"passed": "pass", "failed": "fail"}.get(record["status"], record["status"])
     if record.get("provisional") and verdict == "pass":  # skipped in the test results too
         verdict = "provisional"
@@ -26,6 +30,10 @@ def junit_properties(record: ItemRecord) -> list[tuple[str, str]]:
         props.append(("dictbench.output_status", record["output_status"]))
     if record.get("score") is not None:
         props.append(("dictbench.score", f"{record['score']:.6g}"))
+    streaming = record.get("streaming") or {}
+    for name in STREAMING_PROPERTIES:  # a streaming capture's measured timings
+        if isinstance(streaming.get(name), (int, float)):
+            props.append((f"dictbench.streaming.{name}", f"{streaming[name]:.6g}"))
     for rule, value in sorted(record.get("rules", {}).items(),
                               key=lambda kv: natural_key(kv[0])):  # rubric order
         score = value.get("score")

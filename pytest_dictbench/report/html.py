@@ -46,6 +46,7 @@ from .sections import (
     suite_records,
     summary_metrics,
 )
+from .streaming import streaming_groups, streaming_tables
 from .terminal import gate_lines
 from .validity import validity_rows
 
@@ -291,8 +292,13 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
         _summary_figures(suite),
         "<h3>Products</h3>", _products(suite),
     ]
-    for extra in (*method_tables(suite), *pipeline_tables(suite)):
+    for extra in (*method_tables(suite), *pipeline_tables(suite), *streaming_tables(suite)):
         parts += _plain(extra)
+    latency = streaming_groups(suite) if draw is not None else None
+    if latency is not None:
+        parts.append('<div class="figs">' + _figure(
+            draw.bars_svg(latency, colors, _anchor(suite) + "-streaming"),  # type: ignore[union-attr]
+            latency.axis) + "</div>")
     groups = metric_groups(suite)
     if groups:
         parts += [f"<h3>{esc(groups.title)}</h3>", metric_groups_table(groups)]

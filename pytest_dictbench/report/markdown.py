@@ -42,6 +42,7 @@ from .sections import (
     shared_cell,
     suite_records,
 )
+from .streaming import streaming_tables
 from .terminal import gate_lines, unused_decision_lines
 from .validity import validity_rows
 from .wins import claims_table, win_sentences, wins_basis
@@ -330,7 +331,7 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
     common = common_set_table(suite)
     lines += _plain(common) if common else []
     lines += ([] if "rig" in suite else _leaderboard(suite)) + _metric_groups(suite)
-    for extra in (*method_tables(suite), *pipeline_tables(suite)):
+    for extra in (*method_tables(suite), *pipeline_tables(suite), *streaming_tables(suite)):
         lines += _plain(extra)
     for group in ([] if "rig" in suite else group_tables(suite, records)):
         lines += _group(group)

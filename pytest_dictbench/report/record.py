@@ -6,11 +6,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..adapters.streaming.summary import desktop_timings
 from ..judge.records import output_hash
 from ..model import ItemLike, ItemResult, Output
 from ..private import is_private, redact_record
 
 __all__ = ["item_record"]
+
+
+def _streaming(output: Output | None) -> dict[str, Any]:
+    """A streaming session's figures, or a desktop capture's timings under their names."""
+    if output is None:
+        return {}
+    if isinstance(output.meta.get("streaming"), dict):
+        return {"streaming": output.meta["streaming"]}
+    if isinstance(output.meta.get("desktop"), dict):
+        timings = desktop_timings(output.meta["desktop"])
+        return {"streaming": timings} if timings else {}
+    return {}
 
 
 def item_record(item: ItemLike, status: str, *, suite_path: str,
@@ -56,6 +69,7 @@ def item_record(item: ItemLike, status: str, *, suite_path: str,
         **({"asr_cost_usd": output.meta["provider"]["cost_usd"]}  # a cloud capture's
            if output and isinstance(output.meta.get("provider"), dict)  # own cost
            and "cost_usd" in output.meta["provider"] else {}),
+        **_streaming(output),
         **({"pipeline": output.meta["pipeline"]}  # raw, refined and each refine step
            if output and isinstance(output.meta.get("pipeline"), dict) else {}),
         **(extra or {}),

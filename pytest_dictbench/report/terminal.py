@@ -10,6 +10,7 @@ from .cohorts import cohort_labels, cohort_legend
 from .pipelines import scope_note
 from .rig import example_lines, table_title
 from .sections import fmt, fmt_p, fmt_score, score_note
+from .streaming import streaming_note
 from .validity import validity_rows
 
 __all__ = ["baseline_line", "gate_lines", "shared_cases", "summary_lines"]
@@ -97,6 +98,9 @@ def _notes(suite: Mapping[str, Any]) -> list[str]:
                          f"({', '.join(entry['redacted'])})")
         if entry.get("reason"):
             notes.append(f"{where}: not ranked: {entry['reason']}")
+        streaming = streaming_note(entry)
+        if streaming:
+            notes.append(f"{where}: {streaming}")
         overturned = overturned_note(entry.get("tables") or {})
         if overturned:
             notes.append(f"{where}: {overturned}")
