@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from ...errors import ProductError
-from .linux import _Process, rig_lock_path, start_logged
+from .linux_process import _Process, rig_lock_path, start_logged
 from .settle import Snapshot
 from .xkeys import Hotkey
 
@@ -174,8 +174,11 @@ class MacBackend:
     def __init__(self, device: str, run: Runner = _run) -> None:
         self.device, self.run = device, run
 
-    def problems(self, app: Sequence[str]) -> list[str]:
+    def problems(self, app: Sequence[str], hotkey: Hotkey | None = None) -> list[str]:
         found = []
+        if hotkey is not None and hotkey.key not in KEY_CODES:
+            found.append(f"[settings] hotkey {hotkey.spec!r}: no macOS key code for "
+                         f"{hotkey.key!r} (known: {', '.join(sorted(KEY_CODES))})")
         try:
             devices = self.run(["system_profiler", "SPAudioDataType"])
         except (RuntimeError, OSError) as exc:

@@ -6,7 +6,9 @@ X keysym name (case-insensitive for the modifiers and for single letters).
 
 from __future__ import annotations
 
+import re
 import time
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +16,11 @@ __all__ = ["Hotkey", "XKeys", "parse_hotkey"]
 
 MODIFIERS = {"ctrl": "Control_L", "control": "Control_L", "shift": "Shift_L",
              "alt": "Alt_L", "super": "Super_L", "meta": "Meta_L", "cmd": "Super_L"}
+
+
+#: X modifier masks of the modifier keys (ControlMask, ShiftMask, Mod1, Mod4).
+MASKS = {"Control_L": 1 << 2, "Shift_L": 1 << 0, "Alt_L": 1 << 3, "Super_L": 1 << 6,
+         "Meta_L": 1 << 3}
 
 
 @dataclass(frozen=True)
@@ -32,6 +39,10 @@ def parse_hotkey(spec: str) -> Hotkey:
     if not spec.strip() or any(not p for p in parts):
         raise ValueError(f"hotkey {spec!r} is not of the form 'ctrl+alt+d' or 'F9'")
     *mods, key = parts
+    key = unicodedata.normalize("NFKC", key)  # fullwidth F１２ is F12
+    if not re.fullmatch(r"[A-Za-z0-9_]+", key):
+        raise ValueError(f"hotkey {spec!r}: the key {key!r} is not an X keysym name "
+                         "(letters, digits and _ only, e.g. d, F9, space, KP_Enter)")
     unknown = [m for m in mods if m.lower() not in MODIFIERS]
     if unknown:
         raise ValueError(f"hotkey {spec!r}: unknown modifier(s) {', '.join(unknown)} "
@@ -48,6 +59,7 @@ class XKeys:
         from Xlib.ext import xtest
 
         self._XK, self._xtest = XK, xtest
+        self.name = name or "$DISPLAY"
         self.display = display.Display(name)
         if not self.display.has_extension("XTEST"):
             raise RuntimeError(f"X display {name or '$DISPLAY'} has no XTEST extension")
@@ -56,7 +68,8 @@ class XKeys:
         keysym = self._XK.string_to_keysym(keysym_name)
         code = self.display.keysym_to_keycode(keysym) if keysym else 0
         if not code:
-            raise ValueError(f"no key for {keysym_name!r} on this X display's keyboard map")
+            raise ValueError(f"{keysym_name!r} is not a key on X display {self.name!r}'s "
+                             "keyboard map")
         return int(code)
 
     def check(self, hotkey: Hotkey) -> None:
@@ -81,6 +94,48 @@ class XKeys:
         for name in (hotkey.key, *reversed(hotkey.modifiers)):
             self._send("up", self.keycode(name))
         self.display.sync()
+
+    def release(self, names: list[str], close: bool = False) -> None:
+        """Release the keys ``names`` (keysym names; unknown ones are skipped)."""
+        for name in names:
+            try:
+                self._send("up", self.keycode(name))
+            except ValueError:
+                continue
+        self.display.sync()
+        if close:
+            self.close()
+
+    def set_autorepeat(self, keycode: int, on: bool, close: bool = False) -> None:
+        """Turn the X server's autorepeat of one key on or off."""
+        from Xlib import X
+
+        self.display.change_keyboard_control(
+            key=keycode, auto_repeat_mode=X.AutoRepeatModeOn if on else X.AutoRepeatModeOff)
+        self.display.sync()
+        if close:
+            self.close()
+
+    def grabbed_elsewhere(self, hotkey: Hotkey) -> bool:
+        """Whether another X client grabs ``hotkey`` (its key with exactly its
+        modifiers) on the root window: a grab of our own is refused with BadAccess."""
+        from Xlib import X, error
+
+        code = self.keycode(hotkey.key)
+        mask = 0
+        for name in hotkey.modifiers:
+            mask |= MASKS[name]
+        refused: list[object] = []
+        catcher = error.CatchError(error.BadAccess)
+        root = self.display.screen().root
+        root.grab_key(code, mask, True, X.GrabModeAsync, X.GrabModeAsync, onerror=catcher)
+        self.display.sync()
+        if catcher.get_error() is not None:
+            refused.append(catcher.get_error())
+        else:
+            root.ungrab_key(code, mask)
+            self.display.sync()
+        return bool(refused)
 
     def tap(self, hotkey: Hotkey) -> None:
         self.down(hotkey)
