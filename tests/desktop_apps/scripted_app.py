@@ -6,8 +6,9 @@ Steps, one object each: ``{"wait_audio": true}`` (until the microphone hears sou
 ``{"sleep_after_audio": s}`` (until ``s`` after the first audible sample), ``{"type": text}``,
 ``{"backspace": n}``, ``{"flicker": text, "times": n, "every": s}`` (type and delete),
 ``{"steal_focus": true}`` (a window of its own takes the keyboard focus),
-``{"exit": code}`` (crash), ``{"from_dictation": n}`` (the rest only from the n-th
-dictation with this script on, counted across launches in ``<script>.dictations``).
+``{"exit": code}`` (crash), ``{"signal": n}`` (killed by signal n),
+``{"from_dictation": n}`` (the rest only from the n-th dictation with this script on,
+counted across launches in ``<script>.dictations``).
 An empty script does nothing, like a dead hotkey.
 
     python tests/desktop_apps/scripted_app.py --hotkey F9 --script steps.json \
@@ -93,6 +94,9 @@ def main() -> None:
                 stolen = threading.Event()
                 threading.Thread(target=steal_focus, args=(stolen,), daemon=True).start()
                 stolen.wait(60)
+            elif "signal" in step:
+                log(f"signal {step['signal']}")
+                os.kill(os.getpid(), step["signal"])
             elif "exit" in step:
                 log(f"exit {step['exit']}")
                 os._exit(step["exit"])

@@ -23,11 +23,12 @@ from typing import Any
 import numpy as np
 
 from ...audio.io import read_audio
-from ...errors import CaptureError, DictbenchError
+from ...errors import CaptureError, DictbenchError, ProductError
 from ..live import CaptureRequest
 from ..settings import public_settings
 from .backend import App, DesktopBackend
 from .config import DesktopConfig
+from .linux_process import video_problem
 from .pulse import AUDIBLE
 from .ready import LogWatch, wait_ready
 from .settle import Verdict, settle, timings
@@ -92,7 +93,7 @@ class DesktopTranscriber:
         """Hold the display and route for this product (the holder before it gives them
         back first: its app stopped, its route taken down); a new turn launches the app."""
         if self._broken is not None:
-            raise CaptureError(f"{self._broken} (not tried again for this product)")
+            raise ProductError(f"{self._broken} (not tried again for this product)")
         if _HOLDER and _HOLDER[0] is self:
             return
         if _HOLDER:
@@ -211,20 +212,29 @@ class DesktopTranscriber:
                 raise _RouteChanged(changed)
             late = self._guard(document, verdict) if verdict.state == "settled" else None
             shots = document.snapshots()
+            owner = getattr(backend, "focus_owner", None)
+            taken_by = owner() if verdict.state == "focus_lost" and callable(owner) else None
         finally:
             if screen is not None:
                 screen.stop()
             document.close()
+        video = f"screen/{stem}.mp4" if screen is not None else None
+        video_note = video_problem(self.outputs / video) if video and \
+            backend.platform == "linux" else None
         facts: dict[str, Any] = {
             "platform": backend.platform, "settle": verdict.state,
             "stable_s": cfg.rule.stable_s, "max_wait_s": cfg.rule.max_wait_s,
             **timings(verdict, heard, audio_end),
             "audio_end_s": round(audio_end - heard, 3),
             "snapshots": len(shots), "changes": verdict.changes,
-            "screen_recording": (f"screen/{stem}.mp4" if screen is not None else None),
+            "screen_recording": None if video_note else video,
         }
+        if video_note:
+            facts["screen_recording_problem"] = f"{video}: {video_note}"
         if verdict.state == "focus_lost" and verdict.focus_lost_at is not None:
             facts["focus_lost_s"] = round(verdict.focus_lost_at - heard, 3)
+            if taken_by:
+                facts["focus_taken_by"] = taken_by
         early = [shot for shot in shots if shot.at < heard and shot.text.strip()]
         if early or (verdict.first_text_at is not None and verdict.first_text_at < heard):
             facts["stray_text"] = True  # typed before there was anything to hear
@@ -247,10 +257,11 @@ class DesktopTranscriber:
             return None
         decided = verdict.settled_at or self.clock()
         self._wait_until(decided + self.config.late_guard_s)
-        for shot in document.snapshots():
-            if shot.at > decided and shot.text != verdict.text:
-                return shot.text, round(shot.at - (verdict.final_text_at or decided), 3)
-        return None
+        changed = [shot for shot in document.snapshots()
+                   if shot.at > decided and shot.text != verdict.text]
+        if not changed:
+            return None
+        return changed[-1].text, round(changed[0].at - (verdict.final_text_at or decided), 3)
 
     def _settle(self, document: Any, start: float, audio_end: float, heard: float
                 ) -> Verdict:
@@ -307,10 +318,11 @@ class DesktopTranscriber:
                     "error": f"the text was still changing {rule.max_wait_s:g} s after the "
                              f"audio ended (max_wait_s); its last text is kept as "
                              f"desktop.last_text"}
+        taker = f" to {facts['focus_taken_by']}" if "focus_taken_by" in facts else ""
         return {"status": "invalid", "desktop": facts,
                 "error": f"the document lost the keyboard focus "
                          f"{facts.get('focus_lost_s', 0):g} s after the first audible "
-                         "sample: not scored"}
+                         f"sample{taker}: not scored"}
 
     # -- the app ------------------------------------------------------------------------
 

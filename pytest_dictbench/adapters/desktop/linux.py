@@ -75,6 +75,7 @@ class LinuxBackend:
         self._routed = False
         self.journal: Journal | None = None
         self._keys_entry: int | None = None
+        self._repeat: tuple[int | None, int] | None = None
         #: What this rig undid of a killed run's leftovers when it took the rig.
         self.recovered: list[str] = []
 
@@ -274,6 +275,14 @@ class LinuxBackend:
             raise CaptureError(str(exc)) from None
 
     def key_down(self, hotkey: Hotkey) -> None:
+        """Press the hotkey, its key's autorepeat off while it is held (an app gets one
+        press and one release, as from a person who holds a key without repeat)."""
+        code = self.keys.keycode(hotkey.key)
+        if self.keys.autorepeats(code):
+            entry = self.journal.add("autorepeat", keycode=code, key=hotkey.key) \
+                if self.journal else None
+            self.keys.set_autorepeat(code, False)
+            self._repeat = (entry, code)
         if self.journal is not None and self._keys_entry is None:
             self._keys_entry = self.journal.add(
                 "keys", keys=[*hotkey.modifiers, hotkey.key], hotkey=hotkey.spec)
@@ -284,6 +293,18 @@ class LinuxBackend:
         if self.journal is not None:
             self.journal.remove(self._keys_entry)
         self._keys_entry = None
+        self._restore_repeat()
+
+    def _restore_repeat(self) -> None:
+        if self._repeat is not None:
+            entry, code = self._repeat
+            self.keys.set_autorepeat(code, True)
+            if self.journal is not None:
+                self.journal.remove(entry)
+            self._repeat = None
+
+    def focus_owner(self) -> str:
+        return self.keys.focus_owner()
 
     def play(self, audio: Path) -> _Playback:
         tap = self._route()
@@ -340,13 +361,15 @@ class LinuxBackend:
             with contextlib.suppress(Exception):
                 if self._keys_entry is not None:
                     self._keys.release(list(self._keys_entry_keys()))
+                self._restore_repeat()
             self._keys.close()
             self._keys = None
         token = self.env.get(TOKEN_ENV)
         if token:
             stop_processes(sorted(processes_of(token)))
         if self.journal is not None:
-            for entry in self.journal.of("process") + self.journal.of("keys"):
+            for entry in self.journal.of("process") + self.journal.of("keys") + \
+                    self.journal.of("autorepeat"):
                 self.journal.remove(entry["id"])
         self._keys_entry = None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -12,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["STOP_GRACE_S", "rig_lock_path", "start_logged", "stop_process"]
+__all__ = ["STOP_GRACE_S", "rig_lock_path", "start_logged", "stop_process", "video_problem"]
 
 #: How long a stopped process gets (``q`` for ffmpeg, SIGTERM otherwise) before its
 #: whole process group is killed.
@@ -67,6 +68,8 @@ class _Process:
                 self.process.stdin.close()
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=STOP_GRACE_S)
+            stop_process(self.process, grace_s=1.0, group=True)  # it ignored q
+            return
         stop_process(self.process, group=True)
 
 
@@ -85,3 +88,19 @@ def start_logged(argv: Sequence[str], env: Mapping[str, str] | None, log: Path |
         if log is not None:
             out.close()
     return _Process(process)
+
+
+def video_problem(path: Path) -> str | None:
+    """Why ``path`` is not a video (None: ffprobe finds a video stream in it; without
+    ffprobe, a file larger than a bare header passes)."""
+    if not path.is_file():
+        return "the recording was not written"
+    if shutil.which("ffprobe") is None:
+        return None if path.stat().st_size > 1024 else "the recording is only a header"
+    done = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v",
+                           "-show_entries", "stream=codec_type", "-of", "csv=p=0", str(path)],
+                          capture_output=True, text=True, timeout=30, check=False)
+    if "video" not in done.stdout:
+        said = " ".join(done.stderr.split())[-200:]
+        return f"ffprobe finds no video stream in it ({said or 'no stream'})"
+    return None

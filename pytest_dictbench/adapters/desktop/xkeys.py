@@ -137,6 +137,35 @@ class XKeys:
             self.display.sync()
         return bool(refused)
 
+    def autorepeats(self, keycode: int) -> bool:
+        """Whether the X server repeats ``keycode`` while it is held."""
+        control = self.display.get_keyboard_control()
+        if not control.global_auto_repeat:
+            return False
+        return bool(control.auto_repeats[keycode // 8] & (1 << (keycode % 8)))
+
+    def focus_owner(self) -> str:
+        """The window that has the input focus: its title or class, and its pid."""
+        from Xlib import X, Xatom
+        from Xlib.error import XError
+
+        window = self.display.get_input_focus().focus
+        net_pid = self.display.intern_atom("_NET_WM_PID")
+        root = self.display.screen().root
+        try:
+            while window not in (None, X.NONE, X.PointerRoot) and window != root:
+                name = window.get_wm_name()
+                klass = window.get_wm_class()
+                pid = window.get_full_property(net_pid, Xatom.CARDINAL)
+                if name or klass or pid:
+                    said = repr(name) if name else f"class {klass[1]!r}" if klass else \
+                        f"window {window.id:#x}"
+                    return said + (f" (pid {pid.value[0]})" if pid else "")
+                window = window.query_tree().parent
+        except XError:
+            pass
+        return f"window {getattr(window, 'id', window)!r} (no title, class or pid)"
+
     def tap(self, hotkey: Hotkey) -> None:
         self.down(hotkey)
         time.sleep(0.02)
