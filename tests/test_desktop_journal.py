@@ -242,3 +242,18 @@ def test_a_busy_rig_stops_the_run_before_collection(desktop: Desktop, tmp_path: 
     assert "another dictbench desktop rig (pid" in done.stderr
     assert "on display" in done.stderr and "dictbench_mic'" in done.stderr
     assert "collected" not in done.stdout
+
+
+def test_two_spellings_of_one_sound_server_share_one_route_lock(
+        desktop: Desktop, monkeypatch: pytest.MonkeyPatch) -> None:
+    """DK9: the route lock is named by the server actually used."""
+    from pytest_dictbench.adapters.desktop.linux import LinuxBackend
+
+    def route_lock() -> Path:
+        return LinuxBackend(None, "dictbench_mic")._locks()[1][2]
+
+    first = route_lock()
+    monkeypatch.setenv("PULSE_SERVER", desktop.env["PULSE_SERVER"].removeprefix("unix:"))
+    second = route_lock()
+    monkeypatch.delenv("PULSE_SERVER")  # found through XDG_RUNTIME_DIR
+    assert first == second == route_lock()

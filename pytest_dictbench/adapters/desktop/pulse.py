@@ -76,8 +76,12 @@ class PulseRoute:
         return ""
 
     def server(self) -> str:
-        """The server actually used (its socket), however ``PULSE_SERVER`` spells it."""
-        return self.info("Server String") or self.env.get("PULSE_SERVER", "")
+        """The server actually used (its socket's real path), however ``PULSE_SERVER``
+        spells it (``unix:/x/native``, ``/x/native``, or unset with the same runtime
+        folder)."""
+        server = self.info("Server String") or self.env.get("PULSE_SERVER", "")
+        server = server.removeprefix("unix:")
+        return os.path.realpath(server) if server.startswith("/") else server
 
     def default_source(self) -> str:
         return self.info("Default Source")
