@@ -12,7 +12,7 @@ from ...model import Product
 from ..settings import Settings
 from .ready import Readiness
 from .settle import SettleRule
-from .xkeys import Hotkey, parse_hotkey
+from .xkeys import KEY_CODES, Hotkey, parse_hotkey
 
 __all__ = ["DEFAULT_INPUT", "DesktopConfig"]
 
@@ -89,12 +89,9 @@ class DesktopConfig:
                               empty_wait_s=s.positive("empty_wait_s", 10.0))
         except ValueError as exc:
             raise s.error(f"[settings] {exc}") from None
-        if platform == "macos":
-            from .macos import KEY_CODES
-
-            if hotkey.key not in KEY_CODES:
-                raise s.error(f"[settings] hotkey {hotkey.spec!r}: no macOS key code for "
-                              f"{hotkey.key!r} (known: {', '.join(sorted(KEY_CODES))})")
+        if platform == "macos" and hotkey.key not in KEY_CODES:
+            raise s.error(f"[settings] hotkey {hotkey.spec!r}: no macOS key code for "
+                          f"{hotkey.key!r} (known: {', '.join(sorted(KEY_CODES))})")
         ready = Readiness(_pattern(s, "ready_log"), _pattern(s, "ready_window"))
         replays = s.get("replay_if_empty", int, 1)
         if replays < 0:

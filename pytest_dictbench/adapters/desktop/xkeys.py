@@ -12,7 +12,15 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Hotkey", "XKeys", "parse_hotkey"]
+__all__ = ["KEY_CODES", "Hotkey", "XKeys", "parse_hotkey"]
+
+#: macOS virtual key codes for the keys a dictation hotkey uses.
+KEY_CODES = {"F5": 96, "F6": 97, "F7": 98, "F8": 100, "F9": 101, "F10": 109, "F11": 103,
+             "F12": 111, "space": 49, "Return": 36, "Escape": 53, "fn": 63,
+             **{chr(c): code for c, code in zip(range(ord("a"), ord("z") + 1),
+                                                (0, 11, 8, 2, 14, 3, 5, 4, 34, 38, 40, 37,
+                                                 46, 45, 31, 35, 12, 15, 1, 17, 32, 9, 13,
+                                                 7, 16, 6), strict=True)}}
 
 MODIFIERS = {"ctrl": "Control_L", "control": "Control_L", "shift": "Shift_L",
              "alt": "Alt_L", "super": "Super_L", "meta": "Meta_L", "cmd": "Super_L"}
