@@ -284,7 +284,17 @@ def test_an_app_left_holding_the_hotkey_is_named_before_the_launch(
     assert "another X client already grabs F9" in (output.error or "")
 
 
-# -- keys (DK23), player (DK3), recorder (DK25) -----------------------------------------
+# -- focus (DK22), keys (DK23), player (DK3), recorder (DK25) ---------------------------
+
+def test_a_lost_focus_names_the_window_that_took_it(rig: Rig) -> None:
+    """DK22 (the window is named; losses shorter than the editor's poll are documented)."""
+    rig.steps([{"wait_audio": True}, {"type": "hel"}, {"steal_focus": True}])
+    output = rig.get()
+    assert output.status == "invalid", output.error
+    assert "lost the keyboard focus" in (output.error or "")
+    assert "to 'focus thief'" in (output.error or ""), output.error
+    assert output.meta["desktop"]["focus_taken_by"] == "'focus thief'"
+
 
 def test_hold_mode_turns_the_keys_autorepeat_off_while_held(desktop: Desktop,
                                                             tmp_path: Path) -> None:

@@ -39,6 +39,7 @@ def steal_focus(stolen: threading.Event) -> None:
     screen = x.screen()
     window = screen.root.create_window(700, 500, 80, 60, 0, screen.root_depth,
                                        background_pixel=screen.white_pixel)
+    window.set_wm_name("focus thief")
     window.map()
     x.sync()
     deadline = time.monotonic() + 30

@@ -67,7 +67,8 @@ def _refuse_unfit(config: DesktopConfig, product: Product, busy: bool = False) -
             problems.append(holder)
     if problems:
         raise ProductError("the desktop rig cannot run here: " + "; ".join(problems) +
-                           " (see `dictbench desktop doctor`)", path=product.path)
+                           " (see `dictbench desktop doctor`); the run stops before any "
+                           "product is measured", path=product.path)
 
 
 class _DesktopFactory:

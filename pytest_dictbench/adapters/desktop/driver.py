@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import signal
 import time
 import warnings
 from collections.abc import Callable, Mapping
@@ -28,6 +27,7 @@ from ..live import CaptureRequest
 from ..settings import public_settings
 from .backend import App, DesktopBackend
 from .config import DesktopConfig
+from .launch import OperatorsApp, check_grab, exit_reason
 from .linux_process import video_problem
 from .pulse import AUDIBLE
 from .ready import LogWatch, wait_ready
@@ -45,17 +45,6 @@ _HOLDER: list[DesktopTranscriber] = []
 
 class _RouteChanged(Exception):
     """The audio route changed during an item (its reason as the message)."""
-
-
-def exit_reason(code: int) -> str:
-    """``status 3`` or ``killed by signal 11 (SIGSEGV)``."""
-    if code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = "unknown"
-        return f"was killed by signal {-code} ({name})"
-    return f"exited with status {code}"
 
 
 def audible_span(path: Path) -> tuple[float, float]:
@@ -326,29 +315,11 @@ class DesktopTranscriber:
 
     # -- the app ------------------------------------------------------------------------
 
-    def _grab_check(self, want_held: bool) -> None:
-        """With ``hotkey_grab_check``: before a launch nobody may grab the hotkey (an
-        app left running would take the presses); with an operator's app, somebody must."""
-        probe = getattr(self.backend, "grab_holder", None)
-        if not self.config.hotkey_grab_check or not callable(probe):
-            return
-        held = probe(self.config.hotkey)
-        where = f"on display {getattr(self.backend, 'display', '')!r}"
-        if held and not want_held:
-            raise CaptureError(f"another X client already grabs {self.config.hotkey.spec} "
-                               f"{where} (an app left by an earlier run, or another "
-                               "program): the app under test could not grab it")
-        if want_held and not held:
-            raise CaptureError(f"no X client grabs {self.config.hotkey.spec} {where}: is the "
-                               "app running? (relaunch = \"never\": start it first; "
-                               "hotkey_grab_check = false for an app that reads keys "
-                               "another way)")
-
     def _ensure_app(self) -> None:
         if self.config.relaunch == "never":
             if self._app is None:
-                self._grab_check(want_held=True)
-                self._app = _OperatorsApp()
+                check_grab(self.backend, self.config, want_held=True, clock=self.clock)
+                self._app = OperatorsApp()
             return
         if self._app is not None and self._app.exit_code() is None and not self._relaunch:
             return
@@ -358,7 +329,7 @@ class DesktopTranscriber:
         if self._app is not None:
             self._app.stop()
             self._app = None
-        self._grab_check(want_held=False)
+        check_grab(self.backend, self.config, want_held=False, clock=self.clock)
         log = self.config.app_log(self.outputs)
         watch = LogWatch.at_end(log)
         self._app = self.backend.launch(self.config.app, log)
@@ -394,13 +365,3 @@ class DesktopTranscriber:
             self._claim = None
         if _HOLDER and _HOLDER[0] is self:
             _HOLDER.clear()
-
-
-class _OperatorsApp:
-    """An app the operator started (``relaunch = "never"``): never stopped by the rig."""
-
-    def exit_code(self) -> int | None:
-        return None
-
-    def stop(self) -> None:
-        return None

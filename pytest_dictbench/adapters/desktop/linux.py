@@ -22,7 +22,14 @@ from ...errors import CaptureError, ProductError
 from .journal import TOKEN_ENV, Journal, journal_path
 from .leftovers import processes_of, stop_processes, undo
 from .linux_editor import EditorProcess, LinuxDocument
-from .linux_process import _Process, rig_lock_path, start_logged, stop_process
+from .linux_process import (
+    _Process,
+    app_problem,
+    busy_message,
+    rig_lock_path,
+    start_logged,
+    stop_process,
+)
 from .pulse import PulseRoute, Tap
 from .xkeys import Hotkey, XKeys
 
@@ -139,7 +146,7 @@ class LinuxBackend:
                     fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except BlockingIOError:
                     handle.seek(0)
-                    return _busy_message(handle.read().strip(), self._locks())
+                    return busy_message(handle.read().strip(), self._locks())
         return None
 
     def leftovers(self) -> list[str]:
@@ -184,7 +191,7 @@ class LinuxBackend:
                     fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except BlockingIOError:
                     handle.seek(0)
-                    raise ProductError(_busy_message(handle.read().strip(), locks)
+                    raise ProductError(busy_message(handle.read().strip(), locks)
                                        ) from None
                 handle.seek(0)
                 handle.truncate()
@@ -377,32 +384,6 @@ class LinuxBackend:
         if self.journal is None:
             return []
         return [str(k) for e in self.journal.of("keys") for k in e.get("keys", ())]
-
-
-def app_problem(app: Sequence[str]) -> str | None:
-    """Why the app's binary cannot be run (None: it can): a bare name is looked up on
-    PATH, a path must be an executable file."""
-    if not app:
-        return None
-    binary = app[0]
-    if os.sep not in binary:
-        if shutil.which(binary) is None:
-            return (f"the app's binary {binary!r} is not found on PATH "
-                    f"({os.environ.get('PATH', '')}) (the product's [settings] app)")
-        return None
-    path = Path(binary)
-    if not path.exists():
-        return f"the app's binary {binary!r} does not exist (the product's [settings] app)"
-    if path.is_dir() or not os.access(path, os.X_OK):
-        return (f"the app's binary {binary!r} is not executable (the product's [settings] "
-                "app): chmod +x it, or start the app's argv with its interpreter")
-    return None
-
-
-def _busy_message(holder: str, locks: list[tuple[str, str, Path]]) -> str:
-    held = " and ".join(f"{kind} {name!r}" for kind, name, _ in locks)
-    return (f"another dictbench desktop rig ({holder or 'another process'}) is running on "
-            f"{held}: one rig per display and audio route (server and sink)")
 
 
 def screen_command(display: str, path: Path, fps: int = 10) -> list[str]:

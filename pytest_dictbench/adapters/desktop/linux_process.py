@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["STOP_GRACE_S", "rig_lock_path", "start_logged", "stop_process", "video_problem"]
+__all__ = ["STOP_GRACE_S", "app_problem", "busy_message", "rig_lock_path", "start_logged",
+           "stop_process", "video_problem"]
 
 #: How long a stopped process gets (``q`` for ffmpeg, SIGTERM otherwise) before its
 #: whole process group is killed.
@@ -104,3 +105,29 @@ def video_problem(path: Path) -> str | None:
         said = " ".join(done.stderr.split())[-200:]
         return f"ffprobe finds no video stream in it ({said or 'no stream'})"
     return None
+
+
+def app_problem(app: Sequence[str]) -> str | None:
+    """Why the app's binary cannot be run (None: it can): a bare name is looked up on
+    PATH, a path must be an executable file."""
+    if not app:
+        return None
+    binary = app[0]
+    if os.sep not in binary:
+        if shutil.which(binary) is None:
+            return (f"the app's binary {binary!r} is not found on PATH "
+                    f"({os.environ.get('PATH', '')}) (the product's [settings] app)")
+        return None
+    path = Path(binary)
+    if not path.exists():
+        return f"the app's binary {binary!r} does not exist (the product's [settings] app)"
+    if path.is_dir() or not os.access(path, os.X_OK):
+        return (f"the app's binary {binary!r} is not executable (the product's [settings] "
+                "app): chmod +x it, or start the app's argv with its interpreter")
+    return None
+
+
+def busy_message(holder: str, locks: list[tuple[str, str, Path]]) -> str:
+    held = " and ".join(f"{kind} {name!r}" for kind, name, _ in locks)
+    return (f"another dictbench desktop rig ({holder or 'another process'}) is running on "
+            f"{held}: one rig per display and audio route (server and sink)")
