@@ -237,6 +237,9 @@ def test_an_app_killed_by_a_signal_is_named(rig: Rig) -> None:
     assert re.search(r"the app was killed by signal 11 \(SIGSEGV\) during the item \(about "
                      r"[0-9.]+ s after the first audible sample\)", output.error or ""), \
         output.error
+    facts = output.meta["desktop"]  # the error line keeps what the rig saw
+    assert facts["last_text"] == "Are we" and facts["app_exit_code"] == -11
+    assert facts["first_text_s"] is not None and facts["app_exited_s"] > 0
 
 
 def test_an_app_that_never_gets_ready_is_launched_twice_then_not_again(

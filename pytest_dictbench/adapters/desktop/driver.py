@@ -256,13 +256,19 @@ class DesktopTranscriber:
                 ) -> Verdict:
         while True:
             code = self._app.exit_code() if self._app is not None else None
-            if code is not None:
-                self._relaunch = True
-                raise CaptureError(f"the app {exit_reason(code)} during the item (about "
-                                   f"{self.clock() - heard:.1f} s after the first audible "
-                                   "sample); the next item relaunches it")
             verdict = settle(document.snapshots(), audio_end=audio_end, now=self.clock(),
                              rule=self.config.rule, start=start)
+            if code is not None:
+                self._relaunch = True
+                after = round(self.clock() - heard, 3)
+                crash = CaptureError(f"the app {exit_reason(code)} during the item (about "
+                                     f"{after:.1f} s after the first audible sample); the "
+                                     "next item relaunches it")
+                crash.kept = {"desktop": {  # type: ignore[attr-defined]
+                    "platform": self.backend.platform, "settle": "app_exited",
+                    "app_exit_code": code, "app_exited_s": after,
+                    **timings(verdict, heard, audio_end), "last_text": verdict.text}}
+                raise crash
             if verdict.state != "waiting":
                 return verdict
             time.sleep(self.config.poll_s)
