@@ -257,3 +257,20 @@ def test_two_spellings_of_one_sound_server_share_one_route_lock(
     second = route_lock()
     monkeypatch.delenv("PULSE_SERVER")  # found through XDG_RUNTIME_DIR
     assert first == second == route_lock()
+
+
+def test_the_warm_ups_late_text_never_reaches_the_first_item(desktop: Desktop,
+                                                             tmp_path: Path) -> None:
+    """DK5: the warm-up (unscored) types a late word; the guard keeps it there."""
+    folder = project(tmp_path, clips=1, steps=[
+        {"wait_audio": True}, {"type": "ok"}, {"until_dictation": 1}, {"wait_stop": True},
+        {"sleep": 1.8}, {"type": " LATE"}])
+    toml = folder / "products" / "desk.toml"
+    toml.write_text(toml.read_text().replace("late_guard_s = 0.5", "late_guard_s = 3"))
+    argv = [a for a in pytest_argv("--product=desk") if a != "--dictbench-no-warmup"]
+    subprocess.run(argv, cwd=folder, env=env(), capture_output=True, text=True,
+                   timeout=600, check=False)
+    [line] = lines(folder)
+    assert (line["status"], line["text"], line["warmup"]) == ("complete", "ok", "done"), line
+    log = (folder / "products" / "desk" / "desktop-app.log").read_text()
+    assert " start 2" in log and "LATE" in log  # the warm-up was dictation 1 and typed it

@@ -8,7 +8,8 @@ Steps, one object each: ``{"wait_audio": true}`` (until the microphone hears sou
 ``{"steal_focus": true}`` (a window of its own takes the keyboard focus),
 ``{"exit": code}`` (crash), ``{"signal": n}`` (killed by signal n),
 ``{"from_dictation": n}`` (the rest only from the n-th dictation with this script on,
-counted across launches in ``<script>.dictations``).
+counted across launches in ``<script>.dictations``), ``{"until_dictation": n}`` (the rest
+only up to the n-th).
 An empty script does nothing, like a dead hotkey.
 
     python tests/desktop_apps/scripted_app.py --hotkey F9 --script steps.json \
@@ -69,6 +70,9 @@ def main() -> None:
         for step in steps:
             if "from_dictation" in step:
                 if dictations[0] < step["from_dictation"]:
+                    return
+            elif "until_dictation" in step:
+                if dictations[0] > step["until_dictation"]:
                     return
             elif step.get("wait_audio"):
                 mic.heard.wait(60)
