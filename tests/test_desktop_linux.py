@@ -278,10 +278,12 @@ def test_hold_to_talk_holds_the_hotkey_for_the_audio(desktop: Desktop, tmp_path:
 
 
 def test_a_second_rig_on_the_same_display_is_refused(rig: Rig, tmp_path: Path) -> None:
-    rig.adapter._ready()  # the first rig holds the display and route from here on
+    rig.adapter._ready()
+    rig.driver._take_rig()  # the first rig holds the display and route from here on
     config = DesktopConfig.from_product(rig.product)
-    with pytest.raises(ProductError, match="one rig per display and audio route"):
-        DesktopTranscriber(config, LinuxBackend(None, config.input_device), tmp_path)
+    with pytest.raises(ProductError, match="one rig per display and audio route"), \
+            LinuxBackend(None, config.input_device).claim():
+        pass
 
 
 def test_a_missing_audio_route_stops_the_run_before_any_item(

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_dictbench.adapters.desktop.macos import (
+    KEY_CODES,
     MacBackend,
     hotkey_script,
     new_document_script,
@@ -104,3 +105,17 @@ def test_ready_window_reads_the_visible_windows_titles_one_a_line() -> None:
     assert run.calls == [["osascript", "-e", WINDOW_TITLES_SCRIPT]]
     # no permission yet: no titles (the wait for ready_window then says what it awaited)
     assert MacBackend("BlackHole 2ch", Recorder("", fail=("osascript",))).window_titles() == []
+
+
+def test_doctor_checks_the_hotkey_has_a_mac_key_code_and_lists_each_command() -> None:
+    """DK11: the per-platform key check runs in doctor and the preflight, before any
+    script is built; every command the checks run is one of the expected ones."""
+    run = Recorder("BlackHole 2ch:\n")
+    backend = MacBackend("BlackHole 2ch", run)
+    assert backend.problems([], parse_hotkey("cmd+F13")) == [
+        "[settings] hotkey 'cmd+F13': no macOS key code for 'F13' (known: "
+        + ", ".join(sorted(KEY_CODES)) + ")"]
+    assert [c[:2] for c in run.calls] == [["system_profiler", "SPAudioDataType"],
+                                          ["which", "sox"], ["which", "osascript"],
+                                          ["osascript", "-e"]]
+    assert backend.problems([], parse_hotkey("cmd+shift+d")) == []

@@ -13,7 +13,9 @@ faster-whisper, a Python callable). For each item it
    (atomically, see :mod:`.capture_cache`) and returns it.
 
 Audio problems and configuration problems raise (the item errors, nothing is cached);
-a failing product gives an ``error`` output, which is cached and retried next run.
+a failing product gives an ``error`` output, which is cached and retried next run (a
+:class:`CaptureError` with a ``kept`` mapping adds its record fields that are kept on
+every line, such as a desktop rig's ``desktop`` facts).
 
 A transcriber returns the text, or a *transcript record* (a mapping), read by
 :func:`.transcript.transcript_record`.
@@ -174,10 +176,12 @@ class LiveAdapter:
         start = time.perf_counter()
         answer: Any = None
         error: str | None = None
+        kept: Any = None
         try:
             answer = transcriber.transcribe(request)
         except CaptureError as exc:
             error = str(exc)
+            kept = getattr(exc, "kept", None)  # what the transcriber saw before it failed
         except (AudioError, DictbenchError):
             raise
         except Exception as exc:
@@ -186,6 +190,9 @@ class LiveAdapter:
         self.captures += 1
         register_settings_secrets(self.product.settings)
         status, text, fields = "error", None, {}
+        if isinstance(kept, Mapping):
+            fields = {k: v for k, v in kept.items() if k in KEPT_FIELDS and
+                      isinstance(v, Mapping)}
         if error is None:
             try:
                 status, text, error, fields = transcript_record(answer)

@@ -148,11 +148,13 @@ def _refuse_secret_names(suite: Suite, products: Iterable[Product]) -> None:
 
 def capture_group(product: Product) -> str | None:
     """The capture group of a live product's items: its ``capture_group`` setting (items
-    sharing a device or rig) or, by default, the product itself. Cached products: none.
+    sharing a device or rig) or, by default, the product itself; desktop products share
+    one group (they take the one rig in turn). Cached products: none.
     Under xdist, ``scheduler.CaptureGroupScheduling`` runs each group on one worker."""
     if product.adapter == "cache":
         return None
-    return f"dictbench:{product.settings.get('capture_group', product.name)}"
+    default = "desktop-rig" if product.adapter == "desktop" else product.name
+    return f"dictbench:{product.settings.get('capture_group', default)}"
 
 
 def _case_markers(config: pytest.Config, case: Case, suite: Suite) -> list[str]:

@@ -6,8 +6,10 @@ Steps, one object each: ``{"wait_audio": true}`` (until the microphone hears sou
 ``{"sleep_after_audio": s}`` (until ``s`` after the first audible sample), ``{"type": text}``,
 ``{"backspace": n}``, ``{"flicker": text, "times": n, "every": s}`` (type and delete),
 ``{"steal_focus": true}`` (a window of its own takes the keyboard focus),
-``{"exit": code}`` (crash), ``{"from_dictation": n}`` (the rest only from the n-th
-dictation with this script on, counted across launches in ``<script>.dictations``).
+``{"exit": code}`` (crash), ``{"signal": n}`` (killed by signal n),
+``{"from_dictation": n}`` (the rest only from the n-th dictation with this script on,
+counted across launches in ``<script>.dictations``), ``{"until_dictation": n}`` (the rest
+only up to the n-th).
 An empty script does nothing, like a dead hotkey.
 
     python tests/desktop_apps/scripted_app.py --hotkey F9 --script steps.json \
@@ -38,6 +40,7 @@ def steal_focus(stolen: threading.Event) -> None:
     screen = x.screen()
     window = screen.root.create_window(700, 500, 80, 60, 0, screen.root_depth,
                                        background_pixel=screen.white_pixel)
+    window.set_wm_name("focus thief")
     window.map()
     x.sync()
     deadline = time.monotonic() + 30
@@ -68,6 +71,9 @@ def main() -> None:
             if "from_dictation" in step:
                 if dictations[0] < step["from_dictation"]:
                     return
+            elif "until_dictation" in step:
+                if dictations[0] > step["until_dictation"]:
+                    return
             elif step.get("wait_audio"):
                 mic.heard.wait(60)
                 log(f"heard at {mic.heard_at:.4f}")
@@ -93,6 +99,9 @@ def main() -> None:
                 stolen = threading.Event()
                 threading.Thread(target=steal_focus, args=(stolen,), daemon=True).start()
                 stolen.wait(60)
+            elif "signal" in step:
+                log(f"signal {step['signal']}")
+                os.kill(os.getpid(), step["signal"])
             elif "exit" in step:
                 log(f"exit {step['exit']}")
                 os._exit(step["exit"])

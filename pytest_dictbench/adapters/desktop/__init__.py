@@ -34,7 +34,12 @@ def make_backend(config: DesktopConfig) -> DesktopBackend:
 
 
 class DesktopAdapter(LiveAdapter):
-    """The live-adapter engine, told when a rig block starts (the app may relaunch)."""
+    """The live-adapter engine, told when a rig block starts (the app may relaunch) and
+    when the run's items are done (the rig is given back at once, not at exit)."""
+
+    def release(self) -> None:
+        if isinstance(self._transcriber, DesktopTranscriber):
+            self._transcriber.close()
 
     def start_block(self, block: int) -> None:
         new = self._block is not None and block != self._block
@@ -46,15 +51,24 @@ class DesktopAdapter(LiveAdapter):
 def check_machine(product: Product) -> None:
     """Raise :class:`ProductError` (one line, everything missing and how to fix it) when
     this machine cannot run the rig for ``product``: no display, no audio route or input
-    device, no app binary. The plugin calls it before collection (a usage error)."""
-    _refuse_unfit(DesktopConfig.from_product(product), product)
+    device, no app binary, a hotkey not on the keyboard map, the rig busy with another
+    run. The plugin calls it before collection (a usage error)."""
+    config = DesktopConfig.from_product(product)
+    _refuse_unfit(config, product, busy=True)
 
 
-def _refuse_unfit(config: DesktopConfig, product: Product) -> None:
-    problems = make_backend(config).problems(config.app)
+def _refuse_unfit(config: DesktopConfig, product: Product, busy: bool = False) -> None:
+    backend = make_backend(config)
+    problems = backend.problems(config.app, config.hotkey)
+    held = getattr(backend, "busy", None)
+    if busy and not problems and callable(held):
+        holder = held()
+        if holder:
+            problems.append(holder)
     if problems:
         raise ProductError("the desktop rig cannot run here: " + "; ".join(problems) +
-                           " (see `dictbench desktop doctor`)", path=product.path)
+                           " (see `dictbench desktop doctor`); the run stops before any "
+                           "product is measured", path=product.path)
 
 
 class _DesktopFactory:

@@ -64,8 +64,9 @@ class DesktopBackend(Protocol):
     #: ``linux`` or ``macos``.
     platform: str
 
-    def problems(self, app: Sequence[str]) -> list[str]:
-        """What is missing on this machine to run ``app``, each with how to fix it."""
+    def problems(self, app: Sequence[str], hotkey: Hotkey | None = None) -> list[str]:
+        """What is missing on this machine to run ``app`` with ``hotkey``, each with how
+        to fix it."""
         ...
 
     def claim(self) -> AbstractContextManager[None]:

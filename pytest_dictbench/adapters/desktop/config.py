@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from dataclasses import dataclass, field
@@ -11,14 +12,16 @@ from ...model import Product
 from ..settings import Settings
 from .ready import Readiness
 from .settle import SettleRule
-from .xkeys import Hotkey, parse_hotkey
+from .xkeys import KEY_CODES, Hotkey, parse_hotkey
 
 __all__ = ["DEFAULT_INPUT", "DesktopConfig"]
 
 KNOWN = {"platform", "app", "hotkey", "hotkey_mode", "stable_s", "max_wait_s", "empty_wait_s",
          "replay_if_empty", "relaunch", "record_screen", "display", "input_device",
          "launch_wait_s", "ready_log", "ready_window", "hotkey_lead_s", "focus_timeout_s",
-         "poll_s"}
+         "poll_s", "late_guard_s", "hotkey_grab_check"}
+#: The shortest ``poll_s`` (the editor itself reports every 10 ms).
+MIN_POLL_S = 0.005
 #: The virtual input device by platform: the null sink the Linux rig sets up, and the
 #: device macOS rigs use.
 DEFAULT_INPUT = {"linux": "dictbench_mic", "macos": "BlackHole 2ch"}
@@ -51,6 +54,12 @@ class DesktopConfig:
     focus_timeout_s: float = 5.0
     #: How often the document's snapshots are judged.
     poll_s: float = 0.02
+    #: Seconds the settled document is still watched: a change there is late text of
+    #: its item (``invalid``), never text of the next one.
+    late_guard_s: float = 1.0
+    #: Probe the hotkey's X grab before a launch (nobody else may hold it) and, with
+    #: ``relaunch = "never"``, before the first item (the operator's app must hold it).
+    hotkey_grab_check: bool = True
 
     @classmethod
     def from_product(cls, product: Product) -> DesktopConfig:
@@ -80,6 +89,9 @@ class DesktopConfig:
                               empty_wait_s=s.positive("empty_wait_s", 10.0))
         except ValueError as exc:
             raise s.error(f"[settings] {exc}") from None
+        if platform == "macos" and hotkey.key not in KEY_CODES:
+            raise s.error(f"[settings] hotkey {hotkey.spec!r}: no macOS key code for "
+                          f"{hotkey.key!r} (known: {', '.join(sorted(KEY_CODES))})")
         ready = Readiness(_pattern(s, "ready_log"), _pattern(s, "ready_window"))
         replays = s.get("replay_if_empty", int, 1)
         if replays < 0:
@@ -91,12 +103,23 @@ class DesktopConfig:
                    input_device=s.get("input_device", str, DEFAULT_INPUT[platform]),
                    launch_wait_s=_launch_wait(s, ready),
                    ready=ready,
-                   hotkey_lead_s=s.get("hotkey_lead_s", float, 0.3),
+                   hotkey_lead_s=_at_least(s, "hotkey_lead_s", 0.3, 0.0),
                    focus_timeout_s=s.positive("focus_timeout_s", 5.0),
-                   poll_s=s.positive("poll_s", 0.02))
+                   poll_s=_at_least(s, "poll_s", 0.02, MIN_POLL_S),
+                   late_guard_s=_at_least(s, "late_guard_s", 1.0, 0.0),
+                   hotkey_grab_check=s.get("hotkey_grab_check", bool, True))
 
     def app_log(self, outputs: Path) -> Path:
         return outputs / "desktop-app.log"
+
+
+def _at_least(s: Settings, name: str, default: float, floor: float) -> float:
+    """A finite number of seconds, at least ``floor``."""
+    value = float(s.get(name, float, default))
+    if not math.isfinite(value) or value < floor:
+        raise s.error(f"[settings] {name} must be a number of seconds >= {floor:g}, got "
+                      f"{value!r}")
+    return value
 
 
 def _launch_wait(s: Settings, ready: Readiness) -> float:

@@ -9,187 +9,40 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
-import re
+import secrets
 import shutil
 import subprocess
-import sys
-import tempfile
-import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from ...errors import CaptureError, ProductError
+from .journal import TOKEN_ENV, Journal, journal_path
+from .leftovers import processes_of, stop_processes, undo
+from .linux_editor import EditorProcess, LinuxDocument
+from .linux_process import (
+    _Process,
+    app_problem,
+    busy_message,
+    rig_lock_path,
+    start_logged,
+    stop_process,
+)
 from .pulse import PulseRoute, Tap
-from .settle import Snapshot
 from .xkeys import Hotkey, XKeys
 
-__all__ = ["LinuxBackend", "rig_lock_path", "start_logged"]
+__all__ = ["LinuxBackend", "app_problem", "rig_lock_path", "start_logged"]
+
+#: Lock files this process holds (a second open of one would be refused by flock).
+_HELD: set[Path] = set()
 
 
-#: The longest wait for the document editor to start (a loaded machine is slow).
-EDITOR_START_S = 120.0
 #: The longest wait for ffmpeg's first frame of a screen recording.
 SCREEN_START_S = 30.0
 #: The longest wait for the tap to read the virtual microphone before the first audio.
 TAP_WAIT_S = 15.0
-
-
-def rig_lock_path(kind: str, name: str) -> Path:
-    """The lock file of one display or audio route (one rig each), in
-    ``$DICTBENCH_DESKTOP_LOCK_DIR`` or the temporary folder."""
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)
-    folder = os.environ.get("DICTBENCH_DESKTOP_LOCK_DIR") or tempfile.gettempdir()
-    return Path(folder) / f"dictbench-desktop-{kind}-{safe}.lock"
-
-
-class _Process:
-    """A started process (the app, ffmpeg)."""
-
-    def __init__(self, process: subprocess.Popen[Any], stop_signal: str = "terminate"
-                 ) -> None:
-        self.process, self._stop = process, stop_signal
-
-    def exit_code(self) -> int | None:
-        return self.process.poll()
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            if self._stop == "q" and self.process.stdin:  # ffmpeg: finish the file
-                with contextlib.suppress(OSError):
-                    self.process.stdin.write(b"q")
-                    self.process.stdin.close()
-            else:
-                self.process.terminate()
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-
-
-def start_logged(argv: Sequence[str], env: Mapping[str, str] | None, log: Path | None
-                 ) -> _Process:
-    """Start ``argv`` in a session of its own, its output appended to ``log``."""
-    out: Any = subprocess.DEVNULL
-    if log is not None:
-        log.parent.mkdir(parents=True, exist_ok=True)
-        out = open(log, "ab")  # noqa: SIM115  (the child keeps it)
-    try:
-        process = subprocess.Popen(list(argv), env=None if env is None else dict(env),
-                                   stdout=out, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, start_new_session=True)
-    finally:
-        if log is not None:
-            out.close()
-    return _Process(process)
-
-
-class EditorProcess:
-    """The editor (:mod:`.editor`), started once; its snapshots read as it reports them."""
-
-    def __init__(self, env: Mapping[str, str]) -> None:
-        # a script, not ``-m``: importing the package would import every adapter kind
-        self.process = subprocess.Popen(
-            [sys.executable, "-P", str(Path(__file__).with_name("editor.py"))],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=dict(env), text=True, encoding="utf-8")
-        self._shots: dict[int, list[Snapshot]] = {}
-        self._opened: set[int] = set()
-        self._ready = False
-        self._lock = threading.Lock()
-        self._changed = threading.Condition(self._lock)
-        self.number = 0
-        threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True).start()
-
-    def _read(self, stream: IO[str]) -> None:
-        for line in stream:
-            obj = json.loads(line)
-            with self._changed:
-                if obj.get("ready") is True:
-                    self._ready = True
-                    self._changed.notify_all()
-                    continue
-                number = int(obj["document"])
-                if "at" in obj:
-                    self._shots.setdefault(number, []).append(
-                        Snapshot(float(obj["at"]), str(obj["text"]), bool(obj["focused"])))
-                else:
-                    self._opened.add(number)
-                self._changed.notify_all()
-        with self._changed:
-            self._changed.notify_all()
-
-    def send(self, command: str) -> None:
-        if self.process.poll() is not None or self.process.stdin is None:
-            error = self.process.stderr.read() if self.process.stderr else ""
-            raise RuntimeError(f"the document editor exited: {error.strip()[-500:]}")
-        self.process.stdin.write(command + "\n")
-        self.process.stdin.flush()
-
-    def new(self, title: str, timeout_s: float = 30) -> int:
-        """Open a fresh document; its number once the editor shows it (waiting first,
-        up to :data:`EDITOR_START_S`, for the editor to take commands)."""
-        with self._changed:
-            if not self._changed.wait_for(lambda: self._ready or self.process.poll()
-                                          is not None, EDITOR_START_S):
-                raise RuntimeError(f"the document editor did not start in "
-                                   f"{EDITOR_START_S:g} s")
-        self.number += 1
-        self.send("new " + " ".join(title.split()))
-        with self._changed:
-            if not self._changed.wait_for(lambda: self.number in self._opened
-                                          or self.process.poll() is not None, timeout_s):
-                raise RuntimeError(f"the document editor did not open a window in "
-                                   f"{timeout_s:g} s")
-        if self.number not in self._opened:
-            self.send("")  # raises with the editor's error
-        return self.number
-
-    def snapshots(self, number: int) -> list[Snapshot]:
-        with self._lock:
-            return list(self._shots.get(number, ()))
-
-    def forget(self, number: int) -> None:
-        with self._lock:
-            self._shots.pop(number, None)
-
-    def alive(self) -> bool:
-        return self.process.poll() is None
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError):
-            if self.process.stdin:
-                self.process.stdin.close()
-        _Process(self.process).stop()
-
-
-class LinuxDocument:
-    """One fresh document window of the editor."""
-
-    def __init__(self, editor: EditorProcess, title: str) -> None:
-        self.editor = editor
-        self.number = editor.new(title)
-
-    def wait_focused(self, timeout_s: float) -> bool:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            shots = self.snapshots()
-            if shots and shots[-1].focused:
-                return True
-            time.sleep(0.005)
-        return False
-
-    def snapshots(self) -> list[Snapshot]:
-        return self.editor.snapshots(self.number)
-
-    def close(self) -> None:
-        with contextlib.suppress(RuntimeError, OSError):
-            self.editor.send("close")
-        self.editor.forget(self.number)
 
 
 class _Playback:
@@ -225,11 +78,17 @@ class LinuxBackend:
         self._keys: XKeys | None = None
         self._editor: EditorProcess | None = None
         self._tap: Tap | None = None
+        self._player: subprocess.Popen[bytes] | None = None
         self._routed = False
+        self.journal: Journal | None = None
+        self._keys_entry: int | None = None
+        self._repeat: tuple[int | None, int] | None = None
+        #: What this rig undid of a killed run's leftovers when it took the rig.
+        self.recovered: list[str] = []
 
     # -- checks -------------------------------------------------------------------------
 
-    def problems(self, app: Sequence[str]) -> list[str]:
+    def problems(self, app: Sequence[str], hotkey: Hotkey | None = None) -> list[str]:
         found: list[str] = []
         if not self.display:
             found.append("no X display: set DISPLAY or the product's [settings] display "
@@ -241,10 +100,18 @@ class LinuxBackend:
                 found.append("python-xlib is missing: pip install 'pytest-dictbench[desktop]'")
             else:
                 try:
-                    XKeys(self.display).close()
+                    keys = XKeys(self.display)
                 except Exception as exc:
                     found.append(f"cannot use X display {self.display!r} ({exc}); start it "
                                  "(Xvfb) or check DISPLAY and XAUTHORITY")
+                else:
+                    try:
+                        if hotkey is not None:
+                            keys.check(hotkey)
+                    except ValueError as exc:
+                        found.append(f"[settings] hotkey {hotkey.spec!r}: {exc}")
+                    finally:
+                        keys.close()
         try:
             import tkinter  # noqa: F401
         except ImportError:
@@ -253,31 +120,100 @@ class LinuxBackend:
         found += self.route.problems()
         if self.screen and shutil.which("ffmpeg") is None:
             found.append("ffmpeg is missing (record_screen = true): apt-get install ffmpeg")
-        if app and shutil.which(app[0]) is None and not Path(app[0]).is_file():
-            found.append(f"the app's binary {app[0]!r} is not found (the product's "
-                         "[settings] app)")
+        problem = app_problem(app)
+        if problem:
+            found.append(problem)
         return found
+
+    def _locks(self) -> list[tuple[str, str, Path]]:
+        """(kind, name, lock file) of the display and of the audio route, named by the
+        server actually used, so two spellings of one server share a lock."""
+        try:
+            server = self.route.server()
+        except (RuntimeError, OSError, subprocess.TimeoutExpired):
+            server = self.env.get("PULSE_SERVER") or self.env.get("XDG_RUNTIME_DIR", "")
+        route = f"{server} {self.sink}"
+        return [("display", self.display, rig_lock_path("display", self.display)),
+                ("route", route, rig_lock_path("route", route))]
+
+    def busy(self) -> str | None:
+        """Who holds this display or route now (None: free, or held by this process)."""
+        for _kind, _name, path in self._locks():
+            if path in _HELD or not path.exists():
+                continue
+            with open(path, "a+") as handle:
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    handle.seek(0)
+                    return busy_message(handle.read().strip(), self._locks())
+        return None
+
+    def leftovers(self) -> list[str]:
+        """Undo what a killed run left on this display (see :mod:`.leftovers`); what was
+        undone. With the rig busy, nothing is touched (the journal is a live run's)."""
+        with contextlib.ExitStack() as stack:
+            for _kind, _name, path in self._locks():
+                if path in _HELD:
+                    return []
+                handle = stack.enter_context(open(path, "a+"))
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    return []
+            return self._undo_journal()
+
+    def _undo_journal(self) -> list[str]:
+        left = Journal.read(journal_path(self.display))
+        if left is None or not left.entries:
+            return []
+        return undo(left, self.route, self._release_keys)
+
+    def _release_keys(self, entry: dict[str, Any]) -> str:
+        keys = [str(k) for k in entry.get("keys", ())]
+        if entry["kind"] == "autorepeat":
+            XKeys(self.display).set_autorepeat(int(entry["keycode"]), True, close=True)
+            return f"turned autorepeat back on for {entry.get('key')!r}"
+        if entry["kind"] == "grab":
+            return f"its probe grab of {entry.get('hotkey')!r} ended with its X connection"
+        XKeys(self.display).release(keys, close=True)
+        return f"released keys {'+'.join(keys)}"
 
     @contextlib.contextmanager
     def claim(self) -> Iterator[None]:
+        """Hold this display and route, undo a killed run's leftovers, start a journal
+        (its process token goes into every process the rig starts)."""
         with contextlib.ExitStack() as stack:
-            server = self.env.get("PULSE_SERVER") or self.env.get("XDG_RUNTIME_DIR", "")
-            for kind, name in (("display", self.display), ("route", f"{server} {self.sink}")):
-                path = rig_lock_path(kind, name)
+            locks = self._locks()
+            for _kind, _name, path in locks:
                 handle = stack.enter_context(open(path, "a+"))
                 try:
                     fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except BlockingIOError:
                     handle.seek(0)
-                    holder = handle.read().strip() or "another process"
-                    raise ProductError(
-                        f"another dictbench desktop rig ({holder}) is running on "
-                        f"{kind} {name!r}: one rig per display and audio route") from None
+                    raise ProductError(busy_message(handle.read().strip(), locks)
+                                       ) from None
                 handle.seek(0)
                 handle.truncate()
                 handle.write(f"pid {os.getpid()}")
                 handle.flush()
-            yield
+                _HELD.add(path)
+                stack.callback(_HELD.discard, path)
+            self.recovered = self._undo_journal()
+            token = secrets.token_hex(8)
+            self.journal = Journal(journal_path(self.display))
+            self.journal.add("run", pid=os.getpid(), token=token, display=self.display,
+                             locks=[str(path) for _, _, path in locks])
+            self.env[TOKEN_ENV] = token
+            self.route.env[TOKEN_ENV] = token
+            try:
+                yield
+            finally:
+                self.close()
+                if self.journal is not None and all(
+                        e["kind"] == "run" for e in self.journal.entries):
+                    self.journal.finish()
+                self.journal = None
 
     # -- the rig ------------------------------------------------------------------------
 
@@ -289,31 +225,93 @@ class LinuxBackend:
 
     def _route(self) -> Tap:
         if not self._routed:
-            self.route.setup()
+            try:
+                self.route.setup(self.journal)
+            except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
+                raise ProductError(str(exc)) from None
             self._routed = True
         if self._tap is None:
             self._tap = Tap(self.route)
         return self._tap
 
+    def route_problem(self) -> str | None:
+        """What changed in the audio route (None: as the rig set it)."""
+        if not self._routed:
+            return None
+        problem = self.route.route_problem()
+        if problem is not None and self._tap is not None:
+            self._tap.close()  # it may have been moved along with the default
+            self._tap = None
+        return problem
+
+    def restore_route(self) -> None:
+        """Make the monitor the default source again (after :meth:`route_problem`)."""
+        if self._routed:
+            self.route.claim_default(self.journal)
+
+    def _note_process(self, what: str, pid: int) -> None:
+        if self.journal is not None:
+            self.journal.add("process", what=what, pid=pid)
+
     def launch(self, argv: Sequence[str], log: Path | None) -> _Process:
         self._route()  # the app must find its default source in place
         if self._editor is None or not self._editor.alive():
             self._editor = EditorProcess(self.env)  # starts while the app starts
-        return start_logged(argv, self.env, log)
+            self._note_process("editor", self._editor.process.pid)
+        app = start_logged(argv, self.env, log)
+        self._note_process("app", app.pid)
+        return app
+
+    def grab_holder(self, hotkey: Hotkey) -> bool:
+        """Whether another X client grabs ``hotkey`` now (the rig's probe grab is
+        refused with BadAccess); the probe is journaled while it lasts."""
+        entry = self.journal.add("grab", hotkey=hotkey.spec) if self.journal else None
+        try:
+            return self.keys.grabbed_elsewhere(hotkey)
+        finally:
+            if self.journal is not None:
+                self.journal.remove(entry)
 
     def open_document(self, title: str) -> LinuxDocument:
         if self._editor is None or not self._editor.alive():
             self._editor = EditorProcess(self.env)
+            self._note_process("editor", self._editor.process.pid)
         try:
             return LinuxDocument(self._editor, title)
         except RuntimeError as exc:
             raise CaptureError(str(exc)) from None
 
     def key_down(self, hotkey: Hotkey) -> None:
+        """Press the hotkey, its key's autorepeat off while it is held (an app gets one
+        press and one release, as from a person who holds a key without repeat)."""
+        code = self.keys.keycode(hotkey.key)
+        if self.keys.autorepeats(code):
+            entry = self.journal.add("autorepeat", keycode=code, key=hotkey.key) \
+                if self.journal else None
+            self.keys.set_autorepeat(code, False)
+            self._repeat = (entry, code)
+        if self.journal is not None and self._keys_entry is None:
+            self._keys_entry = self.journal.add(
+                "keys", keys=[*hotkey.modifiers, hotkey.key], hotkey=hotkey.spec)
         self.keys.down(hotkey)
 
     def key_up(self, hotkey: Hotkey) -> None:
         self.keys.up(hotkey)
+        if self.journal is not None:
+            self.journal.remove(self._keys_entry)
+        self._keys_entry = None
+        self._restore_repeat()
+
+    def _restore_repeat(self) -> None:
+        if self._repeat is not None:
+            entry, code = self._repeat
+            self.keys.set_autorepeat(code, True)
+            if self.journal is not None:
+                self.journal.remove(entry)
+            self._repeat = None
+
+    def focus_owner(self) -> str:
+        return self.keys.focus_owner()
 
     def play(self, audio: Path) -> _Playback:
         tap = self._route()
@@ -322,7 +320,8 @@ class LinuxBackend:
                                f"{TAP_WAIT_S:g} s: check the audio route "
                                "(`dictbench desktop doctor`)")
         tap.arm()
-        return _Playback(self.route.play(audio), tap)
+        self._player = self.route.play(audio)
+        return _Playback(self._player, tap)
 
     def window_titles(self) -> list[str]:
         return self.keys.window_titles()
@@ -336,11 +335,12 @@ class LinuxBackend:
         path.unlink(missing_ok=True)
         process = subprocess.Popen(screen_command(self.display, path), stdin=subprocess.PIPE,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                   env=self.env)
+                                   env=self.env, start_new_session=True)
+        self._note_process("ffmpeg", process.pid)
         deadline = time.monotonic() + SCREEN_START_S
         while not (path.exists() and path.stat().st_size > 0):
             if process.poll() is not None or time.monotonic() > deadline:
-                _Process(process).stop()
+                stop_process(process, group=True)
                 said = process.stderr.read().decode(errors="replace") if process.stderr \
                     else ""
                 raise CaptureError(f"the screen recording did not start (ffmpeg on display "
@@ -350,6 +350,11 @@ class LinuxBackend:
         return _Process(process, "q")
 
     def close(self) -> None:
+        """Stop the player, the editor and the tap, give the route back, and stop any
+        process left with this run's token (an app's children)."""
+        if self._player is not None:
+            stop_process(self._player, grace_s=1.0)
+            self._player = None
         if self._editor is not None:
             self._editor.close()
             self._editor = None
@@ -357,11 +362,28 @@ class LinuxBackend:
             self._tap.close()
             self._tap = None
         if self._routed:
-            self.route.teardown()
+            self.route.teardown(self.journal)
             self._routed = False
         if self._keys is not None:
+            with contextlib.suppress(Exception):
+                if self._keys_entry is not None:
+                    self._keys.release(list(self._keys_entry_keys()))
+                self._restore_repeat()
             self._keys.close()
             self._keys = None
+        token = self.env.get(TOKEN_ENV)
+        if token:
+            stop_processes(sorted(processes_of(token)))
+        if self.journal is not None:
+            for entry in self.journal.of("process") + self.journal.of("keys") + \
+                    self.journal.of("autorepeat"):
+                self.journal.remove(entry["id"])
+        self._keys_entry = None
+
+    def _keys_entry_keys(self) -> list[str]:
+        if self.journal is None:
+            return []
+        return [str(k) for e in self.journal.of("keys") for k in e.get("keys", ())]
 
 
 def screen_command(display: str, path: Path, fps: int = 10) -> list[str]:

@@ -17,20 +17,13 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from ...errors import ProductError
-from .linux import _Process, rig_lock_path, start_logged
+from .linux_process import _Process, rig_lock_path, start_logged
 from .settle import Snapshot
-from .xkeys import Hotkey
+from .xkeys import KEY_CODES, Hotkey
 
 __all__ = ["KEY_CODES", "WINDOW_TITLES_SCRIPT", "MacBackend", "hotkey_script",
            "new_document_script", "play_command", "read_document_script"]
 
-#: macOS virtual key codes for the keys a dictation hotkey uses.
-KEY_CODES = {"F5": 96, "F6": 97, "F7": 98, "F8": 100, "F9": 101, "F10": 109, "F11": 103,
-             "F12": 111, "space": 49, "Return": 36, "Escape": 53, "fn": 63,
-             **{chr(c): code for c, code in zip(range(ord("a"), ord("z") + 1),
-                                                (0, 11, 8, 2, 14, 3, 5, 4, 34, 38, 40, 37,
-                                                 46, 45, 31, 35, 12, 15, 1, 17, 32, 9, 13,
-                                                 7, 16, 6), strict=True)}}
 _MODIFIERS = {"Control_L": "control down", "Shift_L": "shift down", "Alt_L": "option down",
               "Super_L": "command down", "Meta_L": "command down"}
 
@@ -174,8 +167,11 @@ class MacBackend:
     def __init__(self, device: str, run: Runner = _run) -> None:
         self.device, self.run = device, run
 
-    def problems(self, app: Sequence[str]) -> list[str]:
+    def problems(self, app: Sequence[str], hotkey: Hotkey | None = None) -> list[str]:
         found = []
+        if hotkey is not None and hotkey.key not in KEY_CODES:
+            found.append(f"[settings] hotkey {hotkey.spec!r}: no macOS key code for "
+                         f"{hotkey.key!r} (known: {', '.join(sorted(KEY_CODES))})")
         try:
             devices = self.run(["system_profiler", "SPAudioDataType"])
         except (RuntimeError, OSError) as exc:

@@ -17,6 +17,10 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .journal import Journal
 
 __all__ = ["AUDIBLE", "PulseRoute", "SampleClock", "Tap"]
 
@@ -26,6 +30,8 @@ TAP_RATE = 16000
 #: paplay's buffer, in milliseconds.
 PLAY_LATENCY_MS = 250
 _CHUNK = 160  # samples per read: 10 ms
+#: The description of a sink the rig loads: tells its modules from anyone else's.
+RIG_TAG = "dictbench-rig"
 
 
 class PulseRoute:
@@ -36,6 +42,10 @@ class PulseRoute:
         self.env = dict(os.environ if env is None else env)
         self._module: str | None = None
         self._previous_source: str | None = None
+        self._module_entry: int | None = None
+        self._source_entry: int | None = None
+        #: Whether :meth:`setup` loaded the sink (False: it existed).
+        self.created = False
 
     def _pactl(self, *args: str) -> str:
         done = subprocess.run(["pactl", *args], capture_output=True, text=True, env=self.env,
@@ -58,28 +68,113 @@ class PulseRoute:
                     "`pulseaudio --daemonize=yes --exit-idle-time=-1`"]
         return []
 
-    def sinks(self) -> list[str]:
-        return [line.split("\t")[1] for line in self._pactl("list", "short", "sinks")
+    def info(self, field: str) -> str:
+        """A field of ``pactl info`` (``Server String``, ``Default Source``, ...)."""
+        for line in self._pactl("info").splitlines():
+            if line.startswith(field + ":"):
+                return line.split(":", 1)[1].strip()
+        return ""
+
+    def server(self) -> str:
+        """The server actually used (its socket's real path), however ``PULSE_SERVER``
+        spells it (``unix:/x/native``, ``/x/native``, or unset with the same runtime
+        folder)."""
+        server = self.info("Server String") or self.env.get("PULSE_SERVER", "")
+        server = server.removeprefix("unix:")
+        return os.path.realpath(server) if server.startswith("/") else server
+
+    def default_source(self) -> str:
+        return self.info("Default Source")
+
+    def sinks(self) -> dict[str, str]:
+        """Sink name -> its driver (``module-null-sink.c`` for a null sink)."""
+        found = {}
+        for line in self._pactl("list", "short", "sinks").splitlines():
+            fields = line.split("\t")
+            if len(fields) >= 3:
+                found[fields[1]] = fields[2]
+        return found
+
+    def sources(self) -> list[str]:
+        return [line.split("\t")[1] for line in self._pactl("list", "short", "sources")
                 .splitlines() if "\t" in line]
 
-    def setup(self) -> None:
-        """Create the null sink when missing and make its monitor the default source."""
-        if self.sink not in self.sinks():
-            self._module = self._pactl("load-module", "module-null-sink",
-                                       f"sink_name={self.sink}").strip()
-        info = self._pactl("info")
-        for line in info.splitlines():
-            if line.startswith("Default Source:"):
-                self._previous_source = line.split(":", 1)[1].strip()
-        self._pactl("set-default-source", f"{self.sink}.monitor")
+    def rig_modules(self, sink: str) -> list[str]:
+        """Indexes of the null-sink modules the rig loaded for ``sink`` (tagged)."""
+        found = []
+        for line in self._pactl("list", "short", "modules").splitlines():
+            fields = line.split("\t")
+            if len(fields) >= 3 and fields[1] == "module-null-sink" and \
+                    f"sink_name={sink}" in fields[2].split() and RIG_TAG in fields[2]:
+                found.append(fields[0])
+        return found
 
-    def teardown(self) -> None:
+    def setup(self, journal: Journal | None = None) -> None:
+        """Create the null sink when missing and make its monitor the default source,
+        each change written to ``journal`` before it is made. An existing sink of that
+        name is used when it is a null sink (:attr:`created` False), refused otherwise
+        (the audio would come out of a device)."""
+        sinks = self.sinks()
+        if self.sink in sinks:
+            if "null" not in sinks[self.sink]:
+                raise RuntimeError(f"a sink named {self.sink!r} exists and is not a null sink "
+                                   f"(driver {sinks[self.sink]}): the case audio would be "
+                                   "played out loud; set [settings] input_device to "
+                                   "another name")
+            self.created = False
+        else:
+            entry = journal.add("module", sink=self.sink) if journal else None
+            try:
+                self._module = self._pactl(
+                    "load-module", "module-null-sink", f"sink_name={self.sink}",
+                    f"sink_properties=device.description={RIG_TAG}").strip()
+            except RuntimeError as exc:
+                if journal:
+                    journal.remove(entry)
+                raise RuntimeError(f"cannot create the virtual microphone: {exc}") from None
+            if journal and entry is not None:
+                journal.update(entry, index=self._module)
+            self._module_entry = entry
+            self.created = True
+        self.claim_default(journal)
+
+    def claim_default(self, journal: Journal | None = None) -> None:
+        """Make the monitor the default source (again), noting the one it replaces."""
+        monitor = f"{self.sink}.monitor"
+        current = self.default_source()
+        if current == monitor:
+            return
+        if self._source_entry is None:
+            self._previous_source = current
+            if journal:
+                self._source_entry = journal.add("default_source", previous=current,
+                                                 set=monitor)
+        self._pactl("set-default-source", monitor)
+
+    def route_problem(self) -> str | None:
+        """What is wrong with the route now (None: the monitor is the default source)."""
+        try:
+            current = self.default_source()
+        except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
+            return f"the sound server does not answer ({exc})"
+        if current != f"{self.sink}.monitor":
+            return f"the default source changed to {current!r}"
+        return None
+
+    def teardown(self, journal: Journal | None = None) -> None:
         """Give back the previous default source and remove a sink the rig created."""
         try:
-            if self._previous_source and self._previous_source != f"{self.sink}.monitor":
+            if self._previous_source and self._previous_source != f"{self.sink}.monitor" \
+                    and self.default_source() == f"{self.sink}.monitor":
                 self._pactl("set-default-source", self._previous_source)
+            if journal:
+                journal.remove(self._source_entry)
+            self._source_entry = None
             if self._module:
                 self._pactl("unload-module", self._module)
+            if journal:
+                journal.remove(self._module_entry)
+            self._module_entry = None
         except (RuntimeError, OSError, subprocess.TimeoutExpired):
             pass
         self._module = None
