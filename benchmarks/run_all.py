@@ -59,6 +59,9 @@ BENCHMARKS = (
     Benchmark("bench_whisper_overhead.py", (), ("--rounds", "1")),
     Benchmark("bench_xdist_capture.py", (), ("--rounds", "1", "--cases", "2")),
     Benchmark("bench_desktop.py", (), ("--items", "1", "--app", "scripted", "--stable-s", "0.5")),
+    Benchmark("bench_store.py", (),
+              ("--items", "200", "--rounds", "1", "--runs", "20", "--run-items", "20")),
+    Benchmark("bench_streaming.py", (), ("--items", "8", "--concurrency", "4")),
 )
 
 #: A line a benchmark prints about its target (``... (target <= 1.1)``, ``target: ...``).

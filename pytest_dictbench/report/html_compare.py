@@ -14,11 +14,14 @@ from .wins import claims_table, win_sentences, wins_basis
 __all__ = ["comparison_parts"]
 
 
-def comparison_parts(suite: Mapping[str, Any], forest: str) -> list[str]:
-    """The parts in page order; ``forest`` is the drawn comparisons figure ("" if none)."""
+def comparison_parts(suite: Mapping[str, Any], forest: str, scope: str = "") -> list[str]:
+    """The parts in page order; ``forest`` is the drawn comparisons figure ("" if none),
+    ``scope`` the sentence saying which pairs were compared ("" when all were)."""
     comparisons = suite.get("comparisons", [])
     parts = ["<h3>Paired comparisons</h3>"]
     if comparisons:
+        if scope:
+            parts.append(f"<p>{esc(scope)}</p>")
         if forest:
             parts.append(f'<div class="figs">{forest}</div>')
         parts.append(comparisons_table(comparisons, resolved_head(suite)))
