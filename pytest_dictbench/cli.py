@@ -1,5 +1,6 @@
 """dictbench: the few jobs that are not tests.
 
+    dictbench new SOURCE --out D    a suite from your recordings and their transcripts
     dictbench hash SUITE            refresh the sha256 of every [[files]] entry
     dictbench synth SUITE           render each case's script to FLAC audio (extra: synth)
     dictbench draft FOLDER --out D  a draft suite from recordings (see docs/workbench.md)
@@ -126,6 +127,17 @@ def cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_new(args: argparse.Namespace) -> int:
+    from .newsuite import new_suite
+
+    made = new_suite(Path(args.source), Path(args.out), suite_id=args.id, title=args.title,
+                     locale=args.locale, threshold=args.threshold, unit=args.unit)
+    print(f"{made.root}: suite {made.suite_id!r}, {made.cases} case(s), "
+          f"{made.seconds:.1f} s of audio; run it with: "
+          f"pytest {made.root} --product=whisper-tiny")
+    return 0
+
+
 def cmd_select(args: argparse.Namespace) -> int:
     from .select import render_selection, select_paths
 
@@ -173,6 +185,24 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"dictbench {__version__}",
                         help="print the installed pytest-dictbench version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
+    new = sub.add_parser(
+        "new", help="make an error_rate suite from your own recordings and transcripts",
+        epilog="example: dictbench new ~/recordings --out cases/my-notes  (each NAME.wav "
+               "with NAME.txt beside it; or a .csv/.tsv/.jsonl manifest with the columns "
+               "audio, reference). See docs/tutorial/own-recordings.md")
+    new.add_argument("source", help="a folder of .wav/.flac recordings with a .txt "
+                     "transcript beside each, or a .csv, .tsv or .jsonl manifest")
+    new.add_argument("--out", required=True, help="the new suite's folder (e.g. cases/NAME)")
+    new.add_argument("--id", default=None, help="suite id (default: the --out folder's name)")
+    new.add_argument("--title", default=None, help="suite title")
+    new.add_argument("--locale", default="en-US", help="BCP 47 locale (default: %(default)s)")
+    new.add_argument("--threshold", type=_number(float, 0.0, 100.0, "an error rate"),
+                     default=0.15, help="an item passes at or below this error rate "
+                     "(default: %(default)s)")
+    new.add_argument("--unit", choices=("word", "char"), default=None,
+                     help="word (WER) or char (CER, for languages written without spaces); "
+                          "default: the method's choice for the locale")
+    new.set_defaults(run=cmd_new)
     hashing = sub.add_parser("hash", help="refresh the sha256 of the suite's data files")
     hashing.add_argument("suite", help="suite folder")
     hashing.set_defaults(run=cmd_hash)
