@@ -42,6 +42,14 @@ class Gating:
         self.baseline_analyser = baseline_analyser(option("dictbench_baseline"),
                                                    config.invocation_params.dir)
         self.options: GateOptions | None = None
+        if self.baseline is None:  # a drop is measured against a baseline run (CF8)
+            for name in ("max_drop", "max_drop_abs"):
+                if option(f"dictbench_{name}") is not None:
+                    flag = "--dictbench-" + name.replace("_", "-")
+                    raise DictbenchError(
+                        f"{flag} needs --dictbench-baseline: the drop is measured against "
+                        "a baseline run's reports folder, and without one the limit would "
+                        "never be applied")
         if self.baseline is not None or option("dictbench_min_score") is not None or \
                 option("dictbench_max_drop") is not None or \
                 option("dictbench_max_drop_abs") is not None:

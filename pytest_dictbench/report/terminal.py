@@ -169,14 +169,35 @@ def shared_cases(c: Mapping[str, Any], a: str, b: str) -> str:
     return f"on {c['n']} shared case{'s' if c['n'] != 1 else ''}{counts}"
 
 
+#: How many case ids a terminal line names before it points to dictbench.json.
+NAMED_CASES = 5
+
+
+def named_cases(c: Mapping[str, Any], side: str, limit: int | None = NAMED_CASES) -> str:
+    """`` (k00, k01, +2 more in dictbench.json)``: the discordant cases of one side of a
+    comparison (``side`` ``a`` or ``b``), empty for none or a report without them."""
+    cases = c.get(f"cases_only_{side}_failed") or []
+    if not cases:
+        return ""
+    shown = cases if limit is None else cases[:limit]
+    more = len(cases) - len(shown)
+    return f" ({', '.join(shown)}{f', +{more} more in dictbench.json' if more else ''})"
+
+
+def resolved_text(c: Mapping[str, Any]) -> str:
+    """``resolved: the interval excludes 0`` or ``not resolved``, as the reports say it."""
+    return "resolved: the interval excludes 0" if c["resolved"] else "not resolved"
+
+
 def baseline_line(c: Mapping[str, Any], max_drop: float | None = None) -> str:
     """One line comparing a product with itself in the baseline run; with the gate's
     ``max_drop``, a larger drop the gate let through (not resolved) is said to be so."""
     interval = c["interval"]
     line = (f"baseline {c['suite']}/{c['product']}: {c['mean_difference']:+.2f} points "
             f"[{interval['low']:+.2f}, {interval['high']:+.2f}] "
-            f"({'resolved' if c['resolved'] else 'not resolved'}); cases failed only in "
-            f"the baseline: {c['only_a_failed']}, only now: {c['only_b_failed']}; "
+            f"({resolved_text(c)}); cases failed only in the baseline: "
+            f"{c['only_a_failed']}{named_cases(c, 'a')}, only now: "
+            f"{c['only_b_failed']}{named_cases(c, 'b')}; "
             f"McNemar p={fmt_p(c['mcnemar_p'])}; {shared_cases(c, 'baseline', 'now')}")
     drop = -c["mean_difference"]
     if max_drop is not None and drop > max_drop and not interval["high"] < 0:
@@ -202,6 +223,10 @@ def gate_lines(report: Mapping[str, Any]) -> list[str]:
     verdict = f"CI gate: {'passed' if gate['passed'] else 'FAILED'} ({settings})"
     lines = [verdict + "".join(f"; accepted: {note}" for note in gate.get("accepted", ()))]
     lines += [f"FAILED: {failure}" for failure in gate["failures"]]
-    lines += [baseline_line(c, gate.get("max_drop"))
-              for c in report.get("baseline", {}).get("comparisons", [])]
+    for c in report.get("baseline", {}).get("comparisons", []):
+        lines.append(baseline_line(c, gate.get("max_drop")))
+        for side, what in (("b", "failed only now"), ("a", "failed only in the baseline")):
+            if c.get(f"cases_only_{side}_failed"):
+                lines.append(f"{c['suite']}/{c['product']}: {what}: "
+                             + ", ".join(c[f"cases_only_{side}_failed"]))
     return [visible(line) for line in lines]
