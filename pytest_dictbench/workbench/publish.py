@@ -9,7 +9,6 @@ not-ranked reason). Writes ``summary.json`` and ``summary.md`` with the shared w
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Any
 
 from ..errors import DictbenchError
 from ..files import atomic_write
-from ..jsonl import read_text
+from ..jsonl import read_json
 from ..report.cohorts import cohort_labels, cohort_legend
 from ..report.files import dumps
 from ..report.sections import fmt, fmt_interval
@@ -139,10 +138,10 @@ def publish(report_dir: Path, out_dir: Path, *, force: bool = False) -> list[Pat
     if not source.is_file():
         raise DictbenchError("no dictbench.json here: give the report folder of a run",
                              path=source)
-    try:
-        report = json.loads(read_text(source, DictbenchError))
-    except ValueError as exc:
-        raise DictbenchError(f"not a dictbench report: {exc}", path=source) from None
+    report = read_json(source, DictbenchError)  # strict: a duplicated key is refused (CF2)
+    if not isinstance(report, dict):
+        raise DictbenchError("not a dictbench report: the top level is not an object",
+                             path=source)
     _check_out(report_dir, out_dir, force)
     summary = summarize_report(report)
     out_dir.mkdir(parents=True, exist_ok=True)

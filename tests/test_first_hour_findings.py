@@ -1,0 +1,38 @@
+"""Findings of clarity-and-first-hour.md that need no pytest run: strict JSON in
+``dictbench publish`` (CF2) and the line named for a duplicate key (CF22)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_dictbench.cli import main
+from pytest_dictbench.errors import DictbenchError
+from pytest_dictbench.jsonl import parse_json
+
+
+def test_cf2_publish_refuses_a_duplicated_key(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    reports = tmp_path / "base3"
+    reports.mkdir()
+    text = json.dumps({"schema_version": 1, "suites": [{"id": "s", "products": [
+        {"product": "p1", "score": 100.0}]}]}, indent=1)
+    text = text.replace('"score": 100.0', '"score": 100.0,\n    "score": 1.0')
+    (reports / "dictbench.json").write_text(text, encoding="utf-8")
+    assert main(["publish", str(reports), str(tmp_path / "pub")]) == 2
+    line = text.splitlines().index('    "score": 1.0') + 1
+    assert f"dictbench.json:{line}: duplicate key 'score' in one object" in \
+        capsys.readouterr().err
+    assert not (tmp_path / "pub").exists()
+
+
+@pytest.mark.parametrize("text,line", [
+    ('{"a": {"k": 1},\n "b": {"k": 2,\n "x": 0,\n "k": 3}}', 4),
+    ('[{"k": 1},\n{"k": 2, "s": "a\\"k\\":",\n"k": 3}]', 3),
+    ('{"k": [1,\n{"k": 2}],\n"k": 1}', 3),
+])
+def test_cf22_the_line_of_the_repeated_key_in_its_own_object(text: str, line: int) -> None:
+    with pytest.raises(DictbenchError, match=rf"^f\.json:{line}: duplicate key 'k'"):
+        parse_json(text, DictbenchError, "f.json")
