@@ -43,3 +43,38 @@ def test_cf4_failed_captures_are_errors_not_cached(live: pytest.Pytester) -> Non
     again = live.runpytest("--product=ok", "-p", "no:cacheprovider")
     assert [x for x in again.outlines if x.startswith("dictbench capture ")] == [
         "dictbench capture ok: 4/4 items (0 captured, 4 cached), 0.0 s audio, done"]
+
+
+def _openai_products(pytester: pytest.Pytester, names: list[str]) -> None:
+    for name in names:
+        (pytester.path / "products" / f"{name}.toml").write_text(
+            f'name = "{name}"\nversion = "1"\nadapter = "openai"\n[settings]\n'
+            f'model = "m"\napi_key_env = "DICTBENCH_UNSET_KEY_{name.upper()}"\n'
+            'base_url = "http://127.0.0.1:9/v1"\n', encoding="utf-8")
+
+
+def test_cf24_a_missing_key_is_one_usage_error_per_product(
+        live: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    _openai_products(live, ["cloud1", "cloud2"])
+    for name in ("CLOUD1", "CLOUD2"):
+        monkeypatch.delenv(f"DICTBENCH_UNSET_KEY_{name}", raising=False)
+    result = live.runpytest("--product=cloud1", "--product=cloud2", "--product=ok",
+                            "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([
+        "*cloud1: environment variable DICTBENCH_UNSET_KEY_CLOUD1 (api_key_env) is not set, "
+        "and 4 selected items need a capture*",
+        "*cloud2: environment variable DICTBENCH_UNSET_KEY_CLOUD2 (api_key_env) is not set, "
+        "and 4 selected items need a capture*"])
+    assert "capture error" not in result.stdout.str()
+
+
+def test_cf24_cached_outputs_need_no_key(live: pytest.Pytester,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    _openai_products(live, ["cloud1"])
+    monkeypatch.delenv("DICTBENCH_UNSET_KEY_CLOUD1", raising=False)
+    (live.path / "products" / "cloud1").mkdir()
+    (live.path / "products" / "cloud1" / "mini.jsonl").write_text("".join(
+        f'{{"case_id": "{c["id"]}", "text": "hello there"}}\n' for c in CASES))
+    result = live.runpytest("--product=cloud1", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=4)
