@@ -28,11 +28,11 @@ from ..text.visible import visible
 from . import capture_estimate, capture_plan, hookspecs
 from .collect import CaseItem, SuiteCollector, split_item_id
 from .estimate import JudgeEstimate
+from .keys import PLUGIN_NAME as KEYS_PLUGIN
+from .keys import MissingKeys
 from .options import add_options, ini_folder
 from .progress import CaptureProgress
 from .rootdir import redetermine_setup
-from .keys import PLUGIN_NAME as KEYS_PLUGIN
-from .keys import MissingKeys
 from .session import HEAP_KEY, SESSION_KEY, DictbenchSession, is_worker
 from .split import PLUGIN_NAME as SPLIT_PLUGIN
 from .split import SplitPlugin
