@@ -99,12 +99,12 @@ def _notes(suite: Mapping[str, Any]) -> list[str]:
             notes.append(f"{where}: {overturned}")
     for c in suite.get("comparisons", []):
         interval = c["interval"]
-        verdict = "resolved" if c["resolved"] else "not resolved"
+        verdict = resolved_text(c)
         notes.append(
             f"{suite['id']}: {c['b']} - {c['a']}: {c['mean_difference']:+.2f} "
             f"[{interval['low']:+.2f}, {interval['high']:+.2f}] ({verdict}); cases failed "
-            f"only by {c['a']}: {c['only_a_failed']}, only by {c['b']}: "
-            f"{c['only_b_failed']}; McNemar p={fmt_p(c['mcnemar_p'])} "
+            f"only by {c['a']}: {c['only_a_failed']}{named_cases(c, 'a')}, only by {c['b']}: "
+            f"{c['only_b_failed']}{named_cases(c, 'b')}; McNemar p={fmt_p(c['mcnemar_p'])} "
             f"(Holm {fmt_p(c.get('p_holm', c['mcnemar_p']))}); {shared_cases(c, c['a'], c['b'])}")
     return notes
 
