@@ -57,7 +57,7 @@ OVERFLOWING = """() => [...document.querySelectorAll('table')].filter(t => {
   const inner = main.getBoundingClientRect().right
     - parseFloat(getComputedStyle(main).paddingRight);
   return box.right > inner + 1 || t.parentElement.scrollWidth > t.parentElement.clientWidth + 1;
-}).map(t => t.querySelector('th') ? [...t.querySelectorAll('thead th')].map(th => th.textContent).join('|') : '?')"""
+}).map(t => [...t.querySelectorAll('thead th')].map(th => th.textContent).join('|'))"""
 
 
 def test_cf29_tables_fit_at_1400_px_and_the_gate_is_styled(report: Path) -> None:
