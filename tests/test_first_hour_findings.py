@@ -36,3 +36,26 @@ def test_cf2_publish_refuses_a_duplicated_key(tmp_path: Path,
 def test_cf22_the_line_of_the_repeated_key_in_its_own_object(text: str, line: int) -> None:
     with pytest.raises(DictbenchError, match=rf"^f\.json:{line}: duplicate key 'k'"):
         parse_json(text, DictbenchError, "f.json")
+
+
+def test_cf6_a_provisional_item_record_says_so() -> None:
+    """items.jsonl: a passed-but-provisional item carries ``verdict: provisional`` (the
+    JUnit property's word), so a consumer counting passes need not know the rule."""
+    from types import SimpleNamespace
+
+    from pytest_dictbench.model import ItemResult
+    from pytest_dictbench.plugin.junit import junit_properties
+    from pytest_dictbench.report.record import item_record
+    from pytest_dictbench.suites import load_suite
+
+    suite = load_suite(Path(__file__).resolve().parents[1] / "cases" / "en-dictation")
+    item = SimpleNamespace(suite=suite, case=suite.cases[0],
+                           product=SimpleNamespace(name="p"), repetition=1)
+    waiting = item_record(item, "passed", suite_path="cases/en-dictation",
+                          result=ItemResult(passed=True, score=None, provisional=3))
+    assert waiting["verdict"] == "provisional"
+    assert ("dictbench.verdict", "provisional") in junit_properties(waiting)
+    done = item_record(item, "passed", suite_path="cases/en-dictation",
+                       result=ItemResult(passed=True, score=90.0))
+    assert done["verdict"] == "pass"
+    assert item_record(item, "error", suite_path="x", message="m")["verdict"] == "error"
