@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -35,8 +37,11 @@ def load_product(name: str, folder: Path) -> Product:
     if not path.is_file():
         known = sorted(p.stem for p in folder.glob("*.toml") if p.is_file()) \
             if folder.is_dir() else []
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""  # CF38
         raise ProductError(
-            f"product {name!r} not found (known: {', '.join(known) or 'none'})", path=path)
+            f"product {name!r} not found{hint} (known: {', '.join(known) or 'none'})",
+            path=path)
     data = read_toml(path, ProductError, dates=False)
     validate(data, "product.schema.json", ProductError, path=path)
     _check_pricing(data.get("pricing", {}), path)

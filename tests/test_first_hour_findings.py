@@ -59,3 +59,24 @@ def test_cf6_a_provisional_item_record_says_so() -> None:
                        result=ItemResult(passed=True, score=90.0))
     assert done["verdict"] == "pass"
     assert item_record(item, "error", suite_path="x", message="m")["verdict"] == "error"
+
+
+def test_cf38_a_mistyped_product_gets_a_suggestion(tmp_path: Path) -> None:
+    from pytest_dictbench.errors import ProductError
+    from pytest_dictbench.products import load_product
+
+    for name in ("whisper-tiny", "whisper-base", "acme"):
+        (tmp_path / f"{name}.toml").write_text(f'name = "{name}"\n')
+    with pytest.raises(ProductError, match=r"product 'whsper-tiny' not found; did you mean "
+                                           r"'whisper-tiny'\? \(known: acme, "):
+        load_product("whsper-tiny", tmp_path)
+    with pytest.raises(ProductError, match=r"product 'zzz' not found \(known: "):
+        load_product("zzz", tmp_path)
+
+
+def test_cf27_cf14_undeclared_and_multiline_environment_values() -> None:
+    from pytest_dictbench.report.cohorts import cohort_text
+
+    assert cohort_text({"hardware": None, "os": None}) == \
+        "hardware=(not declared), os=(not declared)"
+    assert cohort_text({"hardware": "X\nY", "os": "A"}) == "hardware=X\\nY, os=A"
