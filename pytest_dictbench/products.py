@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-
 from datetime import date
 from pathlib import Path
 from typing import Any
