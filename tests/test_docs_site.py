@@ -43,3 +43,32 @@ def test_the_readme_and_the_tutorial_show_the_same_first_command() -> None:
     tutorial = (ROOT / "docs" / "tutorial" / "first-run.md").read_text(encoding="utf-8")
     assert first_command(readme) == first_command(tutorial)
     assert "bash .ci/run" in readme and "reports/dictbench.html" in readme
+
+
+def test_cf28_the_sdist_ships_the_docs_and_the_changelog(tmp_path: Path) -> None:
+    """Built from a copy of the tracked files (an egg-info left in the checkout would
+    list them whatever MANIFEST.in says)."""
+    import shutil
+    import tarfile
+
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True,
+                             check=False)
+    if tracked.returncode != 0:
+        pytest.skip("not a git checkout")
+    source = tmp_path / "src"
+    for name in tracked.stdout.decode().split("\0"):
+        if name and not name.startswith(("cases/", "products/", "examples/")) \
+                and (ROOT / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(ROOT / name, source / name)
+    for name in ("MANIFEST.in", "mkdocs.yml"):  # new files of this checkout, maybe untracked
+        if (ROOT / name).is_file():
+            shutil.copyfile(ROOT / name, source / name)
+    subprocess.run([sys.executable, "-c", "import sys; from setuptools import build_meta as b;"
+                    " b.build_sdist(sys.argv[1])", str(tmp_path)], cwd=source, check=True,
+                   capture_output=True)
+    (sdist,) = tmp_path.glob("*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    assert {"CHANGELOG.md", "mkdocs.yml", "docs/tutorial/first-run.md", "docs/formats.md"} \
+        <= names
