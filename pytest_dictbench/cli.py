@@ -1,6 +1,7 @@
 """dictbench: the few jobs that are not tests.
 
     dictbench new SOURCE --out D    a suite from your recordings and their transcripts
+    dictbench canary SUITE          add the canary tag to audio files that lack it
     dictbench hash SUITE            refresh the sha256 of every [[files]] entry
     dictbench synth SUITE           render each case's script to FLAC audio (extra: synth)
     dictbench draft FOLDER --out D  a draft suite from recordings (see docs/workbench.md)
@@ -138,6 +139,15 @@ def cmd_new(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_canary(args: argparse.Namespace) -> int:
+    from .newsuite import add_canary
+
+    tagged = add_canary(Path(args.suite))
+    print(f"{args.suite}: the canary added to {len(tagged)} file(s)"
+          + (f" ({', '.join(tagged)}); digests refreshed" if tagged else ""))
+    return 0
+
+
 def cmd_select(args: argparse.Namespace) -> int:
     from .select import render_selection, select_paths
 
@@ -203,6 +213,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="word (WER) or char (CER, for languages written without spaces); "
                           "default: the method's choice for the locale")
     new.set_defaults(run=cmd_new)
+    canary = sub.add_parser(
+        "canary", help="add the suite's canary as a tag to its WAV/FLAC files that lack it",
+        epilog="example: dictbench canary cases/my-notes  (then pytest --dictbench-verify "
+               "cases/my-notes passes its canary checks)")
+    canary.add_argument("suite", help="suite folder")
+    canary.set_defaults(run=cmd_canary)
     hashing = sub.add_parser("hash", help="refresh the sha256 of the suite's data files")
     hashing.add_argument("suite", help="suite folder")
     hashing.set_defaults(run=cmd_hash)

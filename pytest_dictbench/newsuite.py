@@ -38,7 +38,8 @@ from .jsonl import read_jsonl
 from .schemas import validate
 from .suites import MANIFEST, inside
 
-__all__ = ["Recording", "find_recordings", "new_suite", "read_manifest", "suite_id_for"]
+__all__ = ["Recording", "add_canary", "find_recordings", "new_suite", "read_manifest",
+           "suite_id_for"]
 
 #: Manifest columns accepted for the reference transcript, in order of preference.
 REFERENCE_COLUMNS = ("reference", "text", "transcript", "sentence")
@@ -234,3 +235,25 @@ def new_suite(source: Path, out: Path, *, suite_id: str | None = None,
         shutil.rmtree(build, ignore_errors=True)
         raise
     return NewSuite(out, suite_id, len(cases), seconds)
+
+
+def add_canary(suite_path: Path) -> list[str]:
+    """Add the suite's canary as a tag to each WAV/FLAC data file that lacks it, then
+    refresh the suite's digests (``dictbench canary SUITE``); the files tagged, relative
+    to the suite. Only the metadata changes: the audio is not re-encoded."""
+    from .files import atomic_replace
+    from .hashes import refresh_hashes
+    from .suites import canary_status, data_files, load_suite
+
+    suite = load_suite(suite_path)
+    missing = {rel for rel, ok in canary_status(suite).items() if not ok}
+    tagged = []
+    for path in data_files(suite):
+        rel = path.relative_to(suite.root).as_posix()
+        if rel in missing and path.suffix.lower() in TAGGED_SUFFIXES:
+            data = with_canary(read_regular(path, SuiteError), suite.canary, where=path)
+            atomic_replace(path, lambda tmp, data=data: tmp.write_bytes(data))
+            tagged.append(rel)
+    if tagged:
+        refresh_hashes(suite_path)
+    return tagged

@@ -180,3 +180,26 @@ def test_every_manifest_format_reads_back_the_texts(tmp_path_factory: pytest.Tem
         found = read_manifest(folder / f"m{kind}")
     assert [r.reference for r in found] == [t.strip() for t in texts]
     assert [r.id for r in found] == [f"r{i:02d}" for i in range(len(texts))]
+
+
+def test_cf26_dictbench_canary_tags_a_hand_made_suite(pytester: pytest.Pytester,
+                                                      write_suite) -> None:
+    """CF26: a suite written by hand with the user's WAVs fails the canary check, the run
+    says how to fix it, and ``dictbench canary`` does."""
+    cases = [{"id": "c1", "reference": "hello there", "audio": "audio/c1.wav"}]
+    root = write_suite(cases=cases)
+    _tone(root / "audio" / "c1.wav")
+    main(["hash", str(root)])
+    verify = pytester.runpytest("--dictbench-verify", "cases/mini", "-v")
+    verify.stdout.fnmatch_lines(["*canary[[]audio/c1.wav[]] FAILED*"])
+    (pytester.path / "products" / "echo").mkdir(parents=True)
+    (pytester.path / "products" / "echo.toml").write_text(
+        'name = "echo"\nversion = "1"\nadapter = "cache"\n')
+    (pytester.path / "products" / "echo" / "mini.jsonl").write_text(
+        '{"case_id": "c1", "text": "hello there"}\n')
+    pytester.makeini("[pytest]\ndictbench_products = products\n")
+    run = pytester.runpytest("cases/mini", "--product=echo")
+    run.stdout.fnmatch_lines(["mini: canary missing in audio/c1.wav (for WAV and FLAC audio, "
+                              "`dictbench canary SUITE` adds it as a tag)"])
+    assert main(["canary", str(root)]) == 0
+    assert pytester.runpytest("--dictbench-verify", "cases/mini").ret == 0

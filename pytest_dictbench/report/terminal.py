@@ -83,7 +83,11 @@ def _leaderboard(suite: Mapping[str, Any]) -> list[str]:
 def _notes(suite: Mapping[str, Any]) -> list[str]:
     notes = []
     if suite["canary"]["status"] != "ok":
-        notes.append(f"{suite['id']}: canary missing in {', '.join(suite['canary']['missing_in'])}")
+        missing = suite["canary"]["missing_in"]
+        audio = any(m.lower().endswith((".wav", ".flac")) for m in missing)
+        notes.append(f"{suite['id']}: canary missing in {', '.join(missing)}"
+                     + (" (for WAV and FLAC audio, `dictbench canary SUITE` adds it as a tag)"
+                        if audio else ""))
     for entry in suite["products"]:
         where = f"{suite['id']}/{entry['product']}"
         if entry["canary_leaks"]:
