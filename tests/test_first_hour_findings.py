@@ -80,3 +80,31 @@ def test_cf27_cf14_undeclared_and_multiline_environment_values() -> None:
     assert cohort_text({"hardware": None, "os": None}) == \
         "hardware=(not declared), os=(not declared)"
     assert cohort_text({"hardware": "X\nY", "os": "A"}) == "hardware=X\\nY, os=A"
+
+
+def test_cf14_cf23_publish_escapes_cells_and_shows_the_ranked_metric() -> None:
+    from pytest_dictbench.workbench.publish import render_summary, summarize_report
+
+    report = {"suites": [{
+        "id": "s", "title": "S", "version": "1", "method": "error_rate",
+        "headline": "error_rate",
+        "leaderboard": [{"product": "b", "rank": 1, "error_rate": 0.1},
+                        {"product": "a", "rank": 2, "error_rate": 0.2}],
+        "comparisons": [{"a": "a", "b": "b", "n": 3, "mean_difference": 1.0,
+                         "interval": {"low": 0.5, "high": 1.5}, "mcnemar_p": 0.0001,
+                         "p_holm": 0.0001}],
+        "products": [
+            {"product": "a", "version": "1\n2", "items": 3, "passed": 3, "failed": 0,
+             "errors": 0, "score": 80.0, "rank": 2},
+            {"product": "b", "version": "1", "items": 3, "passed": 3, "failed": 0,
+             "errors": 0, "score": 90.0, "rank": None,
+             "reason": "its hardware='M3 | Max' differs"}]}]}
+    text = render_summary(summarize_report(report))
+    rows = [line for line in text.splitlines() if line.startswith("| ")]
+    header = rows[0]
+    assert "| error\\_rate |" in header  # the ranked metric, escaped as Markdown
+    table = rows[:3]  # the products table: header, b, a
+    pipes = {line.replace("\\|", "").count("|") for line in table}
+    assert len(pipes) == 1, table  # every row has the header's columns
+    assert [r.split("|")[1].strip() for r in table[1:]] == ["b", "a"]  # rank order
+    assert "| <0.001 | <0.001 |" in text

@@ -19,7 +19,8 @@ from ..files import atomic_write
 from ..jsonl import read_json
 from ..report.cohorts import cohort_labels, cohort_legend
 from ..report.files import dumps
-from ..report.sections import fmt, fmt_interval
+from ..report.markdown import md
+from ..report.sections import fmt, fmt_interval, fmt_p
 
 __all__ = ["publish", "summarize_report"]
 
@@ -74,37 +75,49 @@ def summarize_report(report: Mapping[str, Any]) -> dict[str, Any]:
             "statistics": _scalars(report.get("statistics", {})), "suites": suites}
 
 
+def _in_rank_order(suite: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The suite's products in its leaderboard's order, then any the leaderboard lacks."""
+    order = {row.get("product"): i for i, row in enumerate(suite.get("leaderboard", ()))}
+    return sorted(suite["products"], key=lambda p: order.get(p["product"], len(order)))
+
+
 def render_summary(summary: Mapping[str, Any]) -> str:
-    """The summary as Markdown: one table of products per suite, then comparisons."""
+    """The summary as Markdown: one table of products per suite, in rank order with the
+    ranked metric beside the rank, then comparisons. Every text cell is escaped (a ``|``
+    or a line break in a value cannot shift a row: CF14)."""
     lines = ["# dictbench results (aggregates only)", ""]
     for suite in summary["suites"]:
-        lines += [f"## {suite.get('title', suite['id'])} (`{suite['id']}` "
-                  f"{suite.get('version', '')}, {suite.get('method', '')})", "",
-                  "| product | version | items | passed | failed | errors | score | 95% CI "
-                  "| rank | cohort |", "|---|---|---:|---:|---:|---:|---:|---|---:|---|"]
+        metric = suite.get("headline")
+        values = {row.get("product"): row.get(metric) for row in suite.get("leaderboard", ())}
+        lines += [f"## {md(suite.get('title', suite['id']))} (`{suite['id']}` "
+                  f"{md(suite.get('version', ''))}, {md(suite.get('method', ''))})", "",
+                  f"| product | version | items | passed | failed | errors | score | 95% CI "
+                  f"| rank | {md(metric or 'ranked by')} | cohort |",
+                  "|---|---|---:|---:|---:|---:|---:|---|---:|---:|---|"]
         labels = cohort_labels(suite["products"])
-        for p in suite["products"]:
-            ci = p.get("score_ci")
-            interval = fmt_interval(ci)
+        for p in _in_rank_order(suite):
+            interval = fmt_interval(p.get("score_ci"))
             rank = p.get("rank") if p.get("rank") is not None else \
                 f"not ranked: {p.get('reason', '')}"
-            lines.append(f"| {p['product']} | {p.get('version', '')} | {p.get('items', '')} "
-                         f"| {p.get('passed', '')} | {p.get('failed', '')} "
-                         f"| {p.get('errors', '')} | {fmt(p.get('score'))} | {interval} "
-                         f"| {rank} | {labels.get(p['product'], '-')} |")
+            value = values.get(p["product"])
+            lines.append(f"| {md(p['product'])} | {md(p.get('version', ''))} "
+                         f"| {p.get('items', '')} | {p.get('passed', '')} "
+                         f"| {p.get('failed', '')} | {p.get('errors', '')} "
+                         f"| {fmt(p.get('score'))} | {interval} | {md(rank)} "
+                         f"| {fmt(value) if isinstance(value, int | float) else '-'} "
+                         f"| {md(labels.get(p['product'], '-'))} |")
         legend = cohort_legend(suite["products"])
         if legend:
             lines += ["", "Ranks count within an environment cohort: "
-                      + "; ".join(f"{label} = {text}" for label, text, _ in legend) + "."]
+                      + "; ".join(f"{label} = {md(text)}" for label, text, _ in legend) + "."]
         if suite["comparisons"]:
             lines += ["", "| A | B | items | B - A | 95% CI | McNemar p | p (Holm) |",
                       "|---|---|---:|---:|---|---:|---:|"]
             for c in suite["comparisons"]:
-                lines.append(f"| {c.get('a')} | {c.get('b')} | {c.get('n')} "
+                lines.append(f"| {md(c.get('a'))} | {md(c.get('b'))} | {c.get('n')} "
                              f"| {fmt(c.get('mean_difference'))} "
                              f"| {fmt_interval(c.get('interval'), signed=True)} "
-                             f"| {fmt(c.get('mcnemar_p'), 'share')} "
-                             f"| {fmt(c.get('p_holm'), 'share')} |")
+                             f"| {fmt_p(c.get('mcnemar_p'))} | {fmt_p(c.get('p_holm'))} |")
         lines.append("")
     return "\n".join(lines)
 
