@@ -108,3 +108,20 @@ def test_cf14_cf23_publish_escapes_cells_and_shows_the_ranked_metric() -> None:
     assert len(pipes) == 1, table  # every row has the header's columns
     assert [r.split("|")[1].strip() for r in table[1:]] == ["b", "a"]  # rank order
     assert "| <0.001 | <0.001 |" in text
+
+
+def test_cf9_a_verbatim_suite_refuses_params_it_does_not_read(tmp_path: Path) -> None:
+    from pytest_dictbench.datasets import VerbatimRow, write_suite
+    from pytest_dictbench.errors import SuiteError
+    from pytest_dictbench.methods.verbatim.method import Verbatim
+    from pytest_dictbench.suites import load_suite
+
+    root = write_suite([VerbatimRow(id="a", verbatim="so [uh] yes", intended="so yes")],
+                       tmp_path / "s", suite_id="s", canary="DICTBENCH-CANARY s 1", title="t")
+    Verbatim().check_params(load_suite(root))
+    manifest = root / "suite.toml"
+    manifest.write_text(manifest.read_text().replace(
+        "[params]\n", '[params]\nnormalization = "whisper"\n'))
+    with pytest.raises(SuiteError, match=r"params\.normalization is not a verbatim setting "
+                                         r"\(verbatim suites read: vwer_threshold\)"):
+        Verbatim().check_params(load_suite(root))
