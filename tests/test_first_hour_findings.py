@@ -125,3 +125,17 @@ def test_cf9_a_verbatim_suite_refuses_params_it_does_not_read(tmp_path: Path) ->
     with pytest.raises(SuiteError, match=r"params\.normalization is not a verbatim setting "
                                          r"\(verbatim suites read: vwer_threshold\)"):
         Verbatim().check_params(load_suite(root))
+
+
+def test_cf12_the_limits_compare_the_drop_as_printed() -> None:
+    """A drop of 100/24 = 4.1666... is printed 4.17: a limit of 4.16667 fails it (it is not
+    'within' that limit), a limit of 4.17 lets it through."""
+    from pytest_dictbench.gate import GateOptions, _baseline, accepted_drops
+
+    c = {"mean_difference": -100 / 24, "interval": {"low": -12.5, "high": 0.0},
+         "n": 24, "mcnemar_p": 1.0}
+    options = GateOptions(max_drop=2.0, max_drop_abs=4.16667)
+    assert _baseline(("s", "p"), c, True, options) and not accepted_drops(c, options)
+    options = GateOptions(max_drop=2.0, max_drop_abs=4.17)
+    assert _baseline(("s", "p"), c, True, options) == []
+    assert accepted_drops(c, options)[0].startswith("a drop of 4.17 points")
