@@ -139,3 +139,16 @@ def test_cf12_the_limits_compare_the_drop_as_printed() -> None:
     options = GateOptions(max_drop=2.0, max_drop_abs=4.17)
     assert _baseline(("s", "p"), c, True, options) == []
     assert accepted_drops(c, options)[0].startswith("a drop of 4.17 points")
+
+
+def test_cf30_a_key_set_twice_in_toml_is_named_with_its_line(tmp_path: Path) -> None:
+    from pytest_dictbench.errors import ProductError
+    from pytest_dictbench.suites import read_toml
+
+    path = tmp_path / "dup.toml"
+    path.write_text('name = "dup"\nversion = "1"\nadapter = "cache"\n\nversion = "2"\n')
+    with pytest.raises(ProductError, match=r"dup\.toml:5: the key 'version' is set twice"):
+        read_toml(path, ProductError)
+    path.write_text('name = "dup"\nversion = \n')
+    with pytest.raises(ProductError, match=r"dup\.toml:2: malformed TOML: "):
+        read_toml(path, ProductError)
