@@ -152,3 +152,22 @@ def test_cf30_a_key_set_twice_in_toml_is_named_with_its_line(tmp_path: Path) -> 
     path.write_text('name = "dup"\nversion = \n')
     with pytest.raises(ProductError, match=r"dup\.toml:2: malformed TOML: "):
         read_toml(path, ProductError)
+
+
+def test_cf37_a_reason_shared_by_products_is_printed_once() -> None:
+    from pytest_dictbench.report.terminal import summary_lines
+
+    def entry(name: str, reason: str) -> dict:
+        return {"product": name, "items": 1, "passed": 1, "failed": 0, "errors": 0,
+                "not_tested": 0, "empty": 0, "score": 1.0, "rank": None, "reason": reason,
+                "canary_leaks": []}
+
+    suite = {"id": "rig", "title": "R", "method": "rig", "headline": "score",
+             "canary": {"status": "ok", "missing_in": []}, "leaderboard": [],
+             "comparisons": [], "products": [entry("a", "no overall ranking"),
+                                             entry("b", "no overall ranking"),
+                                             entry("c", "its own reason")]}
+    lines = summary_lines({"suites": [suite]})
+    assert sum("no overall ranking" in line for line in lines) == 1
+    assert "rig: 2 products not ranked (a, b): no overall ranking" in lines
+    assert "rig/c: not ranked: its own reason" in lines

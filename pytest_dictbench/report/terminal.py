@@ -88,6 +88,10 @@ def _notes(suite: Mapping[str, Any]) -> list[str]:
         notes.append(f"{suite['id']}: canary missing in {', '.join(missing)}"
                      + (" (for WAV and FLAC audio, `dictbench canary SUITE` adds it as a tag)"
                         if audio else ""))
+    sharing: dict[str, list[str]] = {}  # a reason -> the products it applies to
+    for entry in suite["products"]:
+        if entry.get("reason"):
+            sharing.setdefault(entry["reason"], []).append(entry["product"])
     for entry in suite["products"]:
         where = f"{suite['id']}/{entry['product']}"
         if entry["canary_leaks"]:
@@ -96,8 +100,12 @@ def _notes(suite: Mapping[str, Any]) -> list[str]:
         if entry.get("redacted"):
             notes.append(f"{where}: output had a secret redacted before scoring "
                          f"({', '.join(entry['redacted'])})")
-        if entry.get("reason"):
-            notes.append(f"{where}: not ranked: {entry['reason']}")
+        reason = entry.get("reason")
+        if reason and sharing[reason] == [entry["product"]]:
+            notes.append(f"{where}: not ranked: {reason}")
+        elif reason and sharing[reason][0] == entry["product"]:  # one line for all (CF37)
+            notes.append(f"{suite['id']}: {len(sharing[reason])} products not ranked "
+                         f"({', '.join(sharing[reason])}): {reason}")
         overturned = overturned_note(entry.get("tables") or {})
         if overturned:
             notes.append(f"{where}: {overturned}")
