@@ -171,3 +171,14 @@ def test_cf37_a_reason_shared_by_products_is_printed_once() -> None:
     assert sum("no overall ranking" in line for line in lines) == 1
     assert "rig: 2 products not ranked (a, b): no overall ranking" in lines
     assert "rig/c: not ranked: its own reason" in lines
+
+
+def test_cf3_the_not_ranked_reason_names_only_products_with_the_values_shown() -> None:
+    from pytest_dictbench.ranking import _apart
+
+    reason = _apart({"hardware": "B", "os": "B"},
+                    [("a", {"hardware": "M3 | Max", "os": "A"}),
+                     ("c", {"hardware": "X" * 20, "os": "A"})])
+    assert reason == "its hardware='B', os='B' differ from hardware='M3 | Max', os='A' of a"
+    two = _apart({"os": "y"}, [("a", {"os": "x"}), ("b", {"os": "x"}), ("c", {"os": "z"})])
+    assert two == "its os='y' differs from os='x' of a, b"

@@ -92,7 +92,7 @@ def render_summary(summary: Mapping[str, Any]) -> str:
         lines += [f"## {md(suite.get('title', suite['id']))} (`{suite['id']}` "
                   f"{md(suite.get('version', ''))}, {md(suite.get('method', ''))})", "",
                   f"| product | version | items | passed | failed | errors | score | 95% CI "
-                  f"| rank | {md(metric or 'ranked by')} | cohort |",
+                  f"| {md(metric or 'ranked by')} | rank | cohort |",
                   "|---|---|---:|---:|---:|---:|---:|---|---:|---:|---|"]
         labels = cohort_labels(suite["products"])
         for p in _in_rank_order(suite):
@@ -103,13 +103,13 @@ def render_summary(summary: Mapping[str, Any]) -> str:
             lines.append(f"| {md(p['product'])} | {md(p.get('version', ''))} "
                          f"| {p.get('items', '')} | {p.get('passed', '')} "
                          f"| {p.get('failed', '')} | {p.get('errors', '')} "
-                         f"| {fmt(p.get('score'))} | {interval} | {md(rank)} "
+                         f"| {fmt(p.get('score'))} | {interval} "
                          f"| {fmt(value) if isinstance(value, int | float) else '-'} "
-                         f"| {md(labels.get(p['product'], '-'))} |")
+                         f"| {md(rank)} | {md(labels.get(p['product'], '-'))} |")
         legend = cohort_legend(suite["products"])
         if legend:
             lines += ["", "Ranks count within an environment cohort: "
-                      + "; ".join(f"{label} = {md(text)}" for label, text, _ in legend) + "."]
+                      + "; ".join(f"{label} = {text}" for label, text, _ in legend) + "."]
         if suite["comparisons"]:
             lines += ["", "| A | B | items | B - A | 95% CI | McNemar p | p (Holm) |",
                       "|---|---|---:|---:|---|---:|---:|"]
