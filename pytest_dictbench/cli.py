@@ -170,9 +170,11 @@ def _number(kind: type, low: float, high: float, what: str) -> Any:
 
     def parse(text: str) -> Any:
         try:
+            if not text.isascii():  # int() and float() read other scripts' digits too
+                raise ValueError(text)
             value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what} (ASCII digits)") from None
         if not math.isfinite(value) or not low <= value <= high:
             raise argparse.ArgumentTypeError(
                 f"{text!r} is out of range: {what} from {low:g} to {high:g}")

@@ -78,3 +78,22 @@ def test_cf24_cached_outputs_need_no_key(live: pytest.Pytester,
         f'{{"case_id": "{c["id"]}", "text": "hello there"}}\n' for c in CASES))
     result = live.runpytest("--product=cloud1", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=4)
+
+
+@pytest.mark.parametrize("option", ["--dictbench-seed=١٢", "--dictbench-resamples=１０００",
+                                    "--dictbench-max-drop=٢", "--dictbench-min-score=８０",
+                                    "--dictbench-progress=５"])
+def test_cf10_numeric_options_take_ascii_digits_only(live: pytest.Pytester,
+                                                     option: str) -> None:
+    result = live.runpytest("--product=ok", "--dictbench-baseline=nowhere", option)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*argument {option.split('=')[0]}: invalid*ASCII*"])
+
+
+def test_cf10_the_cli_takes_ascii_digits_only(capsys: pytest.CaptureFixture[str]) -> None:
+    from pytest_dictbench.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["synth", "nowhere", "--seed=١٢"])
+    assert stop.value.code == 2
+    assert "'١٢' is not a whole number (ASCII digits)" in capsys.readouterr().err
