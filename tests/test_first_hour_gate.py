@@ -59,3 +59,19 @@ def test_cf18_a_passing_gate_says_so_in_one_line(gated: pytest.Pytester) -> None
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["dictbench gate passed: mini/p1 (max drop 0 points, min "
                                  "score 80, missing items fail)"])
+
+
+def test_cf16_a_named_product_without_items_is_listed_with_the_reason(
+        gated: pytest.Pytester, write_product) -> None:
+    write_product("p2", outputs=[{"case_id": c["id"], "text": c["reference"]}
+                                 for c in test_plugin_gate.CASES])
+    result = gated.runpytest("--product=p1", "--product=p2", "-k", "p1",
+                             "--dictbench-item-failures=report")
+    assert result.ret == pytest.ExitCode.OK
+    line = "dictbench: p2: named with --product, but no item of it was selected"
+    result.stdout.fnmatch_lines([f"{line}*"])
+    report = json.loads((gated.path / "reports" / "dictbench.json").read_text())
+    assert report["products_without_items"] == [
+        {"product": "p2", "reason": "no item selected"}]
+    assert "p2: named with --product" in (gated.path / "reports" / "dictbench.md").read_text()
+    assert "p2: named with --product" in (gated.path / "reports" / "dictbench.html").read_text()

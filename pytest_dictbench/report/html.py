@@ -43,7 +43,7 @@ from .sections import (
     suite_records,
     summary_metrics,
 )
-from .terminal import gate_lines
+from .terminal import gate_lines, idle_product_lines
 from .validity import validity_rows
 
 __all__ = ["render_html"]
@@ -375,6 +375,7 @@ def render_html(report: Mapping[str, Any], records: Sequence[ItemRecord],
                     "(install the <code>plot</code> extra: "
                     "<code>pip install 'pytest-dictbench[plot]'</code>). "
                     "Every figure is also given as a table.</p>")
+    body += [f'<p class="warning">{esc(line)}</p>' for line in idle_product_lines(report)]
     gate = gate_lines(report)
     if gate:  # the verdict first and styled: green when passed, red when failed
         state = "passed" if report["gate"]["passed"] else "failed"

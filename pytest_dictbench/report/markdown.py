@@ -34,7 +34,7 @@ from .sections import (
     shared_cell,
     suite_records,
 )
-from .terminal import gate_lines, unused_decision_lines
+from .terminal import gate_lines, idle_product_lines, unused_decision_lines
 from .validity import validity_rows
 
 __all__ = ["FAILING_LIMIT", "code", "md", "render_markdown"]
@@ -332,6 +332,9 @@ def render_markdown(report: Mapping[str, Any], records: Sequence[ItemRecord],
         whose method does not make its own (``sections.expected_texts(suites)``).
     """
     lines = _intro(report)
+    idle = idle_product_lines(report)
+    if idle:
+        lines += [*(f"> {md(line)}" for line in idle), ""]
     gate = gate_lines(report)
     if gate:
         lines += ["## CI gate", "", *(f"- {md(line)}" for line in gate), ""]

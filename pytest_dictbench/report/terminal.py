@@ -11,7 +11,8 @@ from .rig import example_lines, table_title
 from .sections import fmt, fmt_p, fmt_score, score_note
 from .validity import validity_rows
 
-__all__ = ["baseline_line", "gate_lines", "shared_cases", "summary_lines"]
+__all__ = ["baseline_line", "gate_lines", "idle_product_lines", "shared_cases",
+           "summary_lines"]
 
 _COLUMNS = ("items", "passed", "failed", "errors", "not_tested", "empty")
 #: Leaderboard columns that are settings or counts rather than results.
@@ -164,8 +165,16 @@ def summary_lines(report: Mapping[str, Any]) -> list[str]:
     for suite in report.get("suites", []):
         board = _leaderboard(suite) or _rig(suite)
         lines += (["", *board] if board else []) + _cohorts(suite) + _notes(suite)
-    lines += unused_decision_lines(report)
+    lines += unused_decision_lines(report) + idle_product_lines(report)
     return [visible(line) for line in lines]
+
+
+def idle_product_lines(report: Mapping[str, Any]) -> list[str]:
+    """Products named with ``--product`` of which no item was selected (``-k``, a suite
+    path they have no outputs for), so that a report never drops them silently."""
+    return [f"dictbench: {p['product']}: named with --product, but no item of it was "
+            f"selected ({p['reason']}), so it is in no table"
+            for p in report.get("products_without_items", ())]
 
 
 def shared_cases(c: Mapping[str, Any], a: str, b: str) -> str:
