@@ -199,9 +199,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     new = sub.add_parser(
         "new", help="make an error_rate suite from your own recordings and transcripts",
-        epilog="example: dictbench new ~/recordings --out cases/my-notes  (each NAME.wav "
-               "with NAME.txt beside it; or a .csv/.tsv/.jsonl manifest with the columns "
-               "audio, reference). See docs/tutorial/own-recordings.md")
+        epilog="each NAME.wav (or .flac) with NAME.txt beside it, or a .csv/.tsv/.jsonl "
+               "manifest with the columns audio and reference")
     new.add_argument("source", help="a folder of .wav/.flac recordings with a .txt "
                      "transcript beside each, or a .csv, .tsv or .jsonl manifest")
     new.add_argument("--out", required=True, help="the new suite's folder (e.g. cases/NAME)")
@@ -217,12 +216,12 @@ def build_parser() -> argparse.ArgumentParser:
     new.set_defaults(run=cmd_new)
     canary = sub.add_parser(
         "canary", help="add the suite's canary as a tag to its WAV/FLAC files that lack it",
-        epilog="example: dictbench canary cases/my-notes  (then pytest --dictbench-verify "
-               "cases/my-notes passes its canary checks)")
+        epilog="then pytest --dictbench-verify SUITE passes its canary checks")
     canary.add_argument("suite", help="suite folder")
     canary.set_defaults(run=cmd_canary)
     hashing = sub.add_parser("hash", help="refresh the sha256 of the suite's data files")
-    hashing.add_argument("suite", help="suite folder")
+    hashing.add_argument("suite", help="suite folder, or a rig package manifest "
+                         "(benchmark-manifest-*.json)")
     hashing.set_defaults(run=cmd_hash)
     synth = sub.add_parser("synth", help="render each case's script to audio")
     synth.add_argument("suite", help="suite folder")
@@ -234,7 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--rate", type=_rate, default=16000,
                        help="sample rate, 8000 to 192000 Hz (default: %(default)s)")
     synth.add_argument("--lufs", type=_lufs, default=-23.0,
-                       help="loudness target, -70 to 0 LUFS")
+                       help="loudness target, -70 to 0 LUFS (default: %(default)s)")
     synth.add_argument("--silence-ms", type=_silence, default=300.0,
                        help="silence added at both ends, 0 to 10000 ms "
                             "(default: %(default)s)")
@@ -250,7 +249,29 @@ def build_parser() -> argparse.ArgumentParser:
     from .adapters.desktop.doctor import add_parser as add_desktop_commands
 
     add_desktop_commands(sub)  # dictbench desktop doctor
+    for name, command in sub.choices.items():  # an example and a page for each (CF32)
+        example, page = EXAMPLES.get(name, (None, None))  # tests/ checks none is missing
+        command.epilog = "\n".join(filter(None, [
+            command.epilog, example and f"example: {example}", page and f"more: {page}"]))
+        command.formatter_class = argparse.RawDescriptionHelpFormatter
     return parser
+
+
+#: Per command: an example line and the docs page that explains it.
+EXAMPLES = {
+    "new": ("dictbench new ~/recordings --out cases/my-notes", "docs/tutorial/own-recordings.md"),
+    "canary": ("dictbench canary cases/my-notes", "docs/tutorial/own-recordings.md"),
+    "hash": ("dictbench hash cases/my-notes", "docs/formats.md"),
+    "synth": ("dictbench synth cases/en-dictation --seed 7", "docs/audio.md"),
+    "select": ("dictbench select reports-dev reports-test --out selection", "docs/refine.md"),
+    "draft": ("dictbench draft ~/recordings --out cases/standup --judge=off",
+              "docs/workbench.md"),
+    "refine": ("dictbench refine cases/standup", "docs/workbench.md"),
+    "review": ("dictbench review cases/standup", "docs/workbench.md"),
+    "publish": ("dictbench publish reports published", "docs/workbench.md"),
+    "leak-check": ("dictbench leak-check --staged", "docs/workbench.md"),
+    "desktop": ("dictbench desktop doctor products/my-dictation-app.toml", "docs/desktop.md"),
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -182,3 +182,16 @@ def test_cf3_the_not_ranked_reason_names_only_products_with_the_values_shown() -
     assert reason == "its hardware='B', os='B' differ from hardware='M3 | Max', os='A' of a"
     two = _apart({"os": "y"}, [("a", {"os": "x"}), ("b", {"os": "x"}), ("c", {"os": "z"})])
     assert two == "its os='y' differs from os='x' of a, b"
+
+
+def test_cf32_every_command_help_has_an_example_and_a_docs_page() -> None:
+    from pytest_dictbench.cli import build_parser
+
+    parser = build_parser()
+    (sub,) = [a for a in parser._actions if a.choices and "hash" in a.choices]
+    for name, command in sub.choices.items():
+        text = command.format_help()
+        assert "example: dictbench " in text and "docs/" in text, name
+    synth = sub.choices["synth"].format_help()
+    assert "(default: -23.0)" in synth
+    assert "or a rig package manifest" in sub.choices["hash"].format_help()
