@@ -70,3 +70,15 @@ def test_cf29_tables_fit_at_1400_px_and_the_gate_is_styled(report: Path) -> None
         color = gate.locator(".verdict").evaluate("e => getComputedStyle(e).color")
         assert color == "rgb(185, 28, 28)"  # --bad
         assert page.evaluate("document.documentElement.scrollWidth") <= 1400
+
+
+def test_cf36_the_adjudication_page_with_nothing_pending_shows_no_form(
+        tmp_path: Path) -> None:
+    from workbench_support import make_review_suite, open_page, serving
+
+    root = make_review_suite(tmp_path / "suite")
+    with serving(root) as (url, _), browser() as chromium:
+        page, errors = open_page(chromium, url + "/adjudicate")
+        assert page.inner_text("#where").startswith("Nothing to adjudicate")
+        assert not page.is_visible("#decision") and not page.is_visible("#judges")
+        assert not page.is_visible("#draft") and errors == []
