@@ -195,3 +195,19 @@ def test_cf32_every_command_help_has_an_example_and_a_docs_page() -> None:
     synth = sub.choices["synth"].format_help()
     assert "(default: -23.0)" in synth
     assert "or a rig package manifest" in sub.choices["hash"].format_help()
+
+
+def test_cf13_an_empty_normalised_reference_is_said_in_the_item(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from pytest_dictbench.methods.error_rate import ErrorRate
+    from pytest_dictbench.model import Output
+
+    suite = SimpleNamespace(params={}, locale="en-US", root=tmp_path)
+    case = SimpleNamespace(get=lambda k, d=None: {"reference": "?!"}.get(k, d))
+    ctx = SimpleNamespace(suite=suite, params={})
+    result = ErrorRate().score(case, Output(case_id="c", text="okay"), ctx)
+    assert result.rules[0].evidence.startswith(
+        "the reference is empty after the default normaliser ('?!'), so this item "
+        "measures only insertions; ")
+    assert "reference empty after normalisation" in result.message
