@@ -211,3 +211,18 @@ def test_cf13_an_empty_normalised_reference_is_said_in_the_item(tmp_path: Path) 
         "the reference is empty after the default normaliser ('?!'), so this item "
         "measures only insertions; ")
     assert "reference empty after normalisation" in result.message
+
+
+@pytest.mark.parametrize("name,heard,found", [
+    ("大野", "オーノ", True), ("大野", "おおの", True), ("京子", "キョーコ", True),
+    ("京子", "キョウコ", True), ("河野", "コーノ", True),
+    ("京子", "キヨウコ", False),  # a large ヨ is another sound: kept apart
+    ("河野", "カワノ", False),  # the name's other reading: kept apart
+])
+def test_cf5_a_long_vowel_mark_reads_as_the_vowel_it_lengthens(name: str, heard: str,
+                                                                found: bool) -> None:
+    from pytest_dictbench.methods.keypoints.names import compare_names
+
+    scores = compare_names(f"昨日{name}さんと会った。", f"昨日{heard}さんと会った。",
+                           match="reading")
+    assert (scores.tp, scores.fp, scores.fn) == ((1, 0, 0) if found else (0, 1, 1))
