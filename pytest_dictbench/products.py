@@ -9,6 +9,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .errors import OutputError, ProductError
+from .files import NOT_REGULAR
 from .jsonl import read_jsonl
 from .model import Output, Product, Suite
 from .redact import register_settings_secrets
@@ -32,7 +33,7 @@ def load_product(name: str, folder: Path) -> Product:
     """Load ``folder/<name>.toml``; a missing or invalid file raises :class:`ProductError`."""
     path = folder / f"{name}.toml"
     if path.exists() and not path.is_file():
-        raise ProductError(f"product {name!r} is not a file", path=path)
+        raise ProductError(NOT_REGULAR, path=path)
     if not path.is_file():
         known = sorted(p.stem for p in folder.glob("*.toml") if p.is_file()) \
             if folder.is_dir() else []

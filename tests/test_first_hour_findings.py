@@ -226,3 +226,25 @@ def test_cf5_a_long_vowel_mark_reads_as_the_vowel_it_lengthens(name: str, heard:
     scores = compare_names(f"昨日{name}さんと会った。", f"昨日{heard}さんと会った。",
                            match="reading")
     assert (scores.tp, scores.fp, scores.fn) == ((1, 0, 0) if found else (0, 1, 1))
+
+
+def test_cf31_a_fifo_is_refused_in_one_wording_everywhere(tmp_path: Path) -> None:
+    import os
+
+    from pytest_dictbench.errors import ProductError
+    from pytest_dictbench.plugin.gate import load_baseline
+    from pytest_dictbench.products import load_product
+    from pytest_dictbench.workbench.publish import publish
+
+    wording = r"not a regular file \(a FIFO, device, socket or folder is never read\)"
+    os.mkfifo(tmp_path / "live.toml")
+    with pytest.raises(ProductError, match=rf"live\.toml: {wording}"):
+        load_product("live", tmp_path)
+    base = tmp_path / "base"
+    base.mkdir()
+    os.mkfifo(base / "dictbench.json")
+    (base / "items.jsonl").write_text("")
+    with pytest.raises(DictbenchError, match=rf"dictbench\.json: {wording}"):
+        load_baseline("base", tmp_path)
+    with pytest.raises(DictbenchError, match=rf"dictbench\.json: {wording}"):
+        publish(base, tmp_path / "out")

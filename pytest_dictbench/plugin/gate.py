@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from ..errors import DictbenchError
+from ..files import NOT_REGULAR
 from ..gate import (
     ANALYSER_KEYS,
     GateOptions,
@@ -128,6 +129,9 @@ def load_baseline(value: str | None, cwd: Path) -> list[dict[str, Any]] | None:
     path = cwd / value
     folder = path if path.is_dir() else path.parent
     items = folder / "items.jsonl"
+    for needed in (folder / "dictbench.json", items):
+        if needed.exists() and not needed.is_file():
+            raise DictbenchError(NOT_REGULAR, path=needed)
     if not (folder / "dictbench.json").is_file() or not items.is_file():
         raise DictbenchError("a baseline needs dictbench.json and items.jsonl", path=path)
     records = []

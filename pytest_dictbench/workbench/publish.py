@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DictbenchError
-from ..files import atomic_write
+from ..files import NOT_REGULAR, atomic_write
 from ..jsonl import read_json
 from ..report.cohorts import cohort_labels, cohort_legend
 from ..report.files import dumps
@@ -148,6 +148,8 @@ def publish(report_dir: Path, out_dir: Path, *, force: bool = False) -> list[Pat
     """Write ``summary.json`` and ``summary.md`` for the run in ``report_dir`` into
     ``out_dir`` (see :func:`_check_out` for the folders refused)."""
     source = report_dir / "dictbench.json"
+    if source.exists() and not source.is_file():
+        raise DictbenchError(NOT_REGULAR, path=source)
     if not source.is_file():
         raise DictbenchError("no dictbench.json here: give the report folder of a run",
                              path=source)
