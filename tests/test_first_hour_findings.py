@@ -248,3 +248,20 @@ def test_cf31_a_fifo_is_refused_in_one_wording_everywhere(tmp_path: Path) -> Non
         load_baseline("base", tmp_path)
     with pytest.raises(DictbenchError, match=rf"dictbench\.json: {wording}"):
         publish(base, tmp_path / "out")
+
+
+def test_cf23_the_terminal_leaderboard_shows_the_headline_rates_first() -> None:
+    from pytest_dictbench.report.terminal import summary_lines
+
+    row = {"product": "p", "rank": 1, "disfluency_f1": 0.5, "vwer": 0.2, "iwer": 0.1,
+           "vcer": 0.1, "icer": 0.05, **{f"a_metric_{i}": 0.0 for i in range(12)}}
+    suite = {"id": "v", "title": "V", "method": "verbatim", "headline": "disfluency_f1",
+             "canary": {"status": "ok", "missing_in": []}, "leaderboard": [row],
+             "comparisons": [], "products": [{"product": "p", "items": 1, "passed": 1,
+                                              "failed": 0, "errors": 0, "not_tested": 0,
+                                              "empty": 0, "score": 50.0, "rank": 1,
+                                              "canary_leaks": []}]}
+    header = next(line for line in summary_lines({"suites": [suite]})
+                  if line.startswith("product "))
+    assert header.split()[:9] == ["product", "rank", "cohort", "score", "disfluency_f1",
+                                  "vwer", "iwer", "vcer", "icer"]
