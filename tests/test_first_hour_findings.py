@@ -265,3 +265,21 @@ def test_cf23_the_terminal_leaderboard_shows_the_headline_rates_first() -> None:
                   if line.startswith("product "))
     assert header.split()[:9] == ["product", "rank", "cohort", "score", "disfluency_f1",
                                   "vwer", "iwer", "vcer", "icer"]
+
+
+def test_cf19_the_terminal_says_when_refine_pipelines_score_the_raw_text() -> None:
+    from pytest_dictbench.report.terminal import summary_lines
+
+    def entry(name: str, scored: list[str]) -> dict:
+        return {"product": name, "items": 1, "passed": 1, "failed": 0, "errors": 0,
+                "not_tested": 0, "empty": 0, "score": 50.0, "rank": None,
+                "canary_leaks": [], "pipeline": {"asr": ["p1"], "scored": scored}}
+
+    suite = {"id": "s", "title": "S", "method": "error_rate", "headline": "score",
+             "canary": {"status": "ok", "missing_in": []}, "leaderboard": [],
+             "comparisons": [], "products": [entry("grid.a", ["raw"]), entry("grid.b", ["raw"]),
+                                             entry("grid.c", ["refined"])]}
+    lines = summary_lines({"suites": [suite]})
+    assert ("s: refine pipelines grid.a, grid.b: the raw recogniser text was scored (the "
+            "suite's score_text), not the refined text; set score_text = \"refined\" at the "
+            "top of suite.toml to score it") in lines  # CF19

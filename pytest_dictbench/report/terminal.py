@@ -99,6 +99,12 @@ def _notes(suite: Mapping[str, Any]) -> list[str]:
     for entry in suite["products"]:
         if entry.get("reason"):
             sharing.setdefault(entry["reason"], []).append(entry["product"])
+    raw = [str(e["product"]) for e in suite["products"]
+           if isinstance(e.get("pipeline"), Mapping) and e["pipeline"].get("scored") == ["raw"]]
+    if raw:  # which text a refine pipeline's score is of, where the choice matters (CF19)
+        notes.append(f"{suite['id']}: refine pipelines {', '.join(raw)}: the raw recogniser "
+                     "text was scored (the suite's score_text), not the refined text; set "
+                     'score_text = "refined" at the top of suite.toml to score it')
     for entry in suite["products"]:
         where = f"{suite['id']}/{entry['product']}"
         if entry["canary_leaks"]:
