@@ -283,3 +283,12 @@ def test_cf19_the_terminal_says_when_refine_pipelines_score_the_raw_text() -> No
     assert ("s: refine pipelines grid.a, grid.b: the raw recogniser text was scored (the "
             "suite's score_text), not the refined text; set score_text = \"refined\" at the "
             "top of suite.toml to score it") in lines  # CF19
+
+
+def test_cf15_a_character_diff_keeps_an_emoji_sequence_whole() -> None:
+    from pytest_dictbench.text.diff import graphemes, render_diff
+
+    girl, boy = "👩\u200d👩\u200d👧", "👩\u200d👩\u200d👦"
+    assert render_diff(f"家族{girl}です", f"家族{boy}です", unit="char") == \
+        f"家族[-{girl}-]{{+{boy}+}}です"
+    assert graphemes("e\u0301a🇯🇵👍🏽") == ["e\u0301", "a", "🇯🇵", "👍🏽"]
