@@ -1,4 +1,9 @@
-"""``dictbench new``: an ``error_rate`` suite from a folder of your own recordings.
+"""``dictbench new``: a suite from a folder of your own recordings.
+
+The method follows what is given: reference transcripts make an ``error_rate`` suite;
+a dataset with ``verbatim_transcript`` and ``intended_transcript`` columns (JSON Lines,
+Parquet or a HuggingFace ``save_to_disk`` folder, read by ``datasets.read_rows``) makes a
+``verbatim`` suite through ``datasets.write_suite``.
 
 Two ways to give the transcripts:
 
@@ -190,6 +195,9 @@ def new_suite(source: Path, out: Path, *, suite_id: str | None = None,
     """Write an ``error_rate`` suite at ``out`` from a recordings folder or a manifest."""
     if not source.exists():
         raise SuiteError("no such folder or file", path=source)
+    if _verbatim_source(source):  # verbatim and intended transcripts: a verbatim suite
+        return _new_verbatim(source, out, suite_id=suite_id or suite_id_for(out),
+                             title=title, locale=locale)
     recordings = find_recordings(source) if source.is_dir() else read_manifest(source)
     suite_id = suite_id or suite_id_for(out)
     if not _SUITE_ID.fullmatch(suite_id):
@@ -257,3 +265,40 @@ def add_canary(suite_path: Path) -> list[str]:
     if tagged:
         refresh_hashes(suite_path)
     return tagged
+
+
+def _verbatim_source(source: Path) -> bool:
+    """A dataset in the verbatim layout (``verbatim_transcript`` and
+    ``intended_transcript`` columns): a HuggingFace ``save_to_disk`` folder, Parquet, or
+    JSON Lines whose first row has those columns."""
+    from .datasets import _is_hf_folder
+
+    if _is_hf_folder(source) or source.suffix == ".parquet" or (
+            source.is_dir() and any(source.rglob("*.parquet"))):
+        return True
+    if source.suffix.lower() == ".jsonl" and source.is_file():
+        first = next(iter(read_jsonl(source, SuiteError)), None)
+        return first is not None and {"verbatim_transcript", "intended_transcript"} <= set(
+            first[1])
+    return False
+
+
+def _new_verbatim(source: Path, out: Path, *, suite_id: str, title: str | None,
+                  locale: str) -> NewSuite:
+    from .datasets import read_rows, write_suite
+
+    if out.exists() and any(out.iterdir()):
+        raise SuiteError("the folder exists and is not empty; choose a new --out folder",
+                         path=out)
+    rows = read_rows(source)
+    write_suite(rows, out, suite_id=suite_id, canary=f"DICTBENCH-CANARY {suite_id} "
+                f"{uuid.uuid4()}", title=title or f"Recordings of {out.name}", locale=locale,
+                overwrite=True)
+    seconds = 0.0
+    for row in rows:
+        if row.audio_path is not None and row.audio_path.is_file():
+            try:
+                seconds += audio_info(row.audio_path).duration
+            except AudioError:
+                pass  # the suite is written; its audio check names the file
+    return NewSuite(out, suite_id, len(rows), seconds)

@@ -203,3 +203,18 @@ def test_cf26_dictbench_canary_tags_a_hand_made_suite(pytester: pytest.Pytester,
                               "`dictbench canary SUITE` adds it as a tag)"])
     assert main(["canary", str(root)]) == 0
     assert pytester.runpytest("--dictbench-verify", "cases/mini").ret == 0
+
+
+def test_new_from_verbatim_columns_makes_a_verbatim_suite(pytester: pytest.Pytester) -> None:
+    """Issue 47: the method follows the columns given: verbatim and intended transcripts
+    make a ``verbatim`` suite (through read_rows / write_suite), canary-tagged."""
+    _tone(pytester.path / "data" / "v1.wav")
+    (pytester.path / "data" / "data.jsonl").write_text(json.dumps(
+        {"id": "v1", "audio": "v1.wav", "verbatim_transcript": "so [uh] yes",
+         "intended_transcript": "so yes"}) + "\n")
+    assert main(["new", str(pytester.path / "data" / "data.jsonl"), "--out",
+                 str(pytester.path / "cases" / "my-verbatim")]) == 0
+    manifest = tomllib.loads((pytester.path / "cases/my-verbatim/suite.toml").read_text())
+    assert manifest["method"] == "verbatim"
+    verify = pytester.runpytest("--dictbench-verify", "cases/my-verbatim")
+    assert verify.ret == 0, verify.stdout.str()
