@@ -35,6 +35,12 @@ def test_every_docs_page_is_in_the_navigation() -> None:
     assert listed - pages == set(), "these nav entries have no page"
 
 
+def test_every_link_of_the_readme_leads_to_a_file() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", readme)
+    assert targets and [t for t in targets if not (ROOT / t).exists()] == []
+
+
 def test_the_readme_and_the_tutorial_show_the_same_first_command() -> None:
     def first_command(text: str) -> str:
         return next(line for line in text.splitlines() if line.startswith("pip install"))
