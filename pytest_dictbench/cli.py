@@ -1,5 +1,7 @@
 """dictbench: the few jobs that are not tests.
 
+    dictbench new SOURCE --out D    a suite from your recordings and their transcripts
+    dictbench canary SUITE          add the canary tag to audio files that lack it
     dictbench hash SUITE            refresh the sha256 of every [[files]] entry
     dictbench synth SUITE           render each case's script to FLAC audio (extra: synth)
     dictbench draft FOLDER --out D  a draft suite from recordings (see docs/workbench.md)
@@ -130,6 +132,26 @@ def cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_new(args: argparse.Namespace) -> int:
+    from .newsuite import new_suite
+
+    made = new_suite(Path(args.source), Path(args.out), suite_id=args.id, title=args.title,
+                     locale=args.locale, threshold=args.threshold, unit=args.unit)
+    print(f"{made.root}: suite {made.suite_id!r}, {made.cases} case(s), "
+          f"{made.seconds:.1f} s of audio; run it with: "
+          f"pytest {made.root} --product=whisper-tiny")
+    return 0
+
+
+def cmd_canary(args: argparse.Namespace) -> int:
+    from .newsuite import add_canary
+
+    tagged = add_canary(Path(args.suite))
+    print(f"{args.suite}: the canary added to {len(tagged)} file(s)"
+          + (f" ({', '.join(tagged)}); digests refreshed" if tagged else ""))
+    return 0
+
+
 def cmd_select(args: argparse.Namespace) -> int:
     from .select import render_selection, select_paths
 
@@ -152,9 +174,11 @@ def _number(kind: type, low: float, high: float, what: str) -> Any:
 
     def parse(text: str) -> Any:
         try:
+            if not text.isascii():  # int() and float() read other scripts' digits too
+                raise ValueError(text)
             value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what} (ASCII digits)") from None
         if not math.isfinite(value) or not low <= value <= high:
             raise argparse.ArgumentTypeError(
                 f"{text!r} is out of range: {what} from {low:g} to {high:g}")
@@ -177,8 +201,31 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"dictbench {__version__}",
                         help="print the installed pytest-dictbench version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
+    new = sub.add_parser(
+        "new", help="make an error_rate suite from your own recordings and transcripts",
+        epilog="each NAME.wav (or .flac) with NAME.txt beside it, or a .csv/.tsv/.jsonl "
+               "manifest with the columns audio and reference")
+    new.add_argument("source", help="a folder of .wav/.flac recordings with a .txt "
+                     "transcript beside each, or a .csv, .tsv or .jsonl manifest")
+    new.add_argument("--out", required=True, help="the new suite's folder (e.g. cases/NAME)")
+    new.add_argument("--id", default=None, help="suite id (default: the --out folder's name)")
+    new.add_argument("--title", default=None, help="suite title")
+    new.add_argument("--locale", default="en-US", help="BCP 47 locale (default: %(default)s)")
+    new.add_argument("--threshold", type=_number(float, 0.0, 100.0, "an error rate"),
+                     default=0.15, help="an item passes at or below this error rate "
+                     "(default: %(default)s)")
+    new.add_argument("--unit", choices=("word", "char"), default=None,
+                     help="word (WER) or char (CER, for languages written without spaces); "
+                          "default: the method's choice for the locale")
+    new.set_defaults(run=cmd_new)
+    canary = sub.add_parser(
+        "canary", help="add the suite's canary as a tag to its WAV/FLAC files that lack it",
+        epilog="then pytest --dictbench-verify SUITE passes its canary checks")
+    canary.add_argument("suite", help="suite folder")
+    canary.set_defaults(run=cmd_canary)
     hashing = sub.add_parser("hash", help="refresh the sha256 of the suite's data files")
-    hashing.add_argument("suite", help="suite folder")
+    hashing.add_argument("suite", help="suite folder, or a rig package manifest "
+                         "(benchmark-manifest-*.json)")
     hashing.set_defaults(run=cmd_hash)
     synth = sub.add_parser("synth", help="render each case's script to audio")
     synth.add_argument("suite", help="suite folder")
@@ -190,7 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--rate", type=_rate, default=16000,
                        help="sample rate, 8000 to 192000 Hz (default: %(default)s)")
     synth.add_argument("--lufs", type=_lufs, default=-23.0,
-                       help="loudness target, -70 to 0 LUFS")
+                       help="loudness target, -70 to 0 LUFS (default: %(default)s)")
     synth.add_argument("--silence-ms", type=_silence, default=300.0,
                        help="silence added at both ends, 0 to 10000 ms "
                             "(default: %(default)s)")
@@ -215,7 +262,29 @@ def build_parser() -> argparse.ArgumentParser:
     from .adapters.desktop.doctor import add_parser as add_desktop_commands
 
     add_desktop_commands(sub)  # dictbench desktop doctor
+    for name, command in sub.choices.items():  # an example and a page for each (CF32)
+        example, page = EXAMPLES.get(name, (None, None))  # tests/ checks none is missing
+        command.epilog = "\n".join(filter(None, [
+            command.epilog, example and f"example: {example}", page and f"more: {page}"]))
+        command.formatter_class = argparse.RawDescriptionHelpFormatter
     return parser
+
+
+#: Per command: an example line and the docs page that explains it.
+EXAMPLES = {
+    "new": ("dictbench new ~/recordings --out cases/my-notes", "docs/tutorial/own-recordings.md"),
+    "canary": ("dictbench canary cases/my-notes", "docs/tutorial/own-recordings.md"),
+    "hash": ("dictbench hash cases/my-notes", "docs/formats.md"),
+    "synth": ("dictbench synth cases/en-dictation --seed 7", "docs/audio.md"),
+    "select": ("dictbench select reports-dev reports-test --out selection", "docs/refine.md"),
+    "draft": ("dictbench draft ~/recordings --out cases/standup --judge=off",
+              "docs/workbench.md"),
+    "refine": ("dictbench refine cases/standup", "docs/workbench.md"),
+    "review": ("dictbench review cases/standup", "docs/workbench.md"),
+    "publish": ("dictbench publish reports published", "docs/workbench.md"),
+    "leak-check": ("dictbench leak-check --staged", "docs/workbench.md"),
+    "desktop": ("dictbench desktop doctor products/my-dictation-app.toml", "docs/desktop.md"),
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

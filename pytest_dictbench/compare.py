@@ -92,7 +92,9 @@ def compare_records(a: Iterable[ItemRecord], b: Iterable[ItemRecord], *,
 
     ``n`` is the number of shared cases; ``cases_a`` and ``cases_b`` count the cases each
     side scored (final scores only), so a comparison made on part of the cases says so;
-    ``provisional_a`` / ``provisional_b`` count the provisional cases left out.
+    ``provisional_a`` / ``provisional_b`` count the provisional cases left out;
+    ``cases_only_a_failed`` / ``cases_only_b_failed`` name the discordant cases (for a
+    baseline comparison: the cases that pass again and those that regressed).
     """
     a, b = list(a), list(b)
     left, right = per_case(a), per_case(b)
@@ -102,7 +104,9 @@ def compare_records(a: Iterable[ItemRecord], b: Iterable[ItemRecord], *,
     result = {**stats.compare_paired(
         [left[c][0] for c in shared], [right[c][0] for c in shared],
         [left[c][1] for c in shared], [right[c][1] for c in shared],
-        resamples=resamples, seed=seed), "cases_a": len(left), "cases_b": len(right)}
+        resamples=resamples, seed=seed), "cases_a": len(left), "cases_b": len(right),
+        "cases_only_a_failed": [c for c in shared if left[c][1] and not right[c][1]],
+        "cases_only_b_failed": [c for c in shared if right[c][1] and not left[c][1]]}
     waiting = (_provisional_cases(a), _provisional_cases(b))
     if any(waiting):
         result["provisional_a"], result["provisional_b"] = waiting

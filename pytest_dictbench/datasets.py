@@ -15,14 +15,15 @@ The common layout has one row per utterance with the columns ``id``, ``audio``,
 
 :func:`write_suite` writes ``suite.toml``, ``cases.jsonl`` (cases in the
 ``verbatim`` method's format, audio paths relative to the suite folder) and the audio
-files into a suite folder.
+files into a suite folder. WAV and FLAC audio gets the suite's canary as a comment tag
+(``audio/canary_tag.py``; the audio itself is not re-encoded), so the suite passes the
+canary check; audio in another container is copied as it came and fails that check.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import shutil
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,7 @@ from typing import Any
 
 import tomli_w
 
+from .audio.canary_tag import TAGGED_SUFFIXES, with_canary
 from .audio.io import sha256_file
 from .errors import SuiteError
 from .jsonl import read_jsonl
@@ -253,11 +255,15 @@ def write_suite(
         target = root / case["audio"]
         target.parent.mkdir(parents=True, exist_ok=True)
         if row.audio_bytes is not None:
-            target.write_bytes(row.audio_bytes)
-        elif row.audio_path is not None:
+            data = row.audio_bytes
+        else:
+            assert row.audio_path is not None
             if not row.audio_path.is_file():
                 raise SuiteError(f"audio of case {row.id!r} not found", path=row.audio_path)
-            shutil.copyfile(row.audio_path, target)
+            data = row.audio_path.read_bytes()
+        if target.suffix in TAGGED_SUFFIXES:  # the canary as a tag, the audio as it came
+            data = with_canary(data, canary, where=row.audio_path or target)
+        target.write_bytes(data)
         written.append(case["audio"])
     lines = "".join(json.dumps(case, ensure_ascii=False) + "\n" for case in cases)
     (root / "cases.jsonl").write_text(lines, encoding="utf-8")

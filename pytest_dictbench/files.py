@@ -18,11 +18,15 @@ from pathlib import Path
 from .errors import DictbenchError
 from .redact import scrub
 
-__all__ = ["MAX_READ_BYTES", "append_line", "atomic_replace", "atomic_write",
+__all__ = ["MAX_READ_BYTES", "NOT_REGULAR", "append_line", "atomic_replace", "atomic_write",
            "atomic_write_set", "file_lock", "read_regular", "sweep_set"]
 
 #: The largest file a loader reads whole unless it names a limit of its own (1 GiB).
 MAX_READ_BYTES = 1 << 30
+
+
+#: What every reader says of a FIFO, device, socket or folder in a file's place (CF31).
+NOT_REGULAR = "not a regular file (a FIFO, device, socket or folder is never read)"
 
 
 def read_regular(path: Path, error: type[DictbenchError], *,
@@ -41,8 +45,7 @@ def read_regular(path: Path, error: type[DictbenchError], *,
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
-        raise error("not a regular file (a FIFO, device, socket or folder is never read)",
-                    path=path)
+        raise error(NOT_REGULAR, path=path)
     if info.st_size > limit:
         os.close(fd)
         raise error(f"file is {info.st_size} bytes, over the limit of {limit}", path=path)

@@ -136,7 +136,7 @@ def _baseline(key: tuple[str, str], comparison: Mapping[str, Any] | None, in_bas
         return ["no case was scored in both this run and the baseline, so it could not "
                 "be compared"]
     c = comparison
-    drop = -c["mean_difference"]
+    drop = round(-c["mean_difference"], 2)  # the drop as printed is the one compared (CF12)
     interval = f"{c['interval']['low']:+.2f} to {c['interval']['high']:+.2f}"
     failures = []
     if c["interval"]["high"] < 0 and drop > options.max_drop:
@@ -159,7 +159,7 @@ def accepted_drops(comparison: Mapping[str, Any] | None, options: GateOptions) -
     if comparison is None:
         return []
     c = comparison
-    drop = -c["mean_difference"]
+    drop = round(-c["mean_difference"], 2)  # as printed, as _baseline compares it
     if c["interval"]["high"] < 0 or drop <= options.max_drop:
         return []
     if options.max_drop_abs is not None and drop > options.max_drop_abs:

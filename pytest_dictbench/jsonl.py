@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -116,12 +115,39 @@ class _StrictDecoder(json.JSONDecoder):
 
 
 def _key_line(text: str, key: str) -> int | None:
-    """The line of the second ``"key":`` in ``text`` (where a duplicate is first seen)."""
-    pattern = re.compile(re.escape(json.dumps(key, ensure_ascii=False)) + r"\s*:")
-    found = [m.start() for m in pattern.finditer(text)]
-    if len(found) < 2:
-        return None
-    return text.count("\n", 0, found[1]) + 1
+    """The line of the repeated ``key`` in the object that holds it twice (not merely
+    the second ``"key":`` of the text, which can belong to an earlier object: CF22).
+
+    The text is scanned once, tracking strings and nesting; each open object keeps the
+    keys it has seen (an open array is ``None``), and the first key seen again in its
+    own object is the one named.
+    """
+    stack: list[set[str] | None] = []
+    at, expect_key = 0, False
+    while at < len(text):
+        char = text[at]
+        if char == '"':
+            end = at + 1
+            while end < len(text) and text[end] != '"':
+                end += 2 if text[end] == "\\" else 1
+            if expect_key and stack and stack[-1] is not None:
+                name = json.loads(text[at:end + 1])
+                if name == key and name in stack[-1]:
+                    return text.count("\n", 0, at) + 1
+                stack[-1].add(name)
+            at, expect_key = end + 1, False
+            continue
+        if char in "{[":
+            stack.append(set() if char == "{" else None)
+            expect_key = char == "{"
+        elif char in "}]":
+            if stack:
+                stack.pop()
+            expect_key = False
+        elif char == ",":
+            expect_key = bool(stack) and stack[-1] is not None
+        at += 1
+    return None
 
 
 def parse_json(text: str, error: type[DictbenchError], path: Path | str | None = None,

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import difflib
 from datetime import date
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from .errors import OutputError, ProductError
+from .files import NOT_REGULAR
 from .jsonl import read_jsonl
 from .model import Output, Product, Suite
 from .redact import register_settings_secrets
@@ -31,12 +33,15 @@ def load_product(name: str, folder: Path) -> Product:
     """Load ``folder/<name>.toml``; a missing or invalid file raises :class:`ProductError`."""
     path = folder / f"{name}.toml"
     if path.exists() and not path.is_file():
-        raise ProductError(f"product {name!r} is not a file", path=path)
+        raise ProductError(NOT_REGULAR, path=path)
     if not path.is_file():
         known = sorted(p.stem for p in folder.glob("*.toml") if p.is_file()) \
             if folder.is_dir() else []
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""  # CF38
         raise ProductError(
-            f"product {name!r} not found (known: {', '.join(known) or 'none'})", path=path)
+            f"product {name!r} not found{hint} (known: {', '.join(known) or 'none'})",
+            path=path)
     data = read_toml(path, ProductError, dates=False)
     validate(data, "product.schema.json", ProductError, path=path)
     _check_pricing(data.get("pricing", {}), path)

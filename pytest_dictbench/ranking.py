@@ -149,11 +149,15 @@ def _apart(cohort: Mapping[str, Any], others: Sequence[tuple[str, Mapping[str, A
     most members, then first name): ``its os='y' differs from os='x' of a, b``."""
     if not others:
         return "no other product is eligible"
-    groups: dict[tuple[str, ...], list[str]] = defaultdict(list)
+    # grouped by the differing fields *and* their values: each group is one cohort, so
+    # every product named holds the values shown (CF3)
+    groups: dict[tuple[tuple[str, Any], ...], list[str]] = defaultdict(list)
     for name, values in others:
-        groups[tuple(f for f in cohort if values.get(f) != cohort[f])].append(name)
-    fields, names = min(groups.items(), key=lambda g: (len(g[0]), -len(g[1]), sorted(g[1])))
-    values = dict(others)[names[0]]
+        groups[tuple((f, values.get(f)) for f in cohort
+                     if values.get(f) != cohort[f])].append(name)
+    differing, names = min(groups.items(),
+                           key=lambda g: (len(g[0]), -len(g[1]), sorted(g[1])))
+    fields, values = [f for f, _ in differing], dict(differing)
     shown = ", ".join(sorted(names)[:3]) + (", ..." if len(names) > 3 else "")
     return (f"its {', '.join(f'{f}={cohort[f]!r}' for f in fields)} "
             f"{'differs' if len(fields) == 1 else 'differ'} from "

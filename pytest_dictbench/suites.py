@@ -102,11 +102,28 @@ def read_toml(path: Path, error: type[SuiteError] | Any = SuiteError, *,
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise error(f"malformed TOML: {exc}", path=path) from None
+        raise _toml_error(str(exc), text, error, path) from None
     except RecursionError:
         raise error("TOML nested too deeply to read", path=path) from None
     _check_values(data, "", error, path, dates=dates)
     return data
+
+
+_TOML_AT = re.compile(r"\s*\(at line (\d+), column \d+\)$")
+
+
+def _toml_error(message: str, text: str, error: Any, path: Path) -> Exception:
+    """``path:5: the key 'version' is set twice`` for a repeated key (worded like the
+    JSON readers' duplicate key), else ``path:LINE: malformed TOML: ...`` (CF30)."""
+    found = _TOML_AT.search(message)
+    line = int(found[1]) if found else None
+    reason = _TOML_AT.sub("", message)
+    if line and reason.startswith(("Cannot overwrite a value", "Cannot declare")):
+        source = text.splitlines()[line - 1] if line <= len(text.splitlines()) else ""
+        key = source.split("=", 1)[0].strip().strip("[]").strip()
+        if key:
+            return error(f"the key {key!r} is set twice", path=path, line=line)
+    return error(f"malformed TOML: {reason}", path=path, line=line)
 
 
 def _check_values(value: Any, key: str, error: Any, path: Path, *, dates: bool) -> None:

@@ -179,6 +179,14 @@ def test_malformed_json_is_an_error(tmp_path: Path, suite: Suite, kind: str, fak
     assert output.status == "error" and "not valid JSON" in output.error
 
 
+def test_cf21_a_repeated_key_is_named(tmp_path: Path, suite: Suite, kind: str, fake: Fake,
+                                      server: ProviderServer) -> None:
+    """CF21: valid JSON syntax with a key twice is not "not valid JSON": the key is named."""
+    fake.faults = [Reply(body=b'{"text": "right", "text": "wrong"}')]
+    output = capture(tmp_path, suite, kind, server)
+    assert output.status == "error" and "repeats the key 'text' in one object" in output.error
+
+
 def test_a_redirect_is_refused(tmp_path: Path, suite: Suite, kind: str, fake: Fake,
                                server: ProviderServer) -> None:
     fake.faults = [Reply(307, b"", headers={"Location": "http://example.invalid/steal"})]

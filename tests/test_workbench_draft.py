@@ -61,6 +61,9 @@ def test_draft_with_whisper_tiny(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         sent = [user_text(r.body) for r in server.requests]
     printed = capsys.readouterr().out
     assert code == 0, printed
+    # a line per recording as it is transcribed, before the summary (CF35)
+    assert "en-001 take.flac: transcribed (7.0 s of audio)" in printed
+    assert printed.index("en-002 take.flac: transcribed") < printed.index("draft case(s)")
     assert "broken.wav: not a readable recording, skipped" in printed
     assert "notes.txt: not a readable recording, skipped" in printed
 

@@ -56,7 +56,8 @@ def test_publish_reads_only_dictbench_json(tmp_path: Path) -> None:
     (reports / "items.jsonl").write_text("not json at all: secret words\n")
     assert main(["publish", str(reports), str(tmp_path / "out")]) == 0
     markdown = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
-    assert "| a | 1 | 10 | 9 | 1 | 0 | 90.0 | 80.0 – 95.0 | 1 |" in markdown
+    # the ranked metric (error_rate, absent from this leaderboard: -) beside the rank
+    assert "| a | 1 | 10 | 9 | 1 | 0 | 90.0 | 80.0 – 95.0 | - | 1 |" in markdown
     assert "not ranked: incomplete: 1 of 10 required results missing |" in markdown
     assert "| a | b | 10 | -5.0 | -9.0 – -1.0 | 0.250 | 0.250 |" in markdown
     first = (tmp_path / "out" / "summary.json").read_bytes()

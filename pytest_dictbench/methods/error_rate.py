@@ -228,7 +228,12 @@ class ErrorRate:
         rate = counts.rate
         label = "WER" if unit == "word" else "CER"
         passed = rate <= threshold
-        evidence = (
+        # a reference the normaliser empties measures only insertions: said (CF13)
+        hollow = not norm(ref).strip()
+        normalization = ctx.suite.params.get("normalization", "default")
+        warning = (f"the reference is empty after the {normalization} normaliser ({ref!r}), "
+                   "so this item measures only insertions; ") if hollow else ""
+        evidence = warning + (
             f"{label} {rate:.3f} {'<=' if passed else '>'} {threshold:g} "
             f"(S={counts.sub} D={counts.dele} I={counts.ins} over {counts.ref_len} "
             f"{unit}s); reference: {ref!r}; output: {output.text!r}"
@@ -244,7 +249,8 @@ class ErrorRate:
             score=max(0.0, 100.0 * (1.0 - rate)),
             rules=(RuleScore(label, 2 if passed else 0, evidence),),
             metrics=metrics,
-            message="" if passed else f"{label} {rate:.3f} > {threshold:g}",
+            message=("" if passed else f"{label} {rate:.3f} > {threshold:g}")
+            + ("; reference empty after normalisation" if hollow else ""),
         )
 
     def aggregate(self, records: Sequence[ItemRecord], suite: Suite) -> dict[str, Any]:

@@ -31,6 +31,8 @@ from ..text.visible import visible
 from . import capture_estimate, capture_plan, hookspecs
 from .collect import CaseItem, SuiteCollector, split_item_id
 from .estimate import JudgeEstimate
+from .keys import PLUGIN_NAME as KEYS_PLUGIN
+from .keys import MissingKeys
 from .options import add_options, ini_folder
 from .progress import CaptureProgress
 from .rootdir import redetermine_setup
@@ -128,6 +130,11 @@ def pytest_configure(config: pytest.Config) -> None:
                                     "drop -n")
         config.pluginmanager.register(JudgeEstimate(session, estimate), ESTIMATE_PLUGIN)
     config.pluginmanager.register(capture_plan.CapturePlan(), capture_plan.PLUGIN_NAME)
+    if not getattr(config.option, "numprocesses", None) and not is_worker(config) \
+            and not config.getoption("dictbench_capture_estimate") \
+            and not config.option.collectonly:
+        config.pluginmanager.register(MissingKeys(config.getoption("dictbench_recapture")),
+                                      KEYS_PLUGIN)  # one usage error per missing key
     if config.getoption("dictbench_capture_estimate"):
         if getattr(config.option, "numprocesses", None) or is_worker(config):
             raise pytest.UsageError("dictbench: --capture-estimate runs in one process; drop -n")

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from ..errors import DictbenchError
+from ..files import NOT_REGULAR
 from ..gate import (
     ANALYSER_KEYS,
     GateOptions,
@@ -50,6 +51,14 @@ class Gating:
             self.baseline_versions = baseline_versions(value, config.invocation_params.dir)
             self.baseline_analyser = baseline_analyser(value, config.invocation_params.dir)
         self.options: GateOptions | None = None
+        if self.baseline is None:  # a drop is measured against a baseline run (CF8)
+            for name in ("max_drop", "max_drop_abs"):
+                if option(f"dictbench_{name}") is not None:
+                    flag = "--dictbench-" + name.replace("_", "-")
+                    raise DictbenchError(
+                        f"{flag} needs --dictbench-baseline: the drop is measured against "
+                        "a baseline run's reports folder, and without one the limit would "
+                        "never be applied")
         if self.baseline is not None or option("dictbench_min_score") is not None or \
                 option("dictbench_max_drop") is not None or \
                 option("dictbench_max_drop_abs") is not None:
@@ -128,6 +137,9 @@ def load_baseline(value: str | None, cwd: Path) -> list[dict[str, Any]] | None:
     path = cwd / value
     folder = path if path.is_dir() else path.parent
     items = folder / "items.jsonl"
+    for needed in (folder / "dictbench.json", items):
+        if needed.exists() and not needed.is_file():
+            raise DictbenchError(NOT_REGULAR, path=needed)
     if not (folder / "dictbench.json").is_file() or not items.is_file():
         raise DictbenchError("a baseline needs dictbench.json and items.jsonl", path=path)
     records = []

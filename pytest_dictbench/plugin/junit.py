@@ -8,6 +8,7 @@ import pytest
 
 from ..methods.base import ItemRecord
 from ..report.files import natural_key
+from ..report.record import record_verdict
 
 __all__ = ["junit_properties", "session_result"]
 
@@ -20,9 +21,7 @@ def junit_properties(record: ItemRecord) -> list[tuple[str, str]]:
     """``dictbench.*`` properties: status, verdict (``pass``, ``fail``, ``provisional``
     for a score still waiting for a verdict, or the status), the provisional count,
     score, a streaming capture's timings and one per rule."""
-    verdict = {"passed": "pass", "failed": "fail"}.get(record["status"], record["status"])
-    if record.get("provisional") and verdict == "pass":  # skipped in the test results too
-        verdict = "provisional"
+    verdict = record_verdict(record["status"], record.get("provisional") or 0)
     props = [("dictbench.status", record["status"]), ("dictbench.verdict", verdict)]
     if record.get("provisional"):
         props.append(("dictbench.provisional", str(record["provisional"])))

@@ -22,28 +22,44 @@ from .store import add_store_options
 __all__ = ["add_options", "bootstrap_seed", "ini_folder", "judge_default", "max_text_chars"]
 
 
+def _ascii(text: str) -> str:
+    """``text`` when it is ASCII: Python's ``int`` and ``float`` also read Arabic-Indic and
+    fullwidth digits, which no option takes (one rule with the results CSV: CF10)."""
+    if not text.isascii():
+        raise ValueError(text)
+    return text
+
+
 def _at_least(minimum: int) -> Any:
-    """An argparse type: an integer no smaller than ``minimum``."""
+    """An argparse type: an integer no smaller than ``minimum``, in ASCII digits."""
 
     def parse(text: str) -> int:
-        value = int(text)
+        value = int(_ascii(text))
         if value < minimum:
             raise ValueError(text)
         return value
 
-    parse.__name__ = f"integer >= {minimum}"
+    parse.__name__ = f"integer >= {minimum} (ASCII digits)"
     return parse
 
 
 def _non_negative(text: str) -> float:
-    """An argparse type: a finite number >= 0."""
-    value = float(text)
+    """An argparse type: a finite number >= 0, in ASCII digits."""
+    value = float(_ascii(text))
     if not 0 <= value < float("inf"):
         raise ValueError(text)
     return value
 
 
-_non_negative.__name__ = "number >= 0"
+_non_negative.__name__ = "number >= 0 (ASCII digits)"
+
+
+def _number(text: str) -> float:
+    """An argparse type: a number in ASCII digits."""
+    return float(_ascii(text))
+
+
+_number.__name__ = "number (ASCII digits)"
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -103,7 +119,7 @@ def add_options(parser: pytest.Parser) -> None:
         "(items pending meanwhile are not scored). Default: %(default)r.")
     group.addoption(
         "--judge-batch-wait", dest="dictbench_judge_batch_wait", metavar="SECONDS",
-        type=float, default=0.0,
+        type=_number, default=0.0,
         help="With --judge=batch, wait up to SECONDS for open batches to end (printing "
         "progress) before leaving their items pending. Default: %(default)r.")
     group.addoption(
@@ -134,7 +150,7 @@ def add_options(parser: pytest.Parser) -> None:
         "product is compared with itself there, on the same items. From the results store: "
         "store:latest, store:official, store:RUN_ID or store:GIT_REF (docs/store.md).")
     group.addoption(
-        "--dictbench-max-drop", dest="dictbench_max_drop", metavar="POINTS", type=float,
+        "--dictbench-max-drop", dest="dictbench_max_drop", metavar="POINTS", type=_number,
         default=None,
         help="With --dictbench-baseline, fail the run when a product's score drop is "
         "statistically resolved and larger than POINTS. Default: 0.")
@@ -145,7 +161,7 @@ def add_options(parser: pytest.Parser) -> None:
         "than POINTS, resolved or not: a guard for a large drop in a few cases, which the "
         "bootstrap cannot resolve (docs/ci.md). Default: off.")
     group.addoption(
-        "--dictbench-min-score", dest="dictbench_min_score", metavar="S", type=float,
+        "--dictbench-min-score", dest="dictbench_min_score", metavar="S", type=_number,
         default=None, help="Fail the run when a product's suite score is below S.")
     group.addoption(
         "--dictbench-progress", dest="dictbench_progress", metavar="SECONDS",
@@ -204,7 +220,7 @@ def bootstrap_seed(config: pytest.Config) -> int:
     text = str(config.getini("dictbench_seed") or "").strip()
     if not text:
         return DEFAULT_SEED
-    if not text.isdigit():
+    if not (text.isascii() and text.isdigit()):
         where = config.inipath or "ini"
         raise pytest.UsageError(f"{where}: dictbench_seed must be an integer >= 0, got {text!r}")
     return int(text)
@@ -225,7 +241,7 @@ def max_text_chars(config: pytest.Config) -> int:
     raw = str(config.getini("dictbench_max_text_chars") or "").strip().replace("_", "")
     if not raw:
         return DEFAULT_MAX_TEXT_CHARS
-    if not raw.isdigit() or int(raw) < 1:
+    if not (raw.isascii() and raw.isdigit()) or int(raw) < 1:
         raise pytest.UsageError(f"ini dictbench_max_text_chars must be an integer >= 1, "
                                 f"got {raw!r}")
     return int(raw)

@@ -268,7 +268,12 @@ class DictbenchSession(ReportSet):
         unused = self.judging.unused(records, {i: frozenset(c.id for c in s.cases) for i, s
                                                in suites.items() if not is_private(s)},
                                      self.config.rootpath)
-        return {**report, "decisions_unused": unused} if unused else report
+        if unused:
+            report = {**report, "decisions_unused": unused}
+        ran = {record["product"] for record in records}  # CF16: named, yet no item ran
+        idle = [{"product": p.name, "reason": "no item selected"}
+                for p in self.products if p.name not in ran]
+        return {**report, "products_without_items": idle} if idle else report
 
     def _stats_options(self) -> StatsOptions:
         return StatsOptions(resamples=self.config.getoption("dictbench_resamples"),

@@ -149,14 +149,22 @@ class ReportSet:
             terminalreporter.write_line(baseline_line(comparison, self.gating.options.max_drop
                                                       if self.gating.options else None))
         if self.item_failures == "report":
-            below = sum(e["failed"] for s in self.report["suites"] for e in s["products"])
-            terminalreporter.write_line(
-                f"dictbench: {below} item(s) below their method's gate were reported, not "
-                "failed (--dictbench-item-failures=report)")
+            entries = [e for s in self.report["suites"] for e in s["products"]]
+            below = sum(e["failed"] for e in entries)
+            if below:  # pytest's count says "passed" for them: say how many were below
+                terminalreporter.write_line(
+                    f"dictbench: {below} of {sum(e['items'] for e in entries)} items below "
+                    "their method's gate were reported, not failed "
+                    "(--dictbench-item-failures=report)")
         for note in self.gating.notes:  # a drop above max-drop let through, said so
             terminalreporter.write_line(f"dictbench gate note: {note}", yellow=True)
         for failure in self.gating.failures:
             terminalreporter.write_line(f"dictbench gate FAILED: {failure}", red=True, bold=True)
+        passed = [f"{v['suite']}/{v['product']}" for v in self.gating.verdicts if v["passed"]]
+        if passed and not self.gating.failures and self.gating.options is not None:
+            terminalreporter.write_line(
+                f"dictbench gate passed: {', '.join(passed)} "
+                f"({self.report.get('gate', {}).get('settings', '')})", green=True)
         for problem in self.problems:
             terminalreporter.write_line(f"dictbench ERROR: {problem}", red=True, bold=True)
         for path in self.written:

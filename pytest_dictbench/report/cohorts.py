@@ -14,9 +14,20 @@ from typing import Any
 __all__ = ["cohort_labels", "cohort_legend", "cohort_text"]
 
 
+#: How a field the product did not declare is shown, in every report (CF27).
+NOT_DECLARED = "(not declared)"
+
+
+def _value(value: Any) -> str:
+    """A cohort value on one line: undeclared named so, line breaks as ``\\n`` (CF14)."""
+    if value is None:
+        return NOT_DECLARED
+    return str(value).replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n")
+
+
 def cohort_text(cohort: Mapping[str, Any] | None) -> str:
     """``hardware=example, os=example`` (fields in the suite's order), or ``""``."""
-    return ", ".join(f"{k}={v}" for k, v in (cohort or {}).items())
+    return ", ".join(f"{k}={_value(v)}" for k, v in (cohort or {}).items())
 
 
 def _label(i: int) -> str:

@@ -47,7 +47,7 @@ from .sections import (
     summary_metrics,
 )
 from .streaming import streaming_groups, streaming_tables
-from .terminal import gate_lines
+from .terminal import gate_lines, idle_product_lines
 from .validity import validity_rows
 
 __all__ = ["render_html"]
@@ -162,9 +162,23 @@ def _summary_figures(suite: Mapping[str, Any]) -> str:
 
 
 def _speed_cells(entry: Mapping[str, Any]) -> list[str]:
-    speed = entry.get("speed") or {}
-    rtf, rtfx = speed.get("mean_rtf"), speed.get("rtfx")
-    return ["-" if rtf is None else f"{rtf:.3f}", "-" if rtfx is None else f"{rtfx:.1f}"]
+    """RTFx alone (audio seconds per processing second); the mean RTF, nearly its
+    inverse, stays in dictbench.json and the Markdown report (CF29: one speed figure)."""
+    rtfx = (entry.get("speed") or {}).get("rtfx")
+    return ["-" if rtfx is None else f"{rtfx:.1f}"]
+
+
+def _environment_cell(environment: Mapping[str, Any]) -> str:
+    """The environment folded: the fields the cohorts compare first (hardware, os) as
+    the summary, every field inside (CF29: one long line pushed the table off the page)."""
+    if not environment:
+        return "-"
+    items = sorted(environment.items())
+    shown = [str(environment[k]) for k in ("hardware", "os") if environment.get(k)]
+    summary = ", ".join(shown) if shown else f"{len(items)} fields"
+    listed = "".join(f"<li>{esc(k)}={esc(v)}</li>" for k, v in items)
+    return (f'<details class="env"><summary>{esc(summary)}</summary><ul>{listed}</ul>'
+            "</details>")
 
 
 def _products(suite: Mapping[str, Any]) -> str:
@@ -174,21 +188,22 @@ def _products(suite: Mapping[str, Any]) -> str:
     labels = cohort_labels(entries)
     rows = []
     for e in entries:
-        env = ", ".join(f"{k}={v}" for k, v in sorted((e.get("environment") or {}).items()))
+        env = _environment_cell(e.get("environment") or {})
         cohort = cohort_text(e.get("cohort"))
         cohort = f"{labels[e['product']]}: {cohort}" if e["product"] in labels else cohort
         lat = e.get("latency") or {}
-        rows.append([f"<b>{esc(e['product'])}</b>", esc(e.get("version") or "-"),
-                     esc(e.get("adapter") or "-"), esc(env or "-"), esc(cohort or "-"),
+        rows.append([f"<b>{esc(e['product'])}</b>",
+                     f'<span class="long">{esc(e.get("version") or "-")}</span>',
+                     esc(e.get("adapter") or "-"), env, esc(cohort or "-"),
                      str(e["items"]), f"{e.get('cases_scored', '-')} / {e.get('cases', '-')}",
                      str(e.get("empty", 0)), fmt(lat.get("median")), fmt(lat.get("p95")),
                      str(lat.get("n", 0)), *(_speed_cells(e) if speed else []),
                      *([str(e.get("pending_adjudications", 0))] if pending else [])])
     head = ["Product", "Version", "Adapter", "Environment", "Cohort", "Items", "Cases scored",
-            "Empty", "median", "p95", "n", *(["mean RTF", "RTFx"] if speed else []),
+            "Empty", "median", "p95", "n", *(["RTFx"] if speed else []),
             *(["Pending adjudications"] if pending else [])]
     group_head = ('<tr class="group"><th colspan="8"></th><th colspan="3">Latency (ms)</th>'
-                  + ('<th colspan="2">Speed</th>' if speed else "")
+                  + ('<th>Speed</th>' if speed else "")
                   + ("<th></th>" if pending else "") + "</tr>")
     return table(head, rows, numeric=range(5, len(head)), group_head=group_head, full=True)
 
@@ -366,10 +381,13 @@ def render_html(report: Mapping[str, Any], records: Sequence[ItemRecord],
                     "(install the <code>plot</code> extra: "
                     "<code>pip install 'pytest-dictbench[plot]'</code>). "
                     "Every figure is also given as a table.</p>")
+    body += [f'<p class="warning">{esc(line)}</p>' for line in idle_product_lines(report)]
     gate = gate_lines(report)
-    if gate:
-        body.append('<section class="gate"><h2>CI gate</h2><ul>'
-                    + "".join(f"<li>{esc(line)}</li>" for line in gate) + "</ul></section>")
+    if gate:  # the verdict first and styled: green when passed, red when failed
+        state = "passed" if report["gate"]["passed"] else "failed"
+        body.append(f'<section class="gate {state}"><h2>CI gate</h2>'
+                    f'<p class="verdict">{esc(gate[0])}</p><ul>'
+                    + "".join(f"<li>{esc(line)}</li>" for line in gate[1:]) + "</ul></section>")
     for extra in split_tables(report):
         body.append('<section class="split">' + "".join(_plain(extra, 2)) + "</section>")
     body += [_overview(suites)]

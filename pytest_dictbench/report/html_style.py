@@ -52,11 +52,22 @@ table {{ border-collapse: collapse; font-size: 13px; min-width: 360px; }}
 table.full {{ width: 100%; }}
 th, td {{ padding: 5px 9px; border-bottom: 1px solid var(--line); text-align: left;
   vertical-align: top; }}
-th {{ background: var(--soft); font-weight: 600; color: #374151; white-space: nowrap; }}
+td {{ overflow-wrap: break-word; }}
+td .long {{ overflow-wrap: anywhere; }}
+th {{ background: var(--soft); font-weight: 600; color: #374151; }}
+td details.env {{ margin: 0; border: 0; padding: 0; min-width: 12em; }}
+td details.env > summary {{ font-weight: 400; padding: 0; }}
+td details.env ul {{ margin: 2px 0 0; padding-left: 14px; }}
+.gate {{ border-radius: 8px; padding: 4px 14px 8px; margin: 14px 0; }}
+.gate.passed {{ background: var(--good-bg); border: 1px solid #a7f3d0; }}
+.gate.failed {{ background: var(--bad-bg); border: 1px solid #fecaca; }}
+.gate .verdict {{ font-weight: 700; }}
+.gate.passed .verdict {{ color: var(--good); }}
+.gate.failed .verdict {{ color: var(--bad); }}
 thead tr.group th {{ text-align: center; border-bottom: 0; padding-bottom: 0;
   color: var(--muted); font-weight: 600; }}
-td.num, th.num {{ text-align: right; font-variant-numeric: tabular-nums;
-  white-space: nowrap; }}
+td.num, th.num {{ text-align: right; font-variant-numeric: tabular-nums; }}
+td.num {{ white-space: nowrap; }}
 tbody tr:hover td {{ background: #fafafa; }}
 td .why, td .cohort, p.note {{ color: var(--muted); font-size: 12.5px; }}
 .rank {{ font-weight: 700; }}

@@ -43,7 +43,7 @@ from .sections import (
     suite_records,
 )
 from .streaming import streaming_tables
-from .terminal import gate_lines, unused_decision_lines
+from .terminal import gate_lines, idle_product_lines, unused_decision_lines
 from .validity import validity_rows
 from .wins import claims_table, win_sentences, wins_basis
 
@@ -363,6 +363,9 @@ def render_markdown(report: Mapping[str, Any], records: Sequence[ItemRecord],
         whose method does not make its own (``sections.expected_texts(suites)``).
     """
     lines = _intro(report)
+    idle = idle_product_lines(report)
+    if idle:
+        lines += [*(f"> {md(line)}" for line in idle), ""]
     gate = gate_lines(report)
     if gate:
         lines += ["## CI gate", "", *(f"- {md(line)}" for line in gate), ""]

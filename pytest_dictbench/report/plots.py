@@ -246,7 +246,7 @@ def forest_svg(comparisons: Sequence[Mapping[str, Any]], prefix: str) -> str:
         ax.set_yticks(range(len(labels)), labels)
         ax.set_ylim(-0.7, len(labels) - 0.3)
         ax.grid(axis="y", visible=False)
-        ax.set_xlabel("mean difference b − a with 95% interval (filled: resolved)")
+        ax.set_xlabel("mean difference b − a, 95% interval\n(filled: resolved)")  # CF29: fits
         ax.set_title("Paired differences")
 
     return _render(draw, 0.9 + 0.42 * max(len(comparisons), 1), prefix)

@@ -11,7 +11,14 @@ from ..judge.records import output_hash
 from ..model import ItemLike, ItemResult, Output
 from ..private import is_private, redact_record
 
-__all__ = ["item_record"]
+__all__ = ["item_record", "record_verdict"]
+
+
+def record_verdict(status: str, provisional: int) -> str:
+    """``pass``, ``fail``, ``provisional`` (a passing score still waiting for a
+    judgement: skipped in pytest, never counted as passed) or the status itself."""
+    verdict = {"passed": "pass", "failed": "fail"}.get(status, status)
+    return "provisional" if provisional and verdict == "pass" else verdict
 
 
 def _streaming(output: Output | None) -> dict[str, Any]:
@@ -74,6 +81,7 @@ def item_record(item: ItemLike, status: str, *, suite_path: str,
            if output and isinstance(output.meta.get("pipeline"), dict) else {}),
         **(extra or {}),
     }
+    record["verdict"] = record_verdict(status, record["provisional"])  # CF6
     stderr = output.meta.get("stderr") if output is not None and record["empty"] else None
     if isinstance(stderr, str) and stderr.strip():  # why the command wrote nothing
         record["message"] = "; ".join(filter(None, [

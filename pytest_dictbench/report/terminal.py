@@ -13,7 +13,8 @@ from .sections import fmt, fmt_p, fmt_score, score_note
 from .streaming import streaming_note
 from .validity import validity_rows
 
-__all__ = ["baseline_line", "gate_lines", "shared_cases", "summary_lines"]
+__all__ = ["baseline_line", "gate_lines", "idle_product_lines", "shared_cases",
+           "summary_lines"]
 
 _COLUMNS = ("items", "passed", "failed", "errors", "not_tested", "empty")
 #: Leaderboard columns that are settings or counts rather than results.
@@ -57,12 +58,18 @@ def _cohorts(suite: Mapping[str, Any]) -> list[str]:
                         for label, text, names in legend)]
 
 
+#: Metrics a reader looks for first, ahead of the rest in name order (CF23: the verbatim
+#: rates were behind "N more columns").
+_FIRST = ("error_rate", "wer", "cer", "vwer", "iwer", "vcer", "icer")
+
+
 def _leaderboard(suite: Mapping[str, Any]) -> list[str]:
     rows = suite.get("leaderboard", [])
     if not rows:
         return []
     headline = suite.get("headline") or "score"
-    metrics = sorted({k for row in rows for k in row} - _NOT_METRICS - {headline})
+    metrics = sorted({k for row in rows for k in row} - _NOT_METRICS - {headline},
+                     key=lambda k: (_FIRST.index(k) if k in _FIRST else len(_FIRST), k))
     shown = metrics[:_TERMINAL_METRICS]
     columns = ["product", "rank", "cohort", "score",
                *([headline] if headline != "score" else []), *shown]
@@ -87,7 +94,21 @@ def _leaderboard(suite: Mapping[str, Any]) -> list[str]:
 def _notes(suite: Mapping[str, Any]) -> list[str]:
     notes = []
     if suite["canary"]["status"] != "ok":
-        notes.append(f"{suite['id']}: canary missing in {', '.join(suite['canary']['missing_in'])}")
+        missing = suite["canary"]["missing_in"]
+        audio = any(m.lower().endswith((".wav", ".flac")) for m in missing)
+        notes.append(f"{suite['id']}: canary missing in {', '.join(missing)}"
+                     + (" (for WAV and FLAC audio, `dictbench canary SUITE` adds it as a tag)"
+                        if audio else ""))
+    sharing: dict[str, list[str]] = {}  # a reason -> the products it applies to
+    for entry in suite["products"]:
+        if entry.get("reason"):
+            sharing.setdefault(entry["reason"], []).append(entry["product"])
+    raw = [str(e["product"]) for e in suite["products"]
+           if isinstance(e.get("pipeline"), Mapping) and e["pipeline"].get("scored") == ["raw"]]
+    if raw:  # which text a refine pipeline's score is of, where the choice matters (CF19)
+        notes.append(f"{suite['id']}: refine pipelines {', '.join(raw)}: the raw recogniser "
+                     "text was scored (the suite's score_text), not the refined text; set "
+                     'score_text = "refined" at the top of suite.toml to score it')
     for entry in suite["products"]:
         where = f"{suite['id']}/{entry['product']}"
         if entry["canary_leaks"]:
@@ -96,8 +117,12 @@ def _notes(suite: Mapping[str, Any]) -> list[str]:
         if entry.get("redacted"):
             notes.append(f"{where}: output had a secret redacted before scoring "
                          f"({', '.join(entry['redacted'])})")
-        if entry.get("reason"):
-            notes.append(f"{where}: not ranked: {entry['reason']}")
+        reason = entry.get("reason")
+        if reason and sharing[reason] == [entry["product"]]:
+            notes.append(f"{where}: not ranked: {reason}")
+        elif reason and sharing[reason][0] == entry["product"]:  # one line for all (CF37)
+            notes.append(f"{suite['id']}: {len(sharing[reason])} products not ranked "
+                         f"({', '.join(sharing[reason])}): {reason}")
         streaming = streaming_note(entry)
         if streaming:
             notes.append(f"{where}: {streaming}")
@@ -109,12 +134,12 @@ def _notes(suite: Mapping[str, Any]) -> list[str]:
         notes.append(f"{suite['id']}: {scope}")
     for c in suite.get("comparisons", [])[:TERMINAL_COMPARISONS]:
         interval = c["interval"]
-        verdict = "resolved" if c["resolved"] else "not resolved"
+        verdict = resolved_text(c)
         notes.append(
             f"{suite['id']}: {c['b']} - {c['a']}: {c['mean_difference']:+.2f} "
             f"[{interval['low']:+.2f}, {interval['high']:+.2f}] ({verdict}); cases failed "
-            f"only by {c['a']}: {c['only_a_failed']}, only by {c['b']}: "
-            f"{c['only_b_failed']}; McNemar p={fmt_p(c['mcnemar_p'])} "
+            f"only by {c['a']}: {c['only_a_failed']}{named_cases(c, 'a')}, only by {c['b']}: "
+            f"{c['only_b_failed']}{named_cases(c, 'b')}; McNemar p={fmt_p(c['mcnemar_p'])} "
             f"(Holm {fmt_p(c.get('p_holm', c['mcnemar_p']))}); {shared_cases(c, c['a'], c['b'])}")
     hidden = len(suite.get("comparisons", [])) - TERMINAL_COMPARISONS
     if hidden > 0:
@@ -165,8 +190,16 @@ def summary_lines(report: Mapping[str, Any]) -> list[str]:
     for suite in report.get("suites", []):
         board = _leaderboard(suite) or _rig(suite)
         lines += (["", *board] if board else []) + _cohorts(suite) + _notes(suite)
-    lines += unused_decision_lines(report)
+    lines += unused_decision_lines(report) + idle_product_lines(report)
     return [visible(line) for line in lines]
+
+
+def idle_product_lines(report: Mapping[str, Any]) -> list[str]:
+    """Products named with ``--product`` of which no item was selected (``-k``, a suite
+    path they have no outputs for), so that a report never drops them silently."""
+    return [f"dictbench: {p['product']}: named with --product, but no item of it was "
+            f"selected ({p['reason']}), so it is in no table"
+            for p in report.get("products_without_items", ())]
 
 
 def shared_cases(c: Mapping[str, Any], a: str, b: str) -> str:
@@ -182,14 +215,35 @@ def shared_cases(c: Mapping[str, Any], a: str, b: str) -> str:
     return f"on {c['n']} shared case{'s' if c['n'] != 1 else ''}{counts}"
 
 
+#: How many case ids a terminal line names before it points to dictbench.json.
+NAMED_CASES = 5
+
+
+def named_cases(c: Mapping[str, Any], side: str, limit: int | None = NAMED_CASES) -> str:
+    """`` (k00, k01, +2 more in dictbench.json)``: the discordant cases of one side of a
+    comparison (``side`` ``a`` or ``b``), empty for none or a report without them."""
+    cases = c.get(f"cases_only_{side}_failed") or []
+    if not cases:
+        return ""
+    shown = cases if limit is None else cases[:limit]
+    more = len(cases) - len(shown)
+    return f" ({', '.join(shown)}{f', +{more} more in dictbench.json' if more else ''})"
+
+
+def resolved_text(c: Mapping[str, Any]) -> str:
+    """``resolved: the interval excludes 0`` or ``not resolved``, as the reports say it."""
+    return "resolved: the interval excludes 0" if c["resolved"] else "not resolved"
+
+
 def baseline_line(c: Mapping[str, Any], max_drop: float | None = None) -> str:
     """One line comparing a product with itself in the baseline run; with the gate's
     ``max_drop``, a larger drop the gate let through (not resolved) is said to be so."""
     interval = c["interval"]
     line = (f"baseline {c['suite']}/{c['product']}: {c['mean_difference']:+.2f} points "
             f"[{interval['low']:+.2f}, {interval['high']:+.2f}] "
-            f"({'resolved' if c['resolved'] else 'not resolved'}); cases failed only in "
-            f"the baseline: {c['only_a_failed']}, only now: {c['only_b_failed']}; "
+            f"({resolved_text(c)}); cases failed only in the baseline: "
+            f"{c['only_a_failed']}{named_cases(c, 'a')}, only now: "
+            f"{c['only_b_failed']}{named_cases(c, 'b')}; "
             f"McNemar p={fmt_p(c['mcnemar_p'])}; {shared_cases(c, 'baseline', 'now')}")
     drop = -c["mean_difference"]
     if max_drop is not None and drop > max_drop and not interval["high"] < 0:
@@ -215,6 +269,10 @@ def gate_lines(report: Mapping[str, Any]) -> list[str]:
     verdict = f"CI gate: {'passed' if gate['passed'] else 'FAILED'} ({settings})"
     lines = [verdict + "".join(f"; accepted: {note}" for note in gate.get("accepted", ()))]
     lines += [f"FAILED: {failure}" for failure in gate["failures"]]
-    lines += [baseline_line(c, gate.get("max_drop"))
-              for c in report.get("baseline", {}).get("comparisons", [])]
+    for c in report.get("baseline", {}).get("comparisons", []):
+        lines.append(baseline_line(c, gate.get("max_drop")))
+        for side, what in (("b", "failed only now"), ("a", "failed only in the baseline")):
+            if c.get(f"cases_only_{side}_failed"):
+                lines.append(f"{c['suite']}/{c['product']}: {what}: "
+                             + ", ".join(c[f"cases_only_{side}_failed"]))
     return [visible(line) for line in lines]

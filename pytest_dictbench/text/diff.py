@@ -27,8 +27,8 @@ from collections.abc import Sequence
 
 from rapidfuzz.distance import Levenshtein
 
-__all__ = ["UNICODE_ONLY", "UNITS", "closest", "diff_against_closest", "edit_distance", "opcodes",
-           "render_diff"]
+__all__ = ["UNICODE_ONLY", "UNITS", "closest", "diff_against_closest", "edit_distance",
+           "graphemes", "opcodes", "render_diff"]
 
 #: Units a diff can be made in.
 UNITS = ("char", "word")
@@ -51,9 +51,38 @@ def _fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text.replace("\r\n", "\n"))
 
 
+def _extends(code: int, previous: int) -> bool:
+    """Whether code point ``code`` belongs to the cluster that ``previous`` ends."""
+    return (previous == 0x200D or code == 0x200D  # a zero-width joiner joins both sides
+            or unicodedata.combining(chr(code)) != 0
+            or unicodedata.category(chr(code)) in ("Mn", "Me", "Mc")
+            or 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF  # variation selectors
+            or 0x1F3FB <= code <= 0x1F3FF  # skin tones
+            or 0xE0020 <= code <= 0xE007F)  # emoji tag characters
+
+
+def graphemes(text: str) -> list[str]:
+    """``text`` as the characters a reader sees (a simplified grapheme segmentation): a
+    base with its combining marks, variation selectors and skin tones, emoji joined by
+    ZWJ, and regional-indicator pairs (flags) each stay one unit (CF15)."""
+    clusters: list[str] = []
+    previous, flag_open = -1, False
+    for char in text:
+        code = ord(char)
+        regional = 0x1F1E6 <= code <= 0x1F1FF
+        if clusters and (_extends(code, previous) or (regional and flag_open)):
+            clusters[-1] += char
+            flag_open = False
+        else:
+            clusters.append(char)
+            flag_open = regional
+        previous = code
+    return clusters
+
+
 def _tokens(text: str, unit: str) -> Sequence[str]:
     if unit == "char":
-        return text
+        return text if text.isascii() else graphemes(text)
     if unit == "word":
         return text.split()
     raise ValueError(f"unit must be one of {', '.join(UNITS)}, got {unit!r}")
@@ -64,7 +93,10 @@ def _joiner(unit: str) -> str:
 
 
 def edit_distance(a: str, b: str, unit: str = "char") -> int:
-    """Levenshtein distance between ``a`` and ``b`` counted in characters (or words)."""
+    """Levenshtein distance between ``a`` and ``b`` counted in code points (or words);
+    only the shown diff groups code points into what a reader sees as one character."""
+    if unit == "char":
+        return int(Levenshtein.distance(a, b))
     return int(Levenshtein.distance(_tokens(a, unit), _tokens(b, unit)))
 
 

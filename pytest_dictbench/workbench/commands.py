@@ -19,7 +19,8 @@ def cmd_draft(args: argparse.Namespace) -> int:
                          products=Path(args.products), per_seconds=args.per_seconds,
                          locale=args.locale,
                          judge_config=Path(args.judge_config) if args.judge_config else None,
-                         private=args.private, judge=args.judge)
+                         private=args.private, judge=args.judge,
+                         progress=lambda line: print(line, flush=True))
     return _finish(result, f"{result.root}: {len(result.cases)} draft case(s); review them "
                            f"with 'dictbench review {result.root}'")
 

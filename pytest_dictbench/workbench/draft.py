@@ -19,7 +19,7 @@ import stat
 import tempfile
 import unicodedata
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -139,8 +139,9 @@ def _manifest(suite_id: str, locale: str, canary: str, private: bool,
 
 
 def _transcribe(rows: list[dict[str, Any]], root: Path, product_name: str, products: Path,
-                result: DraftResult) -> None:
-    """Fill each row's ``reference`` with the product's transcript."""
+                result: DraftResult, progress: Callable[[str], None] | None = None) -> None:
+    """Fill each row's ``reference`` with the product's transcript; ``progress`` gets a
+    line per recording as it is transcribed (CF35)."""
     from ..adapters import builtin_adapters
 
     product = load_product(product_name, products)
@@ -161,6 +162,9 @@ def _transcribe(rows: list[dict[str, Any]], root: Path, product_name: str, produ
             result.problems.append((row["id"], f"no transcript: {why}"))
             continue
         row["reference"] = output.text.strip()
+        if progress is not None:
+            progress(f"{row['drafted']['source']}: transcribed "
+                     f"({row['duration_s']:.1f} s of audio)")
 
 
 def _key_points(row: dict[str, Any], drafter: Drafter, per_seconds: float, locale: str,
@@ -234,7 +238,8 @@ def draft_suite(folder: Path, out: Path, *, product: str = DEFAULT_PRODUCT,
                 products: Path = Path("products"), per_seconds: float = 15.0,
                 locale: str = "en-US", judge_config: Path | None = None,
                 private: bool = False, drafter: Drafter | None = None,
-                judge: str = "live") -> DraftResult:
+                judge: str = "live", progress: Callable[[str], None] | None = None
+                ) -> DraftResult:
     """Write a draft suite at ``out`` from the recordings in ``folder``.
 
     Everything that can be checked is checked before anything is written (the options,
@@ -269,7 +274,7 @@ def draft_suite(folder: Path, out: Path, *, product: str = DEFAULT_PRODUCT,
         (build / MANIFEST).write_text(_manifest(_suite_id(out), locale, canary, private,
                                                 judge_table), encoding="utf-8")
         save_cases(build, rows, None)
-        _transcribe(rows, build, product, products, result)
+        _transcribe(rows, build, product, products, result, progress)
         for row in rows:
             if drafter is None:  # --judge=off: transcripts only, key points by hand
                 result.by_hand.append(row["id"])

@@ -10,18 +10,18 @@ and the vendors' claims apart - and drops every field that can name or quote a c
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from ..errors import DictbenchError
-from ..files import atomic_write
-from ..jsonl import read_text
+from ..files import NOT_REGULAR, atomic_write
+from ..jsonl import read_json
 from ..report.cohorts import cohort_labels, cohort_legend
 from ..report.files import dumps
-from ..report.sections import fmt, fmt_interval
+from ..report.markdown import md
+from ..report.sections import fmt, fmt_interval, fmt_p
 from ..report.wins import win_sentences, wins_basis
 
 __all__ = ["publish", "summarize_report"]
@@ -98,24 +98,37 @@ def summarize_report(report: Mapping[str, Any]) -> dict[str, Any]:
             "statistics": _scalars(report.get("statistics", {})), "suites": suites}
 
 
+def _in_rank_order(suite: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The suite's products in its leaderboard's order, then any the leaderboard lacks."""
+    order = {row.get("product"): i for i, row in enumerate(suite.get("leaderboard", ()))}
+    return sorted(suite["products"], key=lambda p: order.get(p["product"], len(order)))
+
+
 def render_summary(summary: Mapping[str, Any]) -> str:
-    """The summary as Markdown: one table of products per suite, then comparisons."""
+    """The summary as Markdown: one table of products per suite, in rank order with the
+    ranked metric beside the rank, then comparisons. Every text cell is escaped (a ``|``
+    or a line break in a value cannot shift a row: CF14)."""
     lines = ["# dictbench results (aggregates only)", ""]
     for suite in summary["suites"]:
-        lines += [f"## {suite.get('title', suite['id'])} (`{suite['id']}` "
-                  f"{suite.get('version', '')}, {suite.get('method', '')})", "",
-                  "| product | version | items | passed | failed | errors | score | 95% CI "
-                  "| rank | cohort |", "|---|---|---:|---:|---:|---:|---:|---|---:|---|"]
+        metric = suite.get("headline")
+        values = {row.get("product"): row.get(metric) for row in suite.get("leaderboard", ())}
+        lines += [f"## {md(suite.get('title', suite['id']))} (`{suite['id']}` "
+                  f"{md(suite.get('version', ''))}, {md(suite.get('method', ''))})", "",
+                  f"| product | version | items | passed | failed | errors | score | 95% CI "
+                  f"| {md(metric or 'ranked by')} | rank | cohort |",
+                  "|---|---|---:|---:|---:|---:|---:|---|---:|---:|---|"]
         labels = cohort_labels(suite["products"])
-        for p in suite["products"]:
-            ci = p.get("score_ci")
-            interval = fmt_interval(ci)
+        for p in _in_rank_order(suite):
+            interval = fmt_interval(p.get("score_ci"))
             rank = p.get("rank") if p.get("rank") is not None else \
                 f"not ranked: {p.get('reason', '')}"
-            lines.append(f"| {p['product']} | {p.get('version', '')} | {p.get('items', '')} "
-                         f"| {p.get('passed', '')} | {p.get('failed', '')} "
-                         f"| {p.get('errors', '')} | {fmt(p.get('score'))} | {interval} "
-                         f"| {rank} | {labels.get(p['product'], '-')} |")
+            value = values.get(p["product"])
+            lines.append(f"| {md(p['product'])} | {md(p.get('version', ''))} "
+                         f"| {p.get('items', '')} | {p.get('passed', '')} "
+                         f"| {p.get('failed', '')} | {p.get('errors', '')} "
+                         f"| {fmt(p.get('score'))} | {interval} "
+                         f"| {fmt(value) if isinstance(value, int | float) else '-'} "
+                         f"| {md(rank)} | {md(labels.get(p['product'], '-'))} |")
         legend = cohort_legend(suite["products"])
         if legend:
             lines += ["", "Ranks count within an environment cohort: "
@@ -124,23 +137,23 @@ def render_summary(summary: Mapping[str, Any]) -> str:
             lines += ["", "| A | B | items | B - A | 95% CI | McNemar p | p (Holm) |",
                       "|---|---|---:|---:|---|---:|---:|"]
             for c in suite["comparisons"]:
-                lines.append(f"| {c.get('a')} | {c.get('b')} | {c.get('n')} "
+                lines.append(f"| {md(c.get('a'))} | {md(c.get('b'))} | {c.get('n')} "
                              f"| {fmt(c.get('mean_difference'))} "
                              f"| {fmt_interval(c.get('interval'), signed=True)} "
-                             f"| {fmt(c.get('mcnemar_p'), 'share')} "
-                             f"| {fmt(c.get('p_holm'), 'share')} |")
+                             f"| {fmt_p(c.get('mcnemar_p'))} | {fmt_p(c.get('p_holm'))} |")
         common = suite.get("common_set")
         if common:
-            lost = "; ".join(f"{p} {n}" for p, n in common.get("lost", {}).items()) or "none"
+            lost = "; ".join(f"{md(p)} {n}" for p, n in common.get("lost", {}).items()) or "none"
             lines += ["", f"Compared and ranked on the {common['cases']} of {common['of']} "
                       f"cases every product could take (cases each could not take: {lost})."]
         if suite.get("where_others_win"):
-            lines += ["", f"Where each competitor wins ({suite.get('wins_basis', '')}):", "",
-                      *(f"- {text}" for text in suite["where_others_win"])]
+            lines += ["", f"Where each competitor wins ({md(suite.get('wins_basis', ''))}):", "",
+                      *(f"- {md(text)}" for text in suite["where_others_win"])]
         if suite.get("vendor_claims"):
             lines += ["", "Vendor claims (documented, not measured; never ranked):", "",
                       "| product | claim | source | read on |", "|---|---|---|---|"]
-            lines += [f"| {product} | {c['claim']} | {c['source_url']} | {c['checked']} |"
+            lines += [f"| {md(product)} | {md(c['claim'])} | {md(c['source_url'])} "
+                      f"| {md(c['checked'])} |"
                       for product, claims in suite["vendor_claims"].items() for c in claims]
         lines.append("")
     return "\n".join(lines)
@@ -172,13 +185,15 @@ def publish(report_dir: Path, out_dir: Path, *, force: bool = False) -> list[Pat
     """Write ``summary.json`` and ``summary.md`` for the run in ``report_dir`` into
     ``out_dir`` (see :func:`_check_out` for the folders refused)."""
     source = report_dir / "dictbench.json"
+    if source.exists() and not source.is_file():
+        raise DictbenchError(NOT_REGULAR, path=source)
     if not source.is_file():
         raise DictbenchError("no dictbench.json here: give the report folder of a run",
                              path=source)
-    try:
-        report = json.loads(read_text(source, DictbenchError))
-    except ValueError as exc:
-        raise DictbenchError(f"not a dictbench report: {exc}", path=source) from None
+    report = read_json(source, DictbenchError)  # strict: a duplicated key is refused (CF2)
+    if not isinstance(report, dict):
+        raise DictbenchError("not a dictbench report: the top level is not an object",
+                             path=source)
     _check_out(report_dir, out_dir, force)
     summary = summarize_report(report)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ...errors import CaptureError, ProductError
-from ...jsonl import loads_strict
+from ...jsonl import DuplicateKeyError, loads_strict
 from ...judge.records import RetryPolicy
 from ...judge.transport import TransportError
 from ...redact import REDACTED, key_url_problem, public_url, register_secret, scrub_quote
@@ -241,6 +241,9 @@ class Session:
         try:
             decoded = bytes(raw).decode("utf-8")
             body = decoded if text else loads_strict(decoded) if raw.strip() else None
+        except DuplicateKeyError as exc:  # valid syntax, a key twice: say which (CF21)
+            raise CaptureError(f"answer from {where} repeats the key {exc.key!r} in one "
+                               "object") from None
         except (UnicodeDecodeError, ValueError):
             if text:
                 raise CaptureError(f"answer from {where} is not UTF-8 text") from None

@@ -140,10 +140,9 @@ class ProviderAdapter(LiveAdapter):
 
     def _start_ahead(self, index: int) -> None:
         """Start the uncached planned items from ``index`` on, up to ``concurrency``."""
-        transcriber = self._ready()
-        ahead: Ahead = transcriber.ahead  # type: ignore[attr-defined]
+        transcriber: Any = None  # made at the first uncached item: a cached run needs no key
         for case, repetition in self._plan[index:]:
-            if ahead.pending() >= self.concurrency:
+            if transcriber is not None and transcriber.ahead.pending() >= self.concurrency:
                 return
             key = (case.id, repetition)
             if key in self._started or key in self._captured:
@@ -152,6 +151,11 @@ class ProviderAdapter(LiveAdapter):
             if (cached is not None and not cached.is_error) \
                     or not isinstance(case.data.get("audio"), str):
                 continue  # served from the cache, or nothing to send
+            if transcriber is None:
+                transcriber = self._ready()
+                if transcriber.ahead.pending() >= self.concurrency:
+                    return
+            ahead: Ahead = transcriber.ahead
             self._started.add(key)
             locale = str(case.data.get("locale") or self.suite.locale)
             audio = (self.suite.root / case.data["audio"]).resolve()

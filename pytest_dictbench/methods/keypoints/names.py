@@ -82,7 +82,7 @@ class Extracted:
 
     def key(self, item: str) -> str:
         if self.match == "reading" and item in self.names and not _LATIN.search(item):
-            return "name:" + (reading(item) or item)
+            return "name:" + long_vowels(reading(item) or item)
         return item
 
     def not_in(self, other: Extracted) -> list[str]:
@@ -132,6 +132,28 @@ class NameScores:
     def f1(self) -> float:
         total = 2 * self.tp + self.fp + self.fn
         return 2 * self.tp / total if total else 0.0
+
+
+#: The vowel each katakana ends in (small ャ ュ ョ carry the vowel of a contracted sound).
+_VOWEL = {kana: vowel for vowel, row in (
+    ("a", "アカサタナハマヤラワガザダバパァャヮ"), ("i", "イキシチニヒミリギジヂビピィ"),
+    ("u", "ウクスツヌフムユルグズヅブプゥュヴ"), ("e", "エケセテネヘメレゲゼデベペェ"),
+    ("o", "オコソトノホモヨロヲゴゾドボポォョ")) for kana in row}
+_LONG = {"a": "ア", "i": "イ", "u": "ウ", "e": "エ", "o": "オ"}
+
+
+def long_vowels(kana: str) -> str:
+    """A reading with its long vowels spelled one way: ``ー`` as the vowel it lengthens,
+    ``ウ`` after an o-sound as ``オ``, ``イ`` after an e-sound as ``エ``, so that
+    ``オーノ``, ``オオノ`` (大野) and ``キョーコ``, ``キョウコ`` (京子) read the same (CF5).
+    Large and small kana stay apart (``キヨウコ`` is another sound)."""
+    out: list[str] = []
+    for char in kana:
+        before = _VOWEL.get(out[-1]) if out else None
+        if (char == "ー" and before) or (char, before) in (("ウ", "o"), ("イ", "e")):
+            char = _LONG[before]
+        out.append(char)
+    return "".join(out)
 
 
 def _is_numeral(word: Word) -> bool:

@@ -131,8 +131,13 @@ class Verbatim:
         )
 
     def check_params(self, suite: Suite) -> None:
-        """Refuse a bad ``vwer_threshold`` when the suite is loaded."""
+        """Refuse a bad ``vwer_threshold``, and any parameter this method does not read
+        (``normalization = "whisper"`` would otherwise look applied: CF9)."""
         _check_number(suite, "vwer_threshold")
+        unknown = sorted(set(suite.params) - {"vwer_threshold"})
+        if unknown:
+            raise SuiteError(f"params.{unknown[0]} is not a verbatim setting (verbatim suites "
+                             "read: vwer_threshold)", path=suite.root / "suite.toml")
 
     def check_case(self, case: Case) -> list[str]:
         """Problems of the case's gold pair (for ``--dictbench-verify``)."""

@@ -46,7 +46,12 @@ function showProgress() {
 function show() {
   const e = state.entries[state.index];
   showProgress();
-  if (!e) { $("where").textContent = "No judge disagreement is pending for this suite."; return; }
+  if (!e) {  // nothing pending: say so, with no form to fill in (CF36)
+    $("where").textContent = "Nothing to adjudicate: no judge disagreement is pending " +
+      "for this suite.";
+    for (const el of document.querySelectorAll("main > *")) el.hidden = el.id !== "where";
+    return;
+  }
   const p = e.pending;
   $("where").textContent = `Disagreement ${state.index + 1} of ${state.entries.length}: ` +
     `case ${p.case}, product ${p.product}`;
