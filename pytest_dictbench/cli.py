@@ -284,6 +284,17 @@ EXAMPLES = {
     "publish": ("dictbench publish reports published", "docs/workbench.md"),
     "leak-check": ("dictbench leak-check --staged", "docs/workbench.md"),
     "desktop": ("dictbench desktop doctor products/my-dictation-app.toml", "docs/desktop.md"),
+    "runs": ("dictbench runs --suite en-dictation --product whisper-tiny", "docs/store.md"),
+    "history": ("dictbench history --suite en-dictation", "docs/store.md"),
+    "show": ("dictbench show 20261204T231500Z", "docs/store.md"),
+    "compare": ("dictbench compare 20261203T2300 20261204T2300", "docs/store.md"),
+    "trend": ("dictbench trend en-dictation whisper-tiny --figure trend.svg", "docs/store.md"),
+    "official": ("dictbench official 20261204T2315 --product whisper-tiny --reason 'third run'",
+                 "docs/store.md"),
+    "variation": ("dictbench variation en-dictation whisper-tiny", "docs/store.md"),
+    "store": ("dictbench store import reports", "docs/store.md"),
+    "view": ("dictbench view --store .dictbench/store.sqlite", "docs/viewer.md"),
+    "combine": ("dictbench combine 20261204T2315 20261204T2322 --out combined", "docs/rigs.md"),
 }
 
 
