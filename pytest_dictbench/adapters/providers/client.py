@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import threading
 import time
 from collections.abc import Mapping
+from importlib import metadata
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -31,8 +33,21 @@ __all__ = ["LOOPBACK", "MAX_ANSWER_BYTES", "ProviderClient", "Reply", "Session",
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 #: Largest answer body read, in bytes (a transcript is far smaller).
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
+def _version() -> str:
+    try:
+        return metadata.version("pytest-dictbench")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
 #: Characters of a provider's error message quoted in the item's error.
 _MESSAGE_CHARS = 300
+#: The project's backoff as a capture uses it: a 429 is retried for as long as the
+#: capture's deadline allows (PV12), and a ``Retry-After: 0`` waits the first delay's
+#: least (PV7).
+PROVIDER_POLICY = RetryPolicy(max_rate_limited_attempts=1_000_000, min_retry_after=0.5)
+#: The User-Agent of every provider request, so a provider can tell benchmark traffic.
+USER_AGENT = f"pytest-dictbench/{_version()}"
 
 
 def import_httpx() -> Any:
@@ -79,21 +94,27 @@ class ProviderClient:
                  timeout_s: float, policy: RetryPolicy | None = None) -> None:
         self.name, self.base_url = name, base_url.rstrip("/")
         self.timeout_s = timeout_s
-        self.policy = policy or RetryPolicy()
+        self.policy = policy or PROVIDER_POLICY
         self._key = key
         #: Until when (monotonic) every request of this product holds off: a 429 with a
         #: wait holds all the requests in flight, not only the one that got it.
         self._hold_until = 0.0
-        self._hold_lock = threading.Lock()
+        self._hold_lock = threading.Condition()
+        #: After a hold, one request goes first (the probe); the others wait for its
+        #: answer, so a server that just rate-limited does not get them all at once.
+        self._need_probe = False
+        self._probing = False
         header, template = auth
         self._headers = {header: template.format(key=key)} if key else {}
         from ...judge import backoff  # imports anthropic: only once a provider is configured
 
         #: The project's one backoff (imported before any deadline starts running).
         self.backoff = (backoff.GaveUp, backoff.with_backoff)
+        self.retry_after = backoff.retry_after_seconds
         self._httpx = httpx = import_httpx()
         self._http = httpx.Client(follow_redirects=False, trust_env=False,
-                                  headers={"Accept": "application/json"})
+                                  headers={"Accept": "application/json",
+                                           "User-Agent": USER_AGENT})
 
     def session(self, seed: str, timeout_s: float | None = None) -> Session:
         """A capture's requests, sharing one deadline (``timeout_s``, by default the
@@ -102,14 +123,40 @@ class ProviderClient:
         return Session(self, time.monotonic() + seconds, random.Random(seed))
 
     def hold(self, seconds: float) -> None:
-        """Hold every request for ``seconds`` from now (a rate limit was hit)."""
+        """Hold every request for ``seconds`` from now (a rate limit was hit); the first
+        request after the hold goes alone (:meth:`admit`)."""
         with self._hold_lock:
             self._hold_until = max(self._hold_until, time.monotonic() + seconds)
+            self._need_probe = True
 
     def held(self) -> float:
         """Seconds until requests may be sent again (0 when they may now)."""
         with self._hold_lock:
             return max(0.0, self._hold_until - time.monotonic())
+
+    def admit(self, deadline: float) -> bool | None:
+        """Wait, until ``deadline`` at most, while another request probes a server that
+        rate-limited; ``True``: this request is the probe (call :meth:`probed` with its
+        outcome), ``False``: go, ``None``: the deadline came first."""
+        with self._hold_lock:
+            while self._need_probe and self._probing:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self._hold_lock.wait(left)
+            if self._need_probe:
+                self._probing = True
+                return True
+            return False
+
+    def probed(self, limited: bool) -> None:
+        """The probe's answer came (``limited``: another 429, the next request probes
+        again after the new hold); the waiting requests go on."""
+        with self._hold_lock:
+            self._probing = False
+            if not limited:
+                self._need_probe = False
+            self._hold_lock.notify_all()
 
     def scrubbed(self, text: str) -> str:
         """``text`` without the key (and any other registered secret)."""
@@ -132,19 +179,32 @@ class Session:
         self.holds: list[float] = []
         #: HTTP status of the last failed attempt (``None``: no answer).
         self.last_status: int | None = None
+        #: The wait the server asked for after the last failed attempt, and by which hint.
+        self.asked: tuple[float, str] | None = None
+        #: What the capture is doing, for the deadline's message ("uploading the
+        #: audio", "waiting for job J (status running)"); set by the provider module.
+        self.phase = ""
 
     def remaining(self) -> float:
         return self.deadline - time.monotonic()
 
     def late(self) -> TooLate:
+        doing = f" ({self.phase})" if self.phase else ""
         return TooLate(f"no complete answer from {self.client.name} within timeout_s = "
-                       f"{self.client.timeout_s:g} s")
+                       f"{self.client.timeout_s:g} s{doing}")
 
     def wait(self, seconds: float) -> None:
         """Sleep ``seconds`` unless that would pass the deadline (then :class:`TooLate`)."""
         if seconds >= self.remaining():
             raise self.late()
         time.sleep(max(0.0, seconds))
+
+    def too_long(self, asked: float, hint: str) -> TooLate:
+        """The server asked for a wait the deadline (or the policy) does not leave."""
+        left = max(0.0, self.remaining())
+        return TooLate(f"{self.client.name} asked to wait {asked:g} s ({hint}), more than "
+                       f"the {left:.0f} s left of timeout_s = {self.client.timeout_s:g} s"
+                       + (f" ({self.phase})" if self.phase else ""))
 
     def same_origin(self, url: str) -> str:
         """``url`` when it is on the API root's scheme, host and port (an upload URL the
@@ -170,6 +230,8 @@ class Session:
             return self._once(method, path, params, json, content, headers, text)
 
         async def pause(seconds: float) -> None:
+            if self.asked is not None and seconds >= self.remaining():
+                raise self.too_long(*self.asked)  # never retried before the asked time
             self.waits.append(round(seconds, 3))
             if self.last_status == 429:
                 self.client.hold(seconds)  # the others in flight wait too
@@ -180,17 +242,46 @@ class Session:
             return _loop().run_until_complete(
                 with_backoff(attempt, self.client.policy, self.rng, pause))
         except GaveUp as exc:
+            if exc.asked_wait is not None and self.asked is not None:
+                raise self.too_long(*self.asked) from None
             tries = f" (after {exc.attempts} attempts)" if exc.attempts > 1 else ""
             raise CaptureError(self.client.scrubbed(str(exc.error)) + tries) from None
 
     def _once(self, method: str, path: str, params: Any, json: Any, content: bytes | None,
               headers: Mapping[str, str] | None, text: bool) -> Reply:
         client = self.client
-        self.last_status = None
-        held = client.held()
-        if held:  # another request of this product hit a rate limit: wait with it
-            self.holds.append(round(held, 3))
-            self.wait(held)
+        self.last_status, self.asked = None, None
+        probe = self._admitted()
+        try:
+            return self._send(method, path, params, json, content, headers, text)
+        finally:
+            if probe:
+                client.probed(self.last_status == 429)
+
+    def _admitted(self) -> bool:
+        """Wait out another request's rate limit, and the probe after it; whether this
+        request is the probe."""
+        client = self.client
+        while True:
+            held = client.held()
+            if held:  # another request of this product hit a rate limit: wait with it
+                self.holds.append(round(held, 3))
+                self.wait(held)
+            start = time.monotonic()
+            probe = client.admit(self.deadline)
+            if probe is None:
+                raise self.late()
+            waited = time.monotonic() - start
+            if waited >= 0.001:
+                self.holds.append(round(waited, 3))
+            if not client.held():
+                return probe
+            if probe:  # a new hold began meanwhile: wait it out first
+                client.probed(True)
+
+    def _send(self, method: str, path: str, params: Any, json: Any, content: bytes | None,
+              headers: Mapping[str, str] | None, text: bool) -> Reply:
+        client = self.client
         remaining = self.remaining()
         if remaining <= 0:
             raise self.late()
@@ -224,9 +315,17 @@ class Session:
                                "redirects are refused")
         if status >= 400:
             self.last_status = status
+            hints = _hints(bytes(raw))
+            headers_seen = dict(response.headers)
+            wait = client.retry_after(headers_seen)
+            if wait is not None:
+                self.asked = (wait, "Retry-After")
+            elif hints.retry_after is not None:
+                self.asked = (hints.retry_after, "RetryInfo.retryDelay")
             raise TransportError(client.scrubbed(f"HTTP {status} from {where}"
                                                  f"{_message(bytes(raw))}"),
-                                 status_code=status, headers=dict(response.headers))
+                                 status_code=status, headers=headers_seen,
+                                 retry_after=hints.retry_after, retryable=hints.retryable)
         try:
             decoded = bytes(raw).decode("utf-8")
             body = decoded if text else loads_strict(decoded) if raw.strip() else None
@@ -258,8 +357,55 @@ def _message(raw: bytes) -> str:
     except (UnicodeDecodeError, ValueError):
         return _snippet(raw)
     for found in _messages(body):
-        return ": " + _clip(found)
+        return ": " + _clip(found + _reason(body, found))
     return _snippet(raw)
+
+
+def _reason(body: Any, first: str) -> str:
+    """The specific reason beside a generic message: Speechmatics' ``detail`` after its
+    ``error`` ("Job rejected"), Deepgram's ``details`` after its ``message``."""
+    if not isinstance(body, Mapping):
+        return ""
+    for key in ("detail", "details"):
+        value = body.get(key)
+        if isinstance(value, str) and value.strip() and value != first:
+            return f": {value}"
+    return ""
+
+
+class _Hints:
+    """What an error body says about retrying: a wait (Google's ``RetryInfo``) and
+    whether to retry at all (``False`` for OpenAI's ``insufficient_quota``)."""
+
+    def __init__(self, retry_after: float | None = None, retryable: bool | None = None):
+        self.retry_after, self.retryable = retry_after, retryable
+
+
+#: Error codes that need the user to act (billing, quota): retrying cannot help.
+_USER_ACTION = frozenset({"insufficient_quota", "billing_hard_limit_reached",
+                          "billing_not_active"})
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)s")
+
+
+def _hints(raw: bytes) -> _Hints:
+    """The retry hints of an error body (see :class:`_Hints`)."""
+    try:
+        body = loads_strict(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return _Hints()
+    error = body.get("error") if isinstance(body, Mapping) else None
+    if not isinstance(error, Mapping):
+        return _Hints()
+    if error.get("code") in _USER_ACTION or error.get("type") in _USER_ACTION:
+        return _Hints(retryable=False)
+    details = error.get("details")
+    for detail in details if isinstance(details, list) else []:
+        if isinstance(detail, Mapping) and str(detail.get("@type", "")).endswith(
+                "google.rpc.RetryInfo"):
+            found = _DURATION.fullmatch(str(detail.get("retryDelay", "")))
+            if found:
+                return _Hints(retry_after=float(found[1]))
+    return _Hints()
 
 
 def _messages(body: Any) -> list[str]:
