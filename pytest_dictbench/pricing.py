@@ -36,7 +36,10 @@ def _capture_costs(billed: Sequence[ItemRecord], missing: list[str]) -> float | 
     costs = [r.get("asr_cost_usd") for r in billed]
     unknown = sum(1 for c in costs if c is None)
     if unknown:
-        missing.append(f"{unknown} of {len(costs)} captures without a known cost")
+        why = sorted({str(r["asr_cost_unknown"]) for r in billed
+                      if r.get("asr_cost_usd") is None and r.get("asr_cost_unknown")})
+        missing.append(f"{unknown} of {len(costs)} captures without a known cost"
+                       + (f" ({'; '.join(why)})" if why else ""))
         return None
     return float(sum((Decimal(str(c)) for c in costs), Decimal(0)))
 

@@ -79,8 +79,10 @@ def test_openai_sends_model_language_and_the_prompt_with_the_cases_context(
                               "temperature": "0"}
     facts = output.meta["provider"]
     assert facts["request_id"] == "req_openai_1" and facts["billed_seconds"] == 1.0
-    # 1 s at the bundled 0.006 USD per minute
-    assert facts["cost_usd"] == "0.0001" and facts["price"]["origin"] == "bundled"
+    # gpt-4o-transcribe is priced per token (PS1); an answer with a duration instead of
+    # token usage cannot be priced, and says so
+    assert facts["cost_usd"] is None and facts["price"]["origin"] == "bundled"
+    assert facts["cost_unknown"] == "no token usage in the answer"
 
 
 def test_openai_compatible_base_url_with_a_path_and_an_explicit_language(
@@ -93,7 +95,8 @@ def test_openai_compatible_base_url_with_a_path_and_an_explicit_language(
     [request] = fake.requests
     assert request.route == "/v1/audio/transcriptions"
     assert request.fields["language"] == "ja-x"  # given: sent as it is
-    assert output.meta["provider"]["cost_usd"] == "0.00003083333333333333333333333333"
+    # Groq bills at least 10 s (PS2): 10 s x 0.00185 / 60
+    assert output.meta["provider"]["cost_usd"] == "0.0003083333333333333333333333333"
 
 
 def test_a_base_url_with_a_query_or_user_info_is_a_product_error(

@@ -56,6 +56,9 @@ def item_record(item: ItemLike, status: str, *, suite_path: str,
         **({"asr_cost_usd": output.meta["provider"]["cost_usd"]}  # a cloud capture's
            if output and isinstance(output.meta.get("provider"), dict)  # own cost
            and "cost_usd" in output.meta["provider"] else {}),
+        **({"asr_cost_unknown": output.meta["provider"]["cost_unknown"]}  # and why not
+           if output and isinstance(output.meta.get("provider"), dict)
+           and isinstance(output.meta["provider"].get("cost_unknown"), str) else {}),
         **({"pipeline": output.meta["pipeline"]}  # raw, refined and each refine step
            if output and isinstance(output.meta.get("pipeline"), dict) else {}),
         **(extra or {}),

@@ -13,6 +13,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -175,13 +176,31 @@ class ProviderTranscriber:
             facts["billed_seconds"] = result.billed_seconds
         if result.tokens:
             facts["tokens"] = dict(result.tokens)
-        if self.price is not None:
-            cost = self.price.cost(result.billed_seconds, result.tokens)
-            facts["cost_usd"] = None if cost is None else str(cost)
-            facts["price"] = self.price.reference()
+        facts.update(self._charge(result, audio))
         if result.text is None:
             raise CaptureError(f"{self.provider.title} answered without a transcript")
         return {"text": result.text.strip(), "provider": facts}
+
+    def _charge(self, result: Result, audio: Audio) -> dict[str, Any]:
+        """The capture's cost facts: ``cost_usd`` (``None``: unknown, ``cost_unknown``
+        says why), the ``cost_basis``, the seconds the price billed when they differ
+        from the answer's (a minimum, an increment), and the ``price`` used."""
+        if self.price is None:
+            return {"cost_usd": None,
+                    "cost_unknown": f"no price for {self.provider.kind}.{self.model} "
+                                    "(bundled table or [pricing])"}
+        seconds = audio.duration_s if result.tokens and result.billed_seconds is None \
+            and self.price.usd_per_audio_minute is not None else None
+        charge = self.price.charge(result.billed_seconds, result.tokens, self.options, seconds)
+        facts: dict[str, Any] = {"cost_usd": None if charge.cost is None else str(charge.cost),
+                                 "cost_basis": charge.basis, "price": self.price.reference()}
+        if charge.cost is None:
+            facts["cost_unknown"] = charge.basis
+            del facts["cost_basis"]
+        if charge.seconds is not None and (result.billed_seconds is None or charge.seconds
+                                           != Decimal(str(result.billed_seconds))):
+            facts["priced_seconds"] = float(charge.seconds)
+        return facts
 
     def _over_limit(self, path: Path) -> str | None:
         """Why the audio is over the model's documented limits (nothing is sent then)."""

@@ -47,8 +47,10 @@ def _run(transcriber: ProviderTranscriber, session: Session, request: CaptureReq
              "language_code": answer.get("language_code"),
              "language_probability": answer.get("language_probability")}
     text = answer.get("text")
-    return Result(text if isinstance(text, str) else None, facts,
-                  billed_seconds=round(audio.duration_s, 3))
+    seconds = answer.get("audio_duration_secs")  # what ElevenLabs bills, when it says
+    billed = float(seconds) if isinstance(seconds, (int, float)) and not isinstance(
+        seconds, bool) else round(audio.duration_s, 3)
+    return Result(text if isinstance(text, str) else None, facts, billed_seconds=billed)
 
 
 ELEVENLABS = Provider(

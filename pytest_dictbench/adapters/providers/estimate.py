@@ -22,8 +22,9 @@ from .prices import Price, price_for
 
 __all__ = ["AUDIO_TOKENS_PER_SECOND", "CaptureEstimate", "ProductEstimate"]
 
-#: Gemini represents each second of audio as 32 input tokens (its audio guide).
-AUDIO_TOKENS_PER_SECOND = 32
+#: Input tokens per audio second, by kind, where the provider publishes it: Gemini
+#: represents each second of audio as 32 tokens (its audio guide).
+AUDIO_TOKENS_PER_SECOND = {"gemini": 32}
 
 
 @dataclass
@@ -85,10 +86,19 @@ class CaptureEstimate:
         if price is None:
             entry.cost_usd, entry.note = None, "no price in [pricing] or the bundled table"
             return
-        if price.usd_per_audio_minute is not None:
-            entry.cost_usd += price.usd_per_audio_minute * Decimal(str(seconds)) / 60
+        options = product.settings.get("options")
+        options = options if isinstance(options, dict) else {}
+        if price.usd_per_audio_minute is not None:  # the minimum, increment, surcharges
+            charge = price.charge(seconds, {}, options)
+            entry.cost_usd += charge.cost or Decimal(0)
             return
-        tokens = {"input_audio": round(seconds * AUDIO_TOKENS_PER_SECOND)}
+        per_second = AUDIO_TOKENS_PER_SECOND.get(product.adapter)
+        if per_second is None:
+            entry.cost_usd = None
+            entry.note = (f"billed in tokens, and {product.adapter}'s audio tokens per second "
+                          "are not published: known only after the run")
+            return
+        tokens = {"input_audio": round(seconds * per_second)}
         entry.cost_usd += price.cost(None, tokens) or Decimal(0)
         entry.note = "audio input tokens only: output and thinking tokens not estimated"
 
