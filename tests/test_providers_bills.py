@@ -131,7 +131,7 @@ def test_the_capture_estimate_applies_the_minimum(clips: Suite, tmp_path: Path) 
     estimate = CaptureEstimate({"openai": None})
 
     class NoCache:
-        class cache:  # noqa: N801 - the adapter's attribute
+        class cache:
             @staticmethod
             def read() -> dict[Any, Any]:
                 return {}
