@@ -17,9 +17,9 @@ from .client import Session
 
 __all__ = ["ASSEMBLYAI"]
 
-_OPTIONS = frozenset({"keyterms_prompt", "punctuate", "format_text", "disfluencies",
-                      "speaker_labels", "language_detection", "filter_profanity",
-                      "speech_threshold", "multichannel"})
+_OPTIONS = {"keyterms_prompt": "strings", "punctuate": "bool", "format_text": "bool",
+            "disfluencies": "bool", "speaker_labels": "bool", "language_detection": "bool",
+            "filter_profanity": "bool", "speech_threshold": "number", "multichannel": "bool"}
 
 
 def _run(transcriber: ProviderTranscriber, session: Session, request: CaptureRequest,

@@ -20,7 +20,8 @@ __all__ = ["AZURE", "DEFAULT_API_VERSION"]
 
 DEFAULT_API_VERSION = "2024-11-15"
 #: ``definition`` fields accepted in ``[settings.options]``.
-_OPTIONS = frozenset({"diarization", "channels", "profanityFilterMode", "phraseList"})
+_OPTIONS = {"diarization": "object", "channels": "ints", "profanityFilterMode": "string",
+            "phraseList": "object"}
 
 
 def _run(transcriber: ProviderTranscriber, session: Session, request: CaptureRequest,

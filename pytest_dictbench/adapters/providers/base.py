@@ -29,7 +29,8 @@ from .client import ProviderClient, Session, check_base_url
 from .concurrent import DEFAULT_CONCURRENCY, Ahead, ProviderAdapter, timed
 from .prices import Price, price_for
 
-__all__ = ["AUDIO_TYPES", "Audio", "Limits", "Provider", "Result", "provider_adapter"]
+__all__ = ["AUDIO_TYPES", "OPTION_TYPES", "Audio", "Limits", "Provider", "Result",
+           "provider_adapter"]
 
 #: Content types of the audio formats suites use.
 AUDIO_TYPES = {".wav": "audio/wav", ".flac": "audio/flac", ".mp3": "audio/mpeg",
@@ -96,8 +97,9 @@ class Provider:
     #: Header carrying the key, and its value with ``{key}``.
     auth: tuple[str, str]
     run: Run
-    #: Provider options accepted in ``[settings.options]``.
-    options: frozenset[str] = frozenset()
+    #: Provider options accepted in ``[settings.options]``, each with the type of value
+    #: it takes (see :data:`OPTION_TYPES`), checked at load.
+    options: Mapping[str, str] = field(default_factory=dict)
     #: Kind-specific settings beside :data:`PROVIDER_SETTINGS`.
     settings: frozenset[str] = frozenset()
     default_model: str | None = None
@@ -105,6 +107,26 @@ class Provider:
     limits: Mapping[str, Limits] = field(default_factory=dict)
     #: Suite locale (``ja-JP``) -> the provider's language code.
     language: Callable[[str], str] = lambda locale: locale.split("-", 1)[0].lower()
+    #: Kind-specific checks of the settings at load (raise the settings' error).
+    check: Callable[[ProviderTranscriber], None] | None = None
+
+
+#: Option value types: the check and how the message names it.
+OPTION_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "bool": (lambda v: isinstance(v, bool), "true or false"),
+    "int": (lambda v: isinstance(v, int) and not isinstance(v, bool), "a whole number"),
+    "number": (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), "a number"),
+    "string": (lambda v: isinstance(v, str), "a string"),
+    "strings": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+                "a list of strings"),
+    "string or strings": (lambda v: isinstance(v, str) or (isinstance(v, list) and all(
+        isinstance(x, str) for x in v)), "a string or a list of strings"),
+    "object": (lambda v: isinstance(v, dict), "a table"),
+    "objects": (lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v),
+                "a list of tables"),
+    "ints": (lambda v: isinstance(v, list) and all(
+        isinstance(x, int) and not isinstance(x, bool) for x in v), "a list of whole numbers"),
+}
 
 
 class ProviderTranscriber:
@@ -119,11 +141,16 @@ class ProviderTranscriber:
             raise settings.error(f"[settings] model is required for adapter {provider.kind!r}")
         self.language: str | None = settings.get("language", str, None)
         self.options: dict[str, Any] = dict(settings.get("options", dict, {}))
-        unknown = sorted(set(self.options) - provider.options)
+        unknown = sorted(set(self.options) - set(provider.options))
         if unknown:
             raise settings.error(
                 f"[settings.options] has unknown option(s) {', '.join(unknown)} for "
                 f"{provider.title} (known: {', '.join(sorted(provider.options)) or 'none'})")
+        for name, value in sorted(self.options.items()):
+            accepts, wanted = OPTION_TYPES[provider.options[name]]
+            if not accepts(value):
+                raise settings.error(f"[settings.options] {name} must be {wanted} for "
+                                     f"{provider.title}, got {value!r}")
         base_url: str = settings.get("base_url", str, None) or _default_root(provider, settings)
         problem = check_base_url(base_url, key is not None or "api_key_env" in settings.values)
         if problem:
@@ -136,6 +163,12 @@ class ProviderTranscriber:
         self.ahead = Ahead(concurrency)
         self.client = ProviderClient(provider.title, base_url, key, provider.auth,
                                      settings.positive("timeout_s", DEFAULT_TIMEOUT_S))
+        if provider.check is not None:
+            try:
+                provider.check(self)
+            except BaseException:
+                self.client.close()
+                raise
 
     def describe(self) -> Mapping[str, Any]:
         return {"engine": self.provider.kind, "engine_version": None, "model": self.model}

@@ -12,9 +12,11 @@ from .client import Session
 
 __all__ = ["DEEPGRAM"]
 
-_OPTIONS = frozenset({"smart_format", "punctuate", "keyterm", "keywords", "diarize",
-                      "filler_words", "numerals", "profanity_filter", "paragraphs",
-                      "utterances", "detect_language", "dictation", "measurements"})
+_OPTIONS = {"smart_format": "bool", "punctuate": "bool", "keyterm": "string or strings",
+            "keywords": "string or strings", "diarize": "bool", "filler_words": "bool",
+            "numerals": "bool", "profanity_filter": "bool", "paragraphs": "bool",
+            "utterances": "bool", "detect_language": "bool", "dictation": "bool",
+            "measurements": "bool"}
 
 
 def _query(value: Any) -> Any:

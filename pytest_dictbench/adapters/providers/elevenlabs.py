@@ -20,9 +20,10 @@ from .client import Session
 
 __all__ = ["ELEVENLABS"]
 
-_OPTIONS = frozenset({"tag_audio_events", "diarize", "num_speakers", "diarization_threshold",
-                      "timestamps_granularity", "temperature", "seed", "keyterms",
-                      "file_format"})
+_OPTIONS = {"tag_audio_events": "bool", "diarize": "bool", "num_speakers": "int",
+            "diarization_threshold": "number", "timestamps_granularity": "string",
+            "temperature": "number", "seed": "int", "keyterms": "strings",
+            "file_format": "string"}
 
 
 def _field(value: Any) -> str:

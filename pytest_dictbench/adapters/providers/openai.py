@@ -74,5 +74,5 @@ def _form(value: Any) -> str:
 OPENAI = Provider(
     kind="openai", title="OpenAI-compatible transcription", run=_run,
     default_base_url="https://api.openai.com", auth=("Authorization", "Bearer {key}"),
-    settings=frozenset({"prompt"}), options=frozenset({"temperature"}),
+    settings=frozenset({"prompt"}), options={"temperature": "number"},
     limits={"*": _LIMITS})

@@ -17,9 +17,9 @@ from .client import Session
 __all__ = ["SPEECHMATICS"]
 
 #: ``transcription_config`` fields accepted in ``[settings.options]``.
-_OPTIONS = frozenset({"additional_vocab", "diarization", "enable_entities",
-                      "punctuation_overrides", "output_locale", "max_delay_mode",
-                      "domain"})
+_OPTIONS = {"additional_vocab": "objects", "diarization": "string", "enable_entities": "bool",
+            "punctuation_overrides": "object", "output_locale": "string",
+            "max_delay_mode": "string", "domain": "string"}
 _FORMATS = frozenset({".wav", ".mp3", ".aac", ".ogg", ".mpeg", ".amr", ".m4a", ".mp4", ".flac"})
 
 
