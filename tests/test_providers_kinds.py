@@ -233,12 +233,13 @@ def test_assemblyai_uploads_creates_and_polls_until_completed(
         ("GET", "/v2/transcript/job-1"), ("GET", "/v2/transcript/job-1")]
     assert all(r.headers["Authorization"] == KEY for r in fake.requests)
     assert fake.requests[0].body == (suite.root / "audio/c1.wav").read_bytes()
+    # speech_models, which the spec requires (PS4), with today's model names
     assert fake.job == {"audio_url": f"{fake.url}/cdn/upload/abc123",
-                        "speech_model": "universal", "language_code": "ja",
+                        "speech_models": ["universal-2"], "language_code": "ja",
                         "keyterms_prompt": ["Sato"]}
     facts = output.meta["provider"]
     assert facts["request_id"] == "job-1" and facts["billed_seconds"] == 1.0
-    assert facts["speech_model"] == "universal"
+    assert facts["speech_model_used"] == "universal-2"  # the model that ran (PS16)
 
 
 def test_assemblyai_failed_job_is_an_error_quoting_its_reason(
@@ -282,7 +283,7 @@ def test_speechmatics_submits_a_job_polls_it_and_fetches_the_text_transcript(
         ("GET", "/v2/jobs/sm-job-1"), ("GET", "/v2/jobs/sm-job-1/transcript")]
     assert all(r.headers["Authorization"] == f"Bearer {KEY}" for r in fake.requests)
     assert fake.config == {"type": "transcription", "transcription_config": {
-        "language": "ja", "operating_point": "enhanced",
+        "language": "ja", "model": "enhanced",  # not the deprecated operating_point (PS6)
         "additional_vocab": [{"content": "Sato"}]}}
     facts = output.meta["provider"]
     assert facts["request_id"] == "sm-job-1" and facts["billed_seconds"] == 2.0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -161,6 +162,9 @@ class ProviderTranscriber:
         if concurrency < 1:
             raise settings.error(f"[settings] concurrency must be at least 1, got {concurrency}")
         self.ahead = Ahead(concurrency)
+        #: Job ids this product's captures were given, with each one's case (PV8).
+        self._jobs: dict[str, str] = {}
+        self._jobs_lock = threading.Lock()
         self.client = ProviderClient(provider.title, base_url, key, provider.auth,
                                      settings.positive("timeout_s", DEFAULT_TIMEOUT_S))
         if provider.check is not None:
@@ -169,6 +173,17 @@ class ProviderTranscriber:
             except BaseException:
                 self.client.close()
                 raise
+
+    def claim_job(self, job_id: str, case_id: str) -> None:
+        """Note that ``case_id``'s capture got ``job_id``. A job id the provider already
+        gave another case of this run is an error naming both: its transcript would be
+        that case's (a caching proxy or a provider fault, PV8)."""
+        with self._jobs_lock:
+            owner = self._jobs.setdefault(job_id, case_id)
+        if owner != case_id:
+            raise CaptureError(f"{self.provider.title} answered job id {job_id} for case "
+                               f"{case_id!r}, the id it gave case {owner!r}: the transcript "
+                               "would be that case's")
 
     def describe(self) -> Mapping[str, Any]:
         return {"engine": self.provider.kind, "engine_version": None, "model": self.model}
