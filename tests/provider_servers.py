@@ -287,7 +287,7 @@ class AzureFake(Fake):
 
     def answer(self, request: Request) -> Reply:
         assert request.route == "/speechtotext/transcriptions:transcribe"
-        assert request.query == [("api-version", "2024-11-15")]
+        assert request.query in ([("api-version", "2024-11-15")], [("api-version", "2025-10-15")])
         assert "audio" in request.files
         self.definition = json.loads(request.fields["definition"])
         return Reply(body={"durationMilliseconds": 1500,

@@ -310,8 +310,8 @@ def test_speechmatics_job_that_never_finishes_ends_at_the_deadline(
 def test_azure_sends_the_audio_and_a_definition_with_the_full_locale(
         tmp_path: Path, suite: Suite, serve: Any) -> None:
     fake = AzureFake()
-    output = capture(tmp_path, suite, "azure", serve(fake),
-                     options={"phraseList": {"phrases": ["Sato"]}})
+    output = capture(tmp_path, suite, "azure", serve(fake), api_version="2025-10-15",
+                     options={"phraseList": {"phrases": ["Sato"]}})  # PS5: phraseList's version
     assert output.status == "complete" and output.text == "hello from the provider"
     [request] = fake.requests
     assert request.headers["Ocp-Apim-Subscription-Key"] == KEY

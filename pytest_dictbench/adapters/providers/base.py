@@ -83,6 +83,8 @@ class Result:
     billed_seconds: float | None = None
     #: Token usage by kind (``input_audio``, ``input_text``, ``output``), when billed so.
     tokens: dict[str, int] = field(default_factory=dict)
+    #: What the answer lacks when ``text`` is ``None`` (named in the error).
+    missing: str = ""
 
 
 Run = Callable[["ProviderTranscriber", Session, CaptureRequest, Audio], Result]
@@ -226,7 +228,8 @@ class ProviderTranscriber:
             facts["tokens"] = dict(result.tokens)
         facts.update(self._charge(result, audio))
         if result.text is None:
-            raise CaptureError(f"{self.provider.title} answered without a transcript")
+            raise CaptureError(f"{self.provider.title} answered without a transcript"
+                               + (f" ({result.missing})" if result.missing else ""))
         return {"text": result.text.strip(), "provider": facts}
 
     def _charge(self, result: Result, audio: Audio) -> dict[str, Any]:
@@ -251,18 +254,38 @@ class ProviderTranscriber:
         return facts
 
     def _over_limit(self, path: Path) -> str | None:
-        """Why the audio is over the model's documented limits (nothing is sent then)."""
+        """Why the audio is over the model's documented limits, with the figures
+        (nothing is sent then)."""
         limits, model = self.limits, self.model
         if limits.formats and path.suffix.lower() not in limits.formats:
             return (f"{path.suffix or 'no suffix'} audio is not a format {model} accepts "
                     f"({', '.join(sorted(limits.formats))})")
-        if limits.max_bytes is not None and path.stat().st_size > limits.max_bytes:
-            return (f"larger than {model}'s {limits.max_bytes_text or f'{limits.max_bytes:,} byte'}"
-                    " limit")
-        if limits.max_seconds is not None and audio_info(path).duration > limits.max_seconds:
-            text = limits.max_seconds_text or f"{limits.max_seconds:g}-second"
-            return f"longer than {model}'s {text} limit"
+        size = path.stat().st_size
+        if limits.max_bytes is not None and size > limits.max_bytes:
+            text = limits.max_bytes_text or f"{limits.max_bytes:,}-byte"
+            return (f"{size:,} bytes, over {model}'s {text} limit ({limits.max_bytes:,} "
+                    "bytes)")
+        if limits.max_seconds is not None:
+            seconds = audio_info(path).duration
+            if seconds > limits.max_seconds:
+                text = limits.max_seconds_text or f"{limits.max_seconds:g}-second"
+                return (f"{seconds:.1f} s, over {model}'s {text} limit "
+                        f"({limits.max_seconds:g} s)")
         return None
+
+
+def header_problem(key: str) -> str | None:
+    """Why ``key`` cannot be sent as an HTTP header value (without quoting it), else
+    None: surrounding whitespace, quotes around it, control or non-ASCII characters."""
+    if key != key.strip():
+        return "spaces or line breaks around the key; remove them"
+    if len(key) > 1 and key[0] == key[-1] and key[0] in "\"'":
+        return "the key in quotes; remove them"
+    for char in key:
+        if ord(char) < 0x21 or ord(char) > 0x7E:
+            return (f"a character that cannot be sent in a header (U+{ord(char):04X}); "
+                    "keys are printable ASCII")
+    return None
 
 
 def _default_root(provider: Provider, settings: Settings) -> str:
@@ -299,6 +322,10 @@ def provider_adapter(provider: Provider) -> Callable[[Product, Suite, AdapterOpt
             key = os.environ.get(key_env) if key_env else None
             if key_env and not key:
                 raise CaptureError(f"environment variable {key_env} (api_key_env) is not set")
+            problem = header_problem(key) if key else None
+            if problem:  # refused once, before any request: never retried (PV13)
+                raise ProductError(f"environment variable {key_env} (api_key_env) holds "
+                                   f"{problem}", path=product.path)
             register_secret(key)
             return ProviderTranscriber(provider, settings, key)
 
