@@ -26,7 +26,7 @@ from ...redact import register_secret
 from ..base import AdapterOptions
 from ..live import CaptureRequest
 from ..settings import Settings
-from .client import ProviderClient, Session, check_base_url
+from .client import ProviderClient, Session, check_base_url, import_httpx
 from .concurrent import DEFAULT_CONCURRENCY, Ahead, ProviderAdapter, timed
 from .prices import Price, price_for
 
@@ -316,6 +316,17 @@ def provider_adapter(provider: Provider) -> Callable[[Product, Suite, AdapterOpt
                                path=product.path)
         settings = Settings(product, known)
         key_env: str | None = settings.get("api_key_env", str, None)
+        concurrency = settings.get("concurrency", int, DEFAULT_CONCURRENCY)
+        try:
+            import_httpx()
+        except ProductError as missing:  # this product's items fail, the others run (PV15)
+            why = str(missing)
+
+            def unavailable() -> ProviderTranscriber:
+                raise CaptureError(why)
+
+            return ProviderAdapter(product, suite, options, unavailable,
+                                   concurrency=concurrency)
         ProviderTranscriber(provider, settings, None).client.close()  # check settings now
 
         def make() -> ProviderTranscriber:
@@ -329,8 +340,7 @@ def provider_adapter(provider: Provider) -> Callable[[Product, Suite, AdapterOpt
             register_secret(key)
             return ProviderTranscriber(provider, settings, key)
 
-        return ProviderAdapter(product, suite, options, make,
-                               concurrency=settings.get("concurrency", int, DEFAULT_CONCURRENCY))
+        return ProviderAdapter(product, suite, options, make, concurrency=concurrency)
 
     factory.__doc__ = f"Adapter factory for ``adapter = {provider.kind!r}`` ({provider.title})."
     return factory
