@@ -22,9 +22,10 @@ def plugin_factory(*args: object) -> None:
 def test_a_kind_registered_twice_names_both_registrations() -> None:
     """PV22."""
     builtin = builtin_adapters()
-    with pytest.raises(DictbenchError, match=r"two adapters are registered for kind "
-                                             r"'deepgram': pytest_dictbench.adapters.providers:PROVIDER_ADAPTERS\['deepgram'\] "
-                                             r"and test_providers_registry.plugin_factory"):
+    with pytest.raises(DictbenchError, match=(
+            r"two adapters are registered for kind 'deepgram': pytest_dictbench.adapters."
+            r"providers:PROVIDER_ADAPTERS\['deepgram'\] and "
+            r"test_providers_registry.plugin_factory")):
         Registry.build([], [builtin, {"deepgram": plugin_factory}])
 
 
