@@ -159,3 +159,63 @@ def test_assemblyai_and_speechmatics_know_their_documented_limits() -> None:
     assembly = PROVIDERS["assemblyai"].limits["*"]
     assert assembly.max_bytes == 2_200_000_000 and assembly.max_seconds == 36_000
     assert PROVIDERS["speechmatics"].limits["*"].max_bytes == 999_999_999
+
+
+@pytest.mark.parametrize(("kind", "fake_type", "create"), [
+    ("assemblyai", AssemblyAIFake, "/v2/transcript"),
+    ("speechmatics", SpeechmaticsFake, "/v2/jobs")])
+def test_a_job_left_unfinished_is_polled_by_the_next_run_not_created_again(
+        tmp_path: Path, suite: Suite, kind: str, fake_type: Any, create: str) -> None:
+    """PV6 (a): the first run stops before its job finishes (a kill, or the deadline);
+    the next run of the same audio polls that job and creates none."""
+
+    class Undeletable(fake_type):  # type: ignore[misc, valid-type]
+        def answer(self, request: Request) -> Reply:
+            if request.method == "DELETE":
+                return Reply(500, {"error": "cannot delete"},
+                             headers={"x-should-retry": "false"})
+            return super().answer(request)
+
+    fake = Undeletable()
+    fake.states, fake.finish = [fake.states[0]], False
+    one = Suite(**{**suite.__dict__, "cases": suite.cases[:1]})
+    with ProviderServer(fake) as server:
+        settings = {"base_url": server.url, "api_key_env": KEY_ENV, "poll_s": 0.05}
+        product = make_product(tmp_path / "p", kind, {**settings, "timeout_s": 1})
+        [first] = [builtin_adapters()[kind](product, one, AdapterOptions(
+            warmup=False)).get(one.cases[0], 1)]
+        assert first is not None and first.status == "error"
+        fake.finish = True  # the job finishes at the provider meanwhile
+        product = make_product(tmp_path / "p", kind, {**settings, "timeout_s": 5})
+        second = builtin_adapters()[kind](product, one, AdapterOptions(
+            warmup=False, recapture=True)).get(one.cases[0], 1)
+    assert second is not None and second.status == "complete", second
+    creates = [r for r in fake.requests if r.method == "POST" and r.route == create]
+    assert len(creates) == 1
+    assert second.meta["provider"]["resumed_job"] is True
+    assert second.meta["provider"]["request_id"] in ("job-1", "sm-job-1")
+
+
+@pytest.mark.parametrize(("kind", "fake_type", "create"), [
+    ("assemblyai", AssemblyAIFake, "/v2/transcript"),
+    ("speechmatics", SpeechmaticsFake, "/v2/jobs")])
+def test_a_create_whose_answer_was_lost_is_recorded(
+        tmp_path: Path, suite: Suite, kind: str, fake_type: Any, create: str) -> None:
+    """PV6 (b): the first create's connection dropped; the retry's job is the one kept,
+    and the record says an earlier create may have made (and billed) a job."""
+    from http_stt_server import DROP
+
+    class Dropping(fake_type):  # type: ignore[misc, valid-type]
+        dropped = False
+
+        def answer(self, request: Request) -> Reply:
+            if request.route == create and not self.dropped:
+                self.dropped = True
+                super().answer(request)  # the job is made, the answer never arrives
+                return Reply(DROP)
+            return super().answer(request)
+
+    one = Suite(**{**suite.__dict__, "cases": suite.cases[:1]})
+    [output] = run(tmp_path, one, kind, Dropping())
+    assert output.status == "complete"
+    assert output.meta["provider"]["unanswered_creates"] == 1

@@ -36,23 +36,34 @@ def _run(transcriber: ProviderTranscriber, session: Session, request: CaptureReq
     settings = transcriber.settings
     poll = settings.positive("poll_s", 1.0)
     poll_max = settings.positive("poll_max_s", 10.0)
-    session.phase = "uploading the audio"
-    upload = session.send("POST", "/v2/upload", content=audio.content,
-                          headers={"Content-Type": "application/octet-stream"})
-    url = upload.body.get("upload_url") if isinstance(upload.body, dict) else None
-    if not isinstance(url, str):
-        raise CaptureError("AssemblyAI upload answered without an upload_url")
-    job: dict[str, Any] = {"audio_url": url, "speech_models": [transcriber.model],
-                           **transcriber.options}
-    language = transcriber.language_code(request)
-    if language and "language_detection" not in transcriber.options:
-        job["language_code"] = language
-    session.phase = "creating the transcript job"
-    created = session.send("POST", "/v2/transcript", json=job)
-    body: Any = created.body if isinstance(created.body, dict) else {}
-    job_id = body.get("id")
-    if not isinstance(job_id, str) or not job_id or "/" in job_id:
-        raise CaptureError("AssemblyAI answered without a transcript id")
+    key = transcriber.job_key(request, audio)
+    resumed = transcriber.journal.unfinished(key)
+    facts: dict[str, Any] = {}
+    url: str | None = None
+    if resumed is not None:  # created by an earlier capture that never saw it finish
+        job_id, body, facts["resumed_job"] = resumed, {}, True
+    else:
+        session.phase = "uploading the audio"
+        upload = session.send("POST", "/v2/upload", content=audio.content,
+                              headers={"Content-Type": "application/octet-stream"})
+        url = upload.body.get("upload_url") if isinstance(upload.body, dict) else None
+        if not isinstance(url, str):
+            raise CaptureError("AssemblyAI upload answered without an upload_url")
+        job: dict[str, Any] = {"audio_url": url, "speech_models": [transcriber.model],
+                               **transcriber.options}
+        language = transcriber.language_code(request)
+        if language and "language_detection" not in transcriber.options:
+            job["language_code"] = language
+        session.phase = "creating the transcript job"
+        before = session.unanswered
+        created = session.send("POST", "/v2/transcript", json=job)
+        if session.unanswered > before:  # a create may have made a job we never heard of
+            facts["unanswered_creates"] = session.unanswered - before
+        body = created.body if isinstance(created.body, dict) else {}
+        job_id = body.get("id")
+        if not isinstance(job_id, str) or not job_id or "/" in job_id:
+            raise CaptureError("AssemblyAI answered without a transcript id")
+        transcriber.journal.submitted(key, job_id)
     transcriber.claim_job(job_id, request.case_id)
     status = body.get("status")
     try:
@@ -60,22 +71,24 @@ def _run(transcriber: ProviderTranscriber, session: Session, request: CaptureReq
             if status is not None and status not in _STATUSES:
                 raise CaptureError(f"AssemblyAI job {job_id} has an unknown status "
                                    f"{status!r} (known: {', '.join(sorted(_STATUSES))})")
-            session.phase = f"waiting for job {job_id}, status {status or 'unknown'}"
-            session.wait(poll)
+            session.phase = f"waiting for job {job_id}, status {status or 'not yet known'}"
+            if status is not None or resumed is None:
+                session.wait(poll)
             poll = min(poll_max, poll * 1.5)
             reply = session.send("GET", f"/v2/transcript/{job_id}")
             body = reply.body if isinstance(reply.body, dict) else {}
             status = body.get("status")
     except TooLate as late:
-        raise TooLate(f"{late}; the job was left running at AssemblyAI, which may bill "
-                      "it") from None
-    facts = {"request_id": job_id, "speech_model_used": body.get("speech_model_used"),
-             "language_code": body.get("language_code")}
+        raise TooLate(f"{late}; the job was left running at AssemblyAI (the next capture "
+                      "of this audio polls it rather than paying for another)") from None
+    transcriber.journal.finished(key, job_id)
+    facts.update({"request_id": job_id, "speech_model_used": body.get("speech_model_used"),
+                  "language_code": body.get("language_code")})
     if status == "error":
         raise CaptureError(transcriber.client.scrubbed(
             f"AssemblyAI transcript {job_id} failed: {body.get('error') or 'no reason given'}"))
     sent = body.get("audio_url")
-    if isinstance(sent, str) and sent != url:
+    if url is not None and isinstance(sent, str) and sent != url:
         raise CaptureError(f"AssemblyAI job {job_id} transcribed another upload than the "
                            "one this capture sent")
     seconds = body.get("audio_duration")

@@ -28,6 +28,7 @@ from ..live import CaptureRequest
 from ..settings import Settings
 from .client import ProviderClient, Session, check_base_url, import_httpx
 from .concurrent import DEFAULT_CONCURRENCY, Ahead, ProviderAdapter, timed
+from .jobs import JobJournal, job_key
 from .prices import Price, price_for
 
 __all__ = ["AUDIO_TYPES", "OPTION_TYPES", "Audio", "Limits", "Provider", "Result",
@@ -164,6 +165,8 @@ class ProviderTranscriber:
         if concurrency < 1:
             raise settings.error(f"[settings] concurrency must be at least 1, got {concurrency}")
         self.ahead = Ahead(concurrency)
+        #: Jobs created and not yet seen finished (a killed run's, PV6).
+        self.journal = JobJournal(settings.product.outputs_dir / "jobs.jsonl")
         #: Job ids this product's captures were given, with each one's case (PV8).
         self._jobs: dict[str, str] = {}
         self._jobs_lock = threading.Lock()
@@ -186,6 +189,11 @@ class ProviderTranscriber:
             raise CaptureError(f"{self.provider.title} answered job id {job_id} for case "
                                f"{case_id!r}, the id it gave case {owner!r}: the transcript "
                                "would be that case's")
+
+    def job_key(self, request: CaptureRequest, audio: Audio) -> str:
+        """The journal key of this capture's job (see :mod:`.jobs`)."""
+        return job_key(self.provider.kind, self.client.base_url, self.model, self.options,
+                       self.language_code(request), audio.content)
 
     def describe(self) -> Mapping[str, Any]:
         return {"engine": self.provider.kind, "engine_version": None, "model": self.model}

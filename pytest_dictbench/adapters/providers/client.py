@@ -179,6 +179,8 @@ class Session:
         self.holds: list[float] = []
         #: HTTP status of the last failed attempt (``None``: no answer).
         self.last_status: int | None = None
+        #: Attempts that got no answer at all (the request may have been acted on).
+        self.unanswered = 0
         #: The wait the server asked for after the last failed attempt, and by which hint.
         self.asked: tuple[float, str] | None = None
         #: What the capture is doing, for the deadline's message ("uploading the
@@ -304,6 +306,7 @@ class Session:
         except httpx.TimeoutException:
             raise self.late() from None
         except httpx.TransportError as exc:  # refused, reset, dropped mid-answer
+            self.unanswered += 1
             if self.remaining() <= 0:
                 raise self.late() from None
             raise TransportError(client.scrubbed(f"connection to {where} failed: "

@@ -44,12 +44,22 @@ def _run(transcriber: ProviderTranscriber, session: Session, request: CaptureReq
     body, content_type = encode_multipart({"config": json.dumps(config, sort_keys=True)},
                                           "data_file", audio.path.name, audio.content,
                                           audio.content_type)
-    session.phase = "uploading the audio with the job"
-    created = session.send("POST", "/v2/jobs", content=body,
-                           headers={"Content-Type": content_type})
-    job_id = created.body.get("id") if isinstance(created.body, dict) else None
-    if not isinstance(job_id, str) or not job_id or "/" in job_id:
-        raise CaptureError("Speechmatics answered without a job id")
+    key = transcriber.job_key(request, audio)
+    job_id = transcriber.journal.unfinished(key)
+    facts: dict[str, Any] = {}
+    if job_id is not None:  # created by an earlier capture that never saw it finish (PV6)
+        facts["resumed_job"] = True
+    else:
+        session.phase = "uploading the audio with the job"
+        before = session.unanswered
+        created = session.send("POST", "/v2/jobs", content=body,
+                               headers={"Content-Type": content_type})
+        if session.unanswered > before:  # a create may have made a job never heard of
+            facts["unanswered_creates"] = session.unanswered - before
+        job_id = created.body.get("id") if isinstance(created.body, dict) else None
+        if not isinstance(job_id, str) or not job_id or "/" in job_id:
+            raise CaptureError("Speechmatics answered without a job id")
+        transcriber.journal.submitted(key, job_id)
     transcriber.claim_job(job_id, request.case_id)
     job: dict[str, Any] = {}
     try:
@@ -65,8 +75,9 @@ def _run(transcriber: ProviderTranscriber, session: Session, request: CaptureReq
             found = reply.body.get("job") if isinstance(reply.body, dict) else None
             job = found if isinstance(found, dict) else {}
     except TooLate as late:
-        raise TooLate(f"{late}; {_cancel(transcriber, job_id)}") from None
-    facts = {"request_id": job_id, "model": transcriber.model}
+        raise TooLate(f"{late}; {_cancel(transcriber, key, job_id)}") from None
+    transcriber.journal.finished(key, job_id)
+    facts.update({"request_id": job_id, "model": transcriber.model})
     if job["status"] != "done":
         errors = job.get("errors") or []
         reason = "; ".join(str(e.get("message", e)) if isinstance(e, dict) else str(e)
@@ -99,7 +110,7 @@ def _text(body: Any, job_id: str, options: dict[str, Any]) -> str | None:
     return body
 
 
-def _cancel(transcriber: ProviderTranscriber, job_id: str) -> str:
+def _cancel(transcriber: ProviderTranscriber, key: str, job_id: str) -> str:
     """Delete a job that did not finish in time (``force=true`` stops a running job),
     on its own short deadline; what became of it."""
     session = transcriber.client.session(f"speechmatics:delete:{job_id}",
@@ -107,7 +118,9 @@ def _cancel(transcriber: ProviderTranscriber, job_id: str) -> str:
     try:
         session.send("DELETE", f"/v2/jobs/{job_id}", params={"force": "true"})
     except CaptureError as exc:
-        return f"the job could not be deleted and may be billed ({exc})"
+        return (f"the job could not be deleted and may be billed ({exc}); the next capture "
+                "of this audio polls it rather than paying for another")
+    transcriber.journal.finished(key, job_id)
     return "the job was deleted at Speechmatics"
 
 
