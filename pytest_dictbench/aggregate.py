@@ -148,6 +148,9 @@ def _product_entry(records: Sequence[ItemRecord], suite: Suite, product: Product
         "speed": _speed(scored),
         "processing_path": _processing_path(product, scored),
     }
+    versions = Counter(r["provider_model"] for r in records if r.get("provider_model"))
+    if versions:  # the model versions a cloud product ran on, with counts (PV27)
+        entry["model_versions"] = dict(sorted(versions.items()))
     refine = pipeline_summary(records)
     if refine is not None:  # a pipeline product: its refine steps' latency and cost
         entry["pipeline"] = refine

@@ -182,3 +182,47 @@ def test_a_capture_without_a_price_says_why(tmp_path: Path, clips: Suite,
     assert summary["asr_cost_usd"] is None
     assert summary["missing"] == ["1 of 1 captures without a known cost (no price for "
                                   "openai.whisper-9 (bundled table or [pricing]))"]
+
+
+def test_the_report_names_the_bundled_prices_date_and_the_model_versions(
+        tmp_path: Path, clips: Suite, serve: Any) -> None:
+    """PV16: the bundled price's date and source reach the report's cost; PV27: the
+    model versions a product ran on are listed with counts."""
+    from pytest_dictbench.aggregate import StatsOptions, _product_entry
+    from pytest_dictbench.methods.error_rate import ErrorRate
+    from pytest_dictbench.report.record import _provider_facts
+
+    class Versions(OpenAIFake):
+        calls = 0
+
+        def answer(self, request: Request) -> Reply:
+            Versions.calls += 1
+            model = "whisper-1-2025" if Versions.calls <= 3 else "whisper-1-2026"
+            return Reply(body={"text": "x", "model": model,
+                               "usage": {"type": "duration", "seconds": 3}})
+
+    outputs = run(tmp_path, clips, "openai", serve(Versions()), model="whisper-1")
+    # "error": transcribed, then not scored (a judge's error), so no metrics are needed
+    records = [{"product": "p1", "status": "error", "output_status": "complete",
+                "case_id": o.case_id, "audio_duration_s": 3.0, "latency_ms": 1.0,
+                "score": 1.0, "asr_cost_usd": o.meta["provider"]["cost_usd"],
+                **_provider_facts(o.meta["provider"])} for o in outputs]
+    entry = _product_entry(records, clips, None, ErrorRate(),  # type: ignore[arg-type]
+                           StatsOptions())
+    assert entry["model_versions"] == {"whisper-1-2025": 3, "whisper-1-2026": 2}
+    assert entry["cost"]["price_snapshot_date"] == "2026-12-01"
+    assert entry["cost"]["price_source_url"] == "https://openai.com/api/pricing/"
+
+
+def test_two_model_versions_are_flagged_in_the_md_and_the_terminal() -> None:
+    """PV27."""
+    from pytest_dictbench.report import markdown, terminal
+
+    suite = {"id": "s", "canary": {"status": "ok"}, "products": [
+        {"product": "dg", "canary_leaks": [], "model_versions": {
+            "general-nova-3 2025-01-01.0": 2, "general-nova-3 2025-06-01.0": 2}}]}
+    assert terminal._notes(suite) == [
+        "s/dg: ran on 2 model versions (general-nova-3 2025-01-01.0: 2, "
+        "general-nova-3 2025-06-01.0: 2)"]
+    assert markdown._notes(suite, [])[0] == ("- **dg** ran on 2 model versions: general-nova-3 "
+                                             "2025-01-01.0 (2), general-nova-3 2025-06-01.0 (2)")
