@@ -5,7 +5,9 @@ case are not independent samples: each case counts once, with the median of its
 repetitions' scores, and as failed when more than half of its repetitions failed.
 Failures (items below the method's gate) are compared with McNemar's exact test on the
 discordant cases, scores with the mean per-case difference ``b - a`` and its seeded
-percentile bootstrap interval. A difference is *resolved* when the interval excludes 0.
+percentile bootstrap interval. A difference is *resolved* when the interval excludes 0;
+*resolved after Bonferroni* (``resolved_bonferroni``) when its interval at 1 - 0.05/m,
+over the suite's m pairs, does: the gap then survives a correction over every pair.
 A provisional item (a score still waiting for judges or a person: ``provisional`` above 0
 on its record) is left out, for every method: its score may still change, so a
 comparison over it could be called resolved and then turn round. The comparison then
@@ -85,6 +87,12 @@ def compare_records(a: Iterable[ItemRecord], b: Iterable[ItemRecord], *,
     return result
 
 
+#: The family-wise error rate of ``resolved_bonferroni``: each of the m pairs' score-gap
+#: intervals is drawn at 1 - 0.05 / m, so a gap resolved there survives a Bonferroni
+#: correction over all pairs (``resolved`` is the uncorrected 95 % interval).
+FAMILY_ALPHA = 0.05
+
+
 def compare_products(by_product: Mapping[str, Sequence[ItemRecord]], *, resamples: int,
                      seed: int) -> list[dict[str, Any]]:
     """Every pair (A, B) of products, A before B by name, compared on shared items."""
@@ -93,6 +101,15 @@ def compare_products(by_product: Mapping[str, Sequence[ItemRecord]], *, resample
         result = compare_records(by_product[a], by_product[b], resamples=resamples, seed=seed)
         if result is not None:
             comparisons.append({"a": a, "b": b, **result})
+    for comparison in comparisons:  # the score gap corrected over the family (PS20)
+        left = per_case(by_product[comparison["a"]])
+        right = per_case(by_product[comparison["b"]])
+        shared = sorted(left.keys() & right.keys())
+        interval = stats.paired_bootstrap([left[c][0] for c in shared],
+                                          [right[c][0] for c in shared], resamples, seed,
+                                          1 - FAMILY_ALPHA / len(comparisons))
+        comparison["interval_bonferroni"] = interval.as_dict()
+        comparison["resolved_bonferroni"] = not interval.contains(0.0)
     return comparisons
 
 

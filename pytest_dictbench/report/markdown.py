@@ -209,11 +209,14 @@ def _comparisons(suite: Mapping[str, Any]) -> list[str]:
              md(fmt_p(c.get("mcnemar_p"))), md(fmt_p(c.get("p_holm"))),
              md(fmt_p(c.get("p_bonferroni"))), f"{c['mean_difference']:+.1f}",
              fmt_interval(c.get("interval"), signed=True),
-             "**yes**" if c.get("resolved") else "no"] for c in comparisons]
-    return ["**Paired comparisons** (difference of mean item score, b − a)", "",
+             "**yes**" if c.get("resolved") else "no",
+             "**yes**" if c.get("resolved_bonferroni") else "no"] for c in comparisons]
+    return ["**Paired comparisons** (difference of mean item score, b − a; *resolved*: its "
+            "95% interval excludes 0; *after Bonferroni*: its interval at 1 − 0.05/m over "
+            "the suite's m pairs does)", "",
             *_table(["b − a", "shared cases", "only a / only b / both failed", "McNemar p",
-                     "Holm p", "Bonferroni p", "difference", "95% interval", "resolved"], rows,
-                    range(1, 8))]
+                     "Holm p", "Bonferroni p", "difference", "95% interval", "resolved",
+                     "after Bonferroni"], rows, range(1, 8))]
 
 
 def _judging(suite: Mapping[str, Any]) -> list[str]:
