@@ -173,3 +173,16 @@ def test_a_missing_key_is_one_preflight_error_naming_the_variable_and_products(
     assert project.runpytest("--product=dg", "--capture-estimate", "-p",
                              "no:cacheprovider").ret == 0
 
+
+
+def test_a_capture_run_sets_its_spend_beside_the_estimate(
+        project: pytest.Pytester, fake: DeepgramFake) -> None:
+    """PV17: 3 captures of 0.5 s, billed 0.5 s each by the fake, at $0.0043 a minute."""
+    result = project.runpytest("--product=dg", "--dictbench-no-warmup", "-p",
+                               "no:cacheprovider", "--dictbench-report", "reports")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*dictbench captures: estimated and billed*",
+                                 "dg: 3 captured; estimated $0.000108, billed $0.000108"])
+    cached = project.runpytest("--product=dg", "--dictbench-no-warmup", "-p",
+                               "no:cacheprovider", "--dictbench-report", "reports")
+    assert "estimated and billed" not in cached.stdout.str()  # nothing captured

@@ -34,6 +34,8 @@ class CapturePlan:
 
     def __init__(self) -> None:
         self._planned: list[Any] = []
+        #: Per product that captured: captures, estimate and billed cost (PV17).
+        self._spend: list[str] = []
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         plans: dict[int, tuple[Any, list[tuple[Any, int]]]] = {}
@@ -58,7 +60,18 @@ class CapturePlan:
             finish = getattr(adapter, "finish", None)
             if callable(finish):
                 finish(wait=wait)
+            line = getattr(adapter, "spend_line", lambda: None)()
+            if line:
+                self._spend.append(line)
         self._planned.clear()
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """The spend of the captures made, beside what ``--capture-estimate`` would have
+        said of them."""
+        if self._spend:
+            terminalreporter.write_sep("-", "dictbench captures: estimated and billed")
+            for line in self._spend:
+                terminalreporter.write_line(line)
 
 
 def _preflight_keys(adapters: Any) -> None:

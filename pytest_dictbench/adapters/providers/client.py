@@ -11,6 +11,7 @@ capture: a service that trickles its answer or a job that never finishes ends as
 from __future__ import annotations
 
 import asyncio
+import atexit
 import random
 import re
 import threading
@@ -341,6 +342,11 @@ class Session:
 
 
 _LOOPS = threading.local()
+#: Every open loop with its thread. A loop is closed here, once its thread has ended or
+#: at exit, never left to the garbage collector, whose ``__del__`` can fail at exit
+#: ("Invalid file descriptor: -1").
+_ALL_LOOPS: list[tuple[threading.Thread, asyncio.AbstractEventLoop]] = []
+_ALL_LOOPS_LOCK = threading.Lock()
 
 
 def _loop() -> asyncio.AbstractEventLoop:
@@ -349,7 +355,24 @@ def _loop() -> asyncio.AbstractEventLoop:
     loop = getattr(_LOOPS, "loop", None)
     if loop is None or loop.is_closed():
         loop = _LOOPS.loop = asyncio.new_event_loop()
+        with _ALL_LOOPS_LOCK:
+            if not _ALL_LOOPS:
+                atexit.register(_close_loops, everyone=True)
+            _close_loops(everyone=False)
+            _ALL_LOOPS.append((threading.current_thread(), loop))
     return loop
+
+
+def _close_loops(everyone: bool) -> None:
+    """Close the loops of ended threads (``everyone``: all, at exit)."""
+    kept = []
+    for thread, loop in _ALL_LOOPS:
+        if (everyone or not thread.is_alive()) and not loop.is_running():
+            if not loop.is_closed():
+                loop.close()
+        else:
+            kept.append((thread, loop))
+    _ALL_LOOPS[:] = kept
 
 
 def _message(raw: bytes) -> str:

@@ -23,6 +23,7 @@ import time
 from collections import deque
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,31 @@ class ProviderAdapter(LiveAdapter):
             self._start_ahead(self._index[case.id, repetition])
         return super().get(case, repetition)
 
+    def spend_line(self) -> str | None:
+        """After a run that captured: the captures made, what the estimate would have
+        said of them, and what they were billed (PV17); None when nothing was captured."""
+        from .estimate import estimated_cost  # the estimate's own rule, imported late
+
+        made = [o for o in self._captured.values()  # this run's captures, none cached
+                if isinstance(o.meta.get("provider"), dict)]
+        if not made:
+            return None
+        price = getattr(self._transcriber, "price", None)
+        options = getattr(self._transcriber, "options", {})
+        estimate: Decimal | None = Decimal(0) if price is not None else None
+        billed: Decimal | None = Decimal(0)
+        for output in made:
+            seconds = output.meta.get("audio_duration_s")
+            cost = output.meta["provider"].get("cost_usd")
+            billed = None if billed is None or cost is None else billed + Decimal(cost)
+            if estimate is not None and isinstance(seconds, (int, float)):
+                guess, _ = estimated_cost(price, self.product.adapter, seconds, options)
+                estimate = None if guess is None else estimate + guess
+            else:
+                estimate = None
+        return (f"{self.product.name}: {len(made)} captured; estimated {_usd(estimate)}, "
+                f"billed {_usd(billed)}")
+
     def missing_key(self) -> tuple[str, int] | None:
         """``(variable, captures)`` when the planned items need captures and the key's
         variable is not set (a preflight error naming it, before any item runs); None
@@ -173,3 +199,7 @@ class ProviderAdapter(LiveAdapter):
             ahead.submit(CaptureRequest(case.id, audio, locale,
                                         context=str(case.data.get("context", ""))),
                          transcriber.capture)  # type: ignore[attr-defined]
+
+
+def _usd(value: Decimal | None) -> str:
+    return "unknown" if value is None else f"${value:.6f}"

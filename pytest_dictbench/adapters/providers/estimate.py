@@ -20,7 +20,7 @@ from ...errors import DictbenchError
 from ...model import Case, Product, Suite
 from .prices import Price, price_for
 
-__all__ = ["AUDIO_TOKENS_PER_SECOND", "CaptureEstimate", "ProductEstimate"]
+__all__ = ["AUDIO_TOKENS_PER_SECOND", "CaptureEstimate", "ProductEstimate", "estimated_cost"]
 
 #: Input tokens per audio second, by kind, where the provider publishes it: Gemini
 #: represents each second of audio as 32 tokens (its audio guide).
@@ -87,20 +87,10 @@ class CaptureEstimate:
             entry.cost_usd, entry.note = None, "no price in [pricing] or the bundled table"
             return
         options = product.settings.get("options")
-        options = options if isinstance(options, dict) else {}
-        if price.usd_per_audio_minute is not None:  # the minimum, increment, surcharges
-            charge = price.charge(seconds, {}, options)
-            entry.cost_usd += charge.cost or Decimal(0)
-            return
-        per_second = AUDIO_TOKENS_PER_SECOND.get(product.adapter)
-        if per_second is None:
-            entry.cost_usd = None
-            entry.note = (f"billed in tokens, and {product.adapter}'s audio tokens per second "
-                          "are not published: known only after the run")
-            return
-        tokens = {"input_audio": round(seconds * per_second)}
-        entry.cost_usd += price.cost(None, tokens) or Decimal(0)
-        entry.note = "audio input tokens only: output and thinking tokens not estimated"
+        cost, note = estimated_cost(price, product.adapter, seconds,
+                                    options if isinstance(options, dict) else {})
+        entry.cost_usd = None if cost is None else entry.cost_usd + cost
+        entry.note = note or entry.note
 
     def _price(self, product: Product, entry: ProductEstimate) -> Price | None:
         return price_for(product.adapter, entry.model or "", product.pricing)
@@ -128,6 +118,22 @@ class CaptureEstimate:
         out.append(f"  total: {captures} captures; ${total:.6f}"
                    + ("" if priced else " for the priced products only"))
         return out
+
+
+def estimated_cost(price: Price, kind: str, seconds: float, options: Mapping[str, Any]
+                   ) -> tuple[Decimal | None, str]:
+    """What ``seconds`` of audio would cost at ``price`` before it is sent, and what the
+    figure leaves out: a per-minute price with its minimum, increment and surcharges; a
+    per-token one from the audio's input tokens where the provider publishes their rate."""
+    if price.usd_per_audio_minute is not None:
+        return price.charge(seconds, {}, options).cost, ""
+    per_second = AUDIO_TOKENS_PER_SECOND.get(kind)
+    if per_second is None:
+        return None, (f"billed in tokens, and {kind}'s audio tokens per second are not "
+                      "published: known only after the run")
+    tokens = {"input_audio": round(seconds * per_second)}
+    return (price.cost(None, tokens) or Decimal(0),
+            "audio input tokens only: output and thinking tokens not estimated")
 
 
 def _seconds(suite: Suite, case: Case) -> float | None:
