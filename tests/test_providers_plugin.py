@@ -186,3 +186,24 @@ def test_a_capture_run_sets_its_spend_beside_the_estimate(
     cached = project.runpytest("--product=dg", "--dictbench-no-warmup", "-p",
                                "no:cacheprovider", "--dictbench-report", "reports")
     assert "estimated and billed" not in cached.stdout.str()  # nothing captured
+
+
+def test_an_unsupported_items_reason_reaches_items_jsonl(
+        pytester: pytest.Pytester, write_suite: Callable[..., Path], server: ProviderServer,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """PV20: ``items.jsonl`` says why, not just ``unsupported``."""
+    monkeypatch.setenv(KEY_ENV, KEY)
+    root = write_suite(cases=[{"id": "c1", "reference": "x", "audio": "audio/c1.aiff"}])
+    write_tone(root / "audio" / "c1.aiff", seconds=0.5)
+    pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
+    (pytester.path / "products").mkdir()
+    (pytester.path / "products" / "oa.toml").write_text(
+        'name = "oa"\nversion = "1"\nadapter = "openai"\n[settings]\nmodel = "whisper-1"\n'
+        f'base_url = "{server.url}"\napi_key_env = "{KEY_ENV}"\n', encoding="utf-8")
+    pytester.runpytest("--product=oa", "--dictbench-no-warmup", "-p", "no:cacheprovider",
+                       "--dictbench-report", "reports")
+    [item] = [json.loads(line) for line in
+              (pytester.path / "reports" / "items.jsonl").read_text().splitlines()]
+    assert item["output_status"] == "unsupported"
+    assert item["message"].startswith("unsupported: .aiff audio is not a format whisper-1 "
+                                      "accepts (")
