@@ -207,3 +207,21 @@ def test_an_unsupported_items_reason_reaches_items_jsonl(
     assert item["output_status"] == "unsupported"
     assert item["message"].startswith("unsupported: .aiff audio is not a format whisper-1 "
                                       "accepts (")
+
+
+
+
+def test_the_progress_line_never_counts_a_failed_item_as_cached(
+        project: pytest.Pytester, fake: DeepgramFake, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 44: items that got no output because the product could not capture (here
+    without httpx, PV15) are failed, not cached; the run goes on."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "httpx", None)
+    result = project.runpytest("--product=dg", "--dictbench-no-warmup", "-p",
+                               "no:cacheprovider", "--dictbench-progress=0.000001")
+    lines = [line for line in result.outlines if line.startswith("dictbench capture dg")]
+    assert lines[-1] == ("dictbench capture dg: 3/3 items (0 captured, 3 failed), "
+                         "0.0 s audio, done"), lines
+    result.stdout.fnmatch_lines(["*pip install 'pytest-dictbench?providers?'*"])
+    assert fake.requests == []

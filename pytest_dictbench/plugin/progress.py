@@ -8,9 +8,10 @@ a product is done, one line per product says how far it is::
 
 Only this run's captures count towards the audio, the RTFx (audio seconds / processing
 seconds, as in the reports) and the time left; items
-whose output came from the capture cache are counted apart (``24/24 items (0 captured,
-24 cached), 0.0 s audio, done``), and such an item prints no line of its own
-until the product is done.
+whose output came from the capture cache, and those that got no output (refused,
+unsupported), are counted apart (``24/24 items (0 captured, 24 cached), 0.0 s audio,
+done``; ``3/3 items (0 captured, 3 failed), ...``), and such an item prints no line of
+its own until the product is done.
 
 Lines go through the terminal reporter's ``write_line`` (on a line of their own, so
 pytest's progress dots and ``-q`` summary stay intact).
@@ -39,6 +40,8 @@ class ProductProgress:
     done: int = 0
     #: items whose output came from the capture cache (not captured in this run)
     cached: int = 0
+    #: items that ended without a capture: refused, unsupported, a setup error
+    failed: int = 0
     audio_s: float = 0.0
     processing_s: float = 0.0
     started: float | None = None
@@ -46,16 +49,19 @@ class ProductProgress:
 
     def line(self, product: str, now: float) -> str:
         done = f"{self.done}/{self.total} items"
-        if self.cached:
-            done += f" ({self.done - self.cached} captured, {self.cached} cached)"
+        if self.cached or self.failed:
+            apart = [f"{self.cached} cached"] * bool(self.cached) + \
+                [f"{self.failed} failed"] * bool(self.failed)
+            done += f" ({self.done - self.cached - self.failed} captured, {', '.join(apart)})"
         parts = [done, f"{self.audio_s:.1f} s audio"]
         if self.audio_s > 0 and self.processing_s > 0:
             # RTFx, as the reports name it: audio seconds per processing second
             parts.append(f"RTFx {self.audio_s / self.processing_s:.1f}")
         if self.done >= self.total:
             parts.append("done")
-        elif self.started is not None and self.done > self.cached:
-            left = (now - self.started) / (self.done - self.cached) * (self.total - self.done)
+        elif self.started is not None and self.done > self.cached + self.failed:
+            left = (now - self.started) / (self.done - self.cached - self.failed) * (
+                self.total - self.done)
             parts.append(f"about {format_seconds(left)} left")
         return f"dictbench capture {product}: " + ", ".join(parts)
 
@@ -115,7 +121,12 @@ class CaptureProgress:
         now = self.clock()
         entry.done += 1
         if not any(k == CAPTURED_PROPERTY for k, _ in report.user_properties):
-            entry.cached += 1  # a cached output's latency is not this run's work
+            # a cached output's latency is not this run's work; an item that got no
+            # output is no cached one
+            if record.get("output_status") == "complete":
+                entry.cached += 1
+            else:
+                entry.failed += 1
             if entry.done == entry.total:
                 entry.last_line = now
                 self._write(entry.line(product, now))
