@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from adapter_support import make_product, make_suite
 from http_stt_server import Reply
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from provider_servers import KEY, KEY_ENV, AzureFake, DeepgramFake, ProviderServer, Request
 
 from pytest_dictbench.adapters import builtin_adapters
@@ -168,3 +170,73 @@ def test_a_key_that_cannot_go_in_a_header_is_refused_before_any_request(
     assert f"environment variable {KEY_ENV} (api_key_env) holds {problem}" in str(caught.value)
     assert KEY not in str(caught.value) and fake.requests == []
     assert json.dumps(str(caught.value))  # plain text
+
+
+def test_a_flac_whose_header_understates_its_length_is_over_the_limit(
+        tmp_path: Path) -> None:
+    """PV26: 3 s of audio whose STREAMINFO says 2 s, against a 2.5 s limit."""
+    import dataclasses
+
+    import numpy as np
+    import soundfile as sf
+
+    from pytest_dictbench.adapters.providers import PROVIDERS
+    from pytest_dictbench.adapters.providers.base import Limits, provider_adapter
+
+    suite = make_suite(tmp_path / "suite", {"c1": "audio/c1.flac"}, write_audio=False)
+    path = suite.root / "audio/c1.flac"
+    path.parent.mkdir(parents=True)
+    sf.write(str(path), (0.1 * np.sin(np.arange(48000) / 10)).astype(np.float32), 16000,
+             subtype="PCM_16")
+    data = bytearray(path.read_bytes())
+    field = int.from_bytes(data[18:26], "big")  # STREAMINFO's rate, channels, bits, total
+    data[18:26] = ((field & ~((1 << 36) - 1)) | 32000).to_bytes(8, "big")
+    path.write_bytes(bytes(data))
+    assert sf.info(str(path)).frames == 32000  # what the header says, and libsndfile
+    azure = dataclasses.replace(PROVIDERS["azure"], limits={"*": Limits(
+        max_seconds=2.5, max_seconds_text="test")})
+    fake = AzureFake()
+    with ProviderServer(fake) as server:
+        product = make_product(tmp_path / "p", "azure", {"api_key_env": KEY_ENV,
+                                                         "base_url": server.url})
+        output = provider_adapter(azure)(product, suite, AdapterOptions(warmup=False)).get(
+            suite.cases[0], 1)
+    assert output is not None and output.status == "unsupported", output
+    assert output.error == "3.0 s, over fast-transcription's test limit (2.5 s)"
+    assert fake.requests == []
+
+
+@settings(max_examples=25, deadline=None)
+@given(samples=st.integers(1, 40_000), rate=st.sampled_from([8000, 16000, 44100, 48000]))
+def test_flac_length_from_the_last_frame_equals_the_samples_written(
+        samples: int, rate: int) -> None:
+    """PV26: the counted length is the encoded one, whatever the length and rate."""
+    import io
+    import tempfile
+
+    import numpy as np
+    import soundfile as sf
+
+    from pytest_dictbench.adapters.providers.flac_length import flac_samples
+
+    buffer = io.BytesIO()
+    sf.write(buffer, (0.1 * np.sin(np.arange(samples) / 7)).astype(np.float32), rate,
+             format="FLAC", subtype="PCM_16")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "a.flac"
+        path.write_bytes(buffer.getvalue())
+        assert flac_samples(path) == (samples, rate)
+
+
+@settings(max_examples=200, deadline=None)
+@given(raw=st.binary(max_size=400))
+def test_flac_length_of_any_bytes_never_raises(raw: bytes) -> None:
+    import tempfile
+
+    from pytest_dictbench.adapters.providers.flac_length import flac_samples
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "a.flac"
+        path.write_bytes(b"fLaC\x00\x00\x00\x22" + raw)
+        found = flac_samples(path)
+        assert found is None or (found[0] >= 0 and found[1] > 0)

@@ -28,6 +28,7 @@ from ..live import CaptureRequest
 from ..settings import Settings
 from .client import ProviderClient, Session, check_base_url, import_httpx
 from .concurrent import DEFAULT_CONCURRENCY, Ahead, ProviderAdapter, timed
+from .flac_length import flac_samples
 from .jobs import JobJournal, job_key
 from .prices import Price, price_for
 
@@ -275,6 +276,10 @@ class ProviderTranscriber:
                     "bytes)")
         if limits.max_seconds is not None:
             seconds = audio_info(path).duration
+            if path.suffix.lower() == ".flac":  # a header can understate it (PV26)
+                counted = flac_samples(path)
+                if counted is not None:
+                    seconds = max(seconds, counted[0] / counted[1])
             if seconds > limits.max_seconds:
                 text = limits.max_seconds_text or f"{limits.max_seconds:g}-second"
                 return (f"{seconds:.1f} s, over {model}'s {text} limit "
