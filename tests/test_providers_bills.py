@@ -226,3 +226,27 @@ def test_two_model_versions_are_flagged_in_the_md_and_the_terminal() -> None:
         "general-nova-3 2025-06-01.0: 2)"]
     assert markdown._notes(suite, [])[0] == ("- **dg** ran on 2 model versions: general-nova-3 "
                                              "2025-01-01.0 (2), general-nova-3 2025-06-01.0 (2)")
+
+
+def test_retries_and_holds_are_counted_per_product(tmp_path: Path, clips: Suite,
+                                                   serve: Any) -> None:
+    """PV12: the retries and rate-limit holds of a product, in dictbench.json's entry
+    and the terminal's spend line."""
+    from pytest_dictbench.aggregate import StatsOptions, _product_entry
+    from pytest_dictbench.methods.error_rate import ErrorRate
+    from pytest_dictbench.report.record import _provider_facts
+
+    fake = Groq()
+    fake.faults = [Reply(503, {"error": {"message": "busy"}}, headers={"Retry-After": "0.5"})]
+    product = make_product(tmp_path / "products", "openai", {
+        "base_url": serve(fake).url, "api_key_env": KEY_ENV, "model": "whisper-1",
+        "concurrency": 1})
+    adapter = builtin_adapters()["openai"](product, clips, AdapterOptions(warmup=False))
+    outputs = [adapter.get(case, 1) for case in clips.cases[:2]]
+    records = [{"product": "p1", "status": "error", "output_status": "complete",
+                "case_id": o.case_id, "asr_cost_usd": o.meta["provider"]["cost_usd"],
+                **_provider_facts(o.meta["provider"])} for o in outputs if o]
+    entry = _product_entry(records, clips, None, ErrorRate(),  # type: ignore[arg-type]
+                           StatsOptions())
+    assert entry["provider_retries"] == {"retries": 1, "holds": 0}
+    assert adapter.spend_line().endswith("; 1 retries, 0 held for a rate limit")

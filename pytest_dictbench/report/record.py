@@ -86,6 +86,10 @@ def _provider_facts(facts: Any) -> dict[str, Any]:
                                      if v) for i in info if isinstance(i, Mapping))
     if version:
         out["provider_model"] = version
+    for key, name in (("retry_waits_s", "provider_retries"),
+                      ("rate_limit_holds_s", "provider_holds")):
+        if isinstance(facts.get(key), list) and facts[key]:
+            out[name] = len(facts[key])
     price = facts.get("price")
     if isinstance(price, Mapping):
         out["asr_price"] = {k: price.get(k) for k in ("snapshot_date", "source_url")}

@@ -138,8 +138,12 @@ class ProviderAdapter(LiveAdapter):
                 estimate = None if guess is None else estimate + guess
             else:
                 estimate = None
+        retries = sum(len(o.meta["provider"].get("retry_waits_s", ())) for o in made)
+        holds = sum(len(o.meta["provider"].get("rate_limit_holds_s", ())) for o in made)
+        waits = f"; {retries} retries, {holds} held for a rate limit" if retries or holds \
+            else ""
         return (f"{self.product.name}: {len(made)} captured; estimated {_usd(estimate)}, "
-                f"billed {_usd(billed)}")
+                f"billed {_usd(billed)}{waits}")
 
     def missing_key(self) -> tuple[str, int] | None:
         """``(variable, captures)`` when the planned items need captures and the key's
