@@ -250,3 +250,18 @@ def test_retries_and_holds_are_counted_per_product(tmp_path: Path, clips: Suite,
                            StatsOptions())
     assert entry["provider_retries"] == {"retries": 1, "holds": 0}
     assert adapter.spend_line().endswith("; 1 retries, 0 held for a rate limit")
+
+
+def test_the_md_and_html_show_a_provider_products_cost_in_any_suite() -> None:
+    """PV16: an error_rate suite's report shows the captures' cost."""
+    from pytest_dictbench.report.method_tables import method_tables
+
+    suite = {"method": "error_rate", "products": [
+        {"product": "dg", "cost": {"audio_seconds": 60.0, "asr_cost_usd": 0.0043,
+                                   "judge_cost_usd": 0.0, "total_cost_usd": 0.0043,
+                                   "usd_per_audio_hour": 0.258, "asr_cost_basis": "captures",
+                                   "price_snapshot_date": "2026-12-01", "missing": []}},
+        {"product": "local"}]}
+    [table] = method_tables(suite)
+    assert table.title == "Cost" and [row[0] for row in table.rows] == ["dg"]
+    assert table.rows[0][6] == "captures at the price of 2026-12-01"

@@ -63,7 +63,8 @@ def _cost(suite: Mapping[str, Any]) -> PlainTable:
     for e in suite["products"]:
         c = e.get("cost") or {}
         price = "-" if c.get("price_snapshot_date") is None else (
-            f"list price of {c['price_snapshot_date']}")
+            f"{'captures at the price' if c.get('asr_cost_basis') == 'captures' else 'list price'}"
+            f" of {c['price_snapshot_date']}")
         rows.append((e["product"], f"{c.get('audio_seconds', 0) / 60:.1f}",
                      _usd(c.get("asr_cost_usd")), _usd(c.get("judge_cost_usd")),
                      _usd(c.get("total_cost_usd")), _usd(c.get("usd_per_audio_hour")), price,
@@ -94,7 +95,9 @@ def _names(suite: Mapping[str, Any]) -> PlainTable:
 
 
 def method_tables(suite: Mapping[str, Any]) -> Sequence[PlainTable]:
-    """The extra tables of ``suite`` (none for methods without any)."""
+    """The extra tables of ``suite``: the keypoints method's, and for any other method
+    the cost of the products whose captures know theirs (cloud providers, PV16)."""
     if suite.get("method") != "keypoints":
-        return ()
+        costed = [e for e in suite["products"] if e.get("cost")]
+        return (_cost({**suite, "products": costed}),) if costed else ()
     return (_leaderboard(suite), _cost(suite), _names(suite))
