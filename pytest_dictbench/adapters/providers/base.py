@@ -252,11 +252,9 @@ class ProviderTranscriber:
         seconds = audio.duration_s if result.tokens and result.billed_seconds is None \
             and self.price.usd_per_audio_minute is not None else None
         charge = self.price.charge(result.billed_seconds, result.tokens, self.options, seconds)
-        facts: dict[str, Any] = {"cost_usd": None if charge.cost is None else str(charge.cost),
-                                 "cost_basis": charge.basis, "price": self.price.reference()}
-        if charge.cost is None:
-            facts["cost_unknown"] = charge.basis
-            del facts["cost_basis"]
+        facts: dict[str, Any] = {"cost_usd": None, "cost_unknown": charge.basis} \
+            if charge.cost is None else {"cost_usd": str(charge.cost), "cost_basis": charge.basis}
+        facts["price"] = self.price.reference()
         if charge.seconds is not None and (result.billed_seconds is None or charge.seconds
                                            != Decimal(str(result.billed_seconds))):
             facts["priced_seconds"] = float(charge.seconds)
