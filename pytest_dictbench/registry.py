@@ -58,8 +58,9 @@ class Registry:
 def _named(factory: object) -> str:
     """Where an adapter factory comes from: ``module.qualname`` (a built-in one,
     deferred, by its ``module:name[item]``), for messages."""
-    if isinstance(factory, Deferred):
-        return repr(factory).removeprefix("<deferred ").removesuffix(">")
+    if isinstance(factory, Deferred):  # loaded or not, named by where it comes from
+        item = factory._item
+        return factory._target + ("" if item is None else f"[{item!r}]")
     module = getattr(factory, "__module__", None) or type(factory).__module__
     name = getattr(factory, "__qualname__", None) or type(factory).__qualname__
     return f"{module}.{name}"
