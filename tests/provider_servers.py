@@ -244,6 +244,8 @@ class SpeechmaticsFake(Fake):
         self._jobs: dict[str, tuple[Any, list[str]]] = {}
         #: Jobs the adapter deleted (``DELETE /v2/jobs/{id}``).
         self.deleted: list[str] = []
+        #: Each job's data file name (the job details' ``data_name``).
+        self.names: dict[str, str] = {}
 
     def refused(self, sent: str | None) -> Reply:
         return Reply(401, {"code": 401, "error": f"Permission Denied for {sent}"})
@@ -254,6 +256,7 @@ class SpeechmaticsFake(Fake):
             self.config = json.loads(request.fields["config"])
             job_id = f"sm-job-{len(self._jobs) + 1}"
             self._jobs[job_id] = (self.config, list(self.states))
+            self.names[job_id] = request.files["data_file"][0]
             return Reply(201, {"id": job_id})
         parts = request.route.split("/")
         job_id = parts[3] if len(parts) > 3 else ""
@@ -265,7 +268,8 @@ class SpeechmaticsFake(Fake):
             if self.failure:
                 return Reply(body={"job": {"id": job_id, "status": "rejected",
                                            "errors": [{"message": self.failure}]}})
-            return Reply(body={"job": {"id": job_id, "status": "done", "duration": 2}})
+            return Reply(body={"job": {"id": job_id, "status": "done", "duration": 2,
+                                       "data_name": self.names[job_id]}})
         if request.method == "DELETE" and job_id in self._jobs and len(parts) == 4:
             self.deleted.append(job_id)
             return Reply(body={"job": {"id": job_id, "status": "deleted"}})

@@ -219,3 +219,20 @@ def test_a_create_whose_answer_was_lost_is_recorded(
     [output] = run(tmp_path, one, kind, Dropping())
     assert output.status == "complete"
     assert output.meta["provider"]["unanswered_creates"] == 1
+
+
+def test_a_speechmatics_job_of_another_data_file_is_an_error(tmp_path: Path,
+                                                              suite: Suite) -> None:
+    """PV8: the job details name the data file; another file's job is not this case's."""
+
+    class Other(SpeechmaticsFake):
+        def answer(self, request: Request) -> Reply:
+            reply = super().answer(request)
+            if isinstance(reply.body, dict) and reply.body.get("job", {}).get("data_name"):
+                reply.body["job"]["data_name"] = "someone-else.wav"
+            return reply
+
+    first, _ = run(tmp_path, suite, "speechmatics", Other())
+    assert first.status == "error"
+    assert first.error == ("Speechmatics job sm-job-1 transcribed 'someone-else.wav', not the "
+                           "'c1.wav' this capture sent")

@@ -77,6 +77,10 @@ def _run(transcriber: ProviderTranscriber, session: Session, request: CaptureReq
     except TooLate as late:
         raise TooLate(f"{late}; {_cancel(transcriber, key, job_id)}") from None
     transcriber.journal.finished(key, job_id)
+    named = job.get("data_name")  # the job's data file: this capture's? (PV8)
+    if isinstance(named, str) and named != audio.path.name:
+        raise CaptureError(f"Speechmatics job {job_id} transcribed {named!r}, not the "
+                           f"{audio.path.name!r} this capture sent")
     facts.update({"request_id": job_id, "model": transcriber.model})
     if job["status"] != "done":
         errors = job.get("errors") or []
