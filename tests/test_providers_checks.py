@@ -240,3 +240,19 @@ def test_flac_length_of_any_bytes_never_raises(raw: bytes) -> None:
         path.write_bytes(b"fLaC\x00\x00\x00\x22" + raw)
         found = flac_samples(path)
         assert found is None or (found[0] >= 0 and found[1] > 0)
+
+
+def test_assemblyai_multichannel_is_refused(tmp_path: Path, suite: Suite) -> None:
+    """PV11: one transcript per case, so no option that answers one per channel."""
+    with pytest.raises(ProductError, match="unknown option.*multichannel"):
+        build(tmp_path, suite, "assemblyai", options={"multichannel": True})
+
+
+def test_the_docs_list_every_option_of_every_kind() -> None:
+    """docs/providers.md names each kind's accepted options."""
+    from pytest_dictbench.adapters.providers import PROVIDERS
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "providers.md").read_text()
+    for provider in PROVIDERS.values():
+        for name in provider.options:
+            assert f"`{name}`" in text, (provider.kind, name)
