@@ -244,7 +244,7 @@ def test_flac_length_of_any_bytes_never_raises(raw: bytes) -> None:
 
 def test_assemblyai_multichannel_is_refused(tmp_path: Path, suite: Suite) -> None:
     """PV11: one transcript per case, so no option that answers one per channel."""
-    with pytest.raises(ProductError, match="unknown option.*multichannel"):
+    with pytest.raises(ProductError, match=r"unknown option.*multichannel"):
         build(tmp_path, suite, "assemblyai", options={"multichannel": True})
 
 
@@ -256,3 +256,17 @@ def test_the_docs_list_every_option_of_every_kind() -> None:
     for provider in PROVIDERS.values():
         for name in provider.options:
             assert f"`{name}`" in text, (provider.kind, name)
+
+
+@pytest.mark.parametrize("locale", ["tlh-x-klingon", "en-US-x-private", "english"])
+def test_a_locale_no_provider_takes_is_unsupported_before_any_upload(
+        tmp_path: Path, locale: str) -> None:
+    """PV28: nothing is uploaded for a private-use or malformed locale."""
+    suite = make_suite(tmp_path / "suite", {"c1": "audio/c1.wav"}, locale=locale)
+    fake = DeepgramFake()
+    output = capture(tmp_path, suite, "deepgram", fake)
+    assert output.status == "unsupported" and fake.requests == []
+    assert output.error.startswith(f"locale {locale!r} is not a language a provider takes")
+    for fine in ("ja-JP", "zh-Hant-TW", "es-419", "en"):
+        suite = make_suite(tmp_path / fine, {"c1": "audio/c1.wav"}, locale=fine)
+        assert capture(tmp_path / fine, suite, "deepgram", DeepgramFake()).status == "complete"

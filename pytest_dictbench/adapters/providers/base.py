@@ -214,7 +214,8 @@ class ProviderTranscriber:
         if request.warmup:  # a remote service needs no warming, and a warm-up would be billed
             return {"status": "not_tested", "error": "warm-up not sent to a cloud provider"}
         path = request.audio_path()
-        refused = self._over_limit(path)
+        refused = None if self.language else _locale_problem(request.locale)
+        refused = refused or self._over_limit(path)
         if refused:
             return {"status": "unsupported", "error": refused}
         try:
@@ -283,6 +284,21 @@ class ProviderTranscriber:
                 return (f"{seconds:.1f} s, over {model}'s {text} limit "
                         f"({limits.max_seconds:g} s)")
         return None
+
+
+#: A locale a provider can take: a 2-3 letter language, optionally a script and a region.
+_LOCALE = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?")
+
+
+def _locale_problem(locale: str) -> str | None:
+    """Why no provider takes the suite locale (a private-use or malformed tag), so that
+    the item is unsupported before any upload (PV28); set ``language`` to send a code
+    as given."""
+    if _LOCALE.fullmatch(locale):
+        return None
+    return (f"locale {locale!r} is not a language a provider takes (language, optional "
+            "script and region, such as ja-JP); set [settings] language to send a code as "
+            "given")
 
 
 def header_problem(key: str) -> str | None:
