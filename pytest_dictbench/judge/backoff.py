@@ -123,8 +123,8 @@ async def with_backoff(call: Callable[[], Awaitable[Any]], policy: RetryPolicy,
             return await call()
         except _api_errors() as exc:
             retryable, retry_after = classify(exc)
-            limit = policy.max_rate_limited_attempts if _status(exc) == 429 \
-                else policy.max_attempts
+            limit = (policy.max_rate_limited_attempts or policy.max_attempts) \
+                if _status(exc) == 429 else policy.max_attempts
             if not retryable or attempt >= limit:
                 raise GaveUp(exc, attempt) from None
             if retry_after is not None and retry_after > policy.max_retry_after:

@@ -255,9 +255,9 @@ class RetryPolicy:
     #: A server wait longer than this is not shortened: the call gives up instead.
     max_retry_after: float = 120.0
     seed: int = 0
-    #: Attempts when the server answers 429 (a caller with its own deadline, such as a
-    #: cloud provider capture, keeps trying within it).
-    max_rate_limited_attempts: int = 4
+    #: Attempts when the server answers 429 (``None``: ``max_attempts``; a caller with
+    #: its own deadline, such as a cloud provider capture, keeps trying within it).
+    max_rate_limited_attempts: int | None = None
     #: The shortest wait a server's ``retry-after`` may ask for (``0`` would retry at once).
     min_retry_after: float = 0.0
 
