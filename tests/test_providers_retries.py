@@ -200,3 +200,27 @@ def test_requests_say_they_come_from_dictbench(serve: Any) -> None:
     client(serve(fake), DG).session("c1").send("POST", "/v1/listen", content=b"RIFF",
                                                headers={"Content-Type": "audio/wav"})
     assert fake.requests[0].headers["User-Agent"].startswith("pytest-dictbench/")
+
+
+def test_a_one_attempt_policy_does_not_retry_a_429() -> None:
+    """Only the provider capture keeps retrying 429s; a judge or batch policy of one
+    attempt stays one attempt."""
+    import asyncio
+    import random
+
+    from pytest_dictbench.judge.backoff import GaveUp, with_backoff
+    from pytest_dictbench.judge.records import RetryPolicy
+    from pytest_dictbench.judge.transport import TransportError
+
+    calls = []
+
+    async def call() -> None:
+        calls.append(1)
+        raise TransportError("HTTP 429", status_code=429, headers={"retry-after": "0"})
+
+    async def sleep(seconds: float) -> None:
+        return None
+
+    with pytest.raises(GaveUp):
+        asyncio.run(with_backoff(call, RetryPolicy(max_attempts=1), random.Random(0), sleep))
+    assert calls == [1]
