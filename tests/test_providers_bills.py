@@ -5,7 +5,6 @@ expected figure is worked out by hand from the price table with ``Decimal``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,7 @@ from typing import Any
 import pytest
 from adapter_support import make_product, write_tone
 from http_stt_server import Reply
-from provider_servers import KEY, KEY_ENV, ElevenLabsFake, OpenAIFake, ProviderServer, Request
+from provider_servers import KEY_ENV, ElevenLabsFake, OpenAIFake, ProviderServer, Request
 
 from pytest_dictbench.adapters import builtin_adapters
 from pytest_dictbench.adapters.base import AdapterOptions
@@ -25,9 +24,7 @@ from pytest_dictbench.pricing import cost_summary
 CLIPS = {"w1": 2.5, "w2": 6.0, "w3": 9.75, "w4": 15.0, "w5": 40.0}
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(KEY_ENV, KEY)
+pytestmark = pytest.mark.usefixtures("provider_key")
 
 
 @pytest.fixture
@@ -57,19 +54,6 @@ class Tokens(OpenAIFake):
             "type": "tokens", "input_tokens": 14,
             "input_token_details": {"text_tokens": 0, "audio_tokens": 14},
             "output_tokens": 45, "total_tokens": 59}})
-
-
-@pytest.fixture
-def serve() -> Iterator[Any]:
-    servers: list[ProviderServer] = []
-
-    def start(fake: Any) -> ProviderServer:
-        servers.append(ProviderServer(fake).__enter__())
-        return servers[-1]
-
-    yield start
-    for server in servers:
-        server.__exit__()
 
 
 def run(tmp_path: Path, suite: Suite, kind: str, server: ProviderServer,

@@ -22,10 +22,7 @@ from pytest_dictbench.adapters.base import AdapterOptions
 from pytest_dictbench.errors import ProductError
 from pytest_dictbench.model import Output, Suite
 
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(KEY_ENV, KEY)
+pytestmark = pytest.mark.usefixtures("provider_key")
 
 
 @pytest.fixture

@@ -17,7 +17,6 @@ import pytest
 from adapter_support import make_product, make_suite
 from http_stt_server import Reply
 from provider_servers import (
-    KEY,
     KEY_ENV,
     AssemblyAIFake,
     AzureFake,
@@ -60,9 +59,7 @@ def form(request: Request) -> dict[str, Any]:
     return out
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(KEY_ENV, KEY)
+pytestmark = pytest.mark.usefixtures("provider_key")
 
 
 @pytest.fixture

@@ -14,17 +14,14 @@ from typing import Any
 import pytest
 from adapter_support import make_product, make_suite
 from http_stt_server import Reply
-from provider_servers import KEY, KEY_ENV, AssemblyAIFake, ProviderServer, Request, SpeechmaticsFake
+from provider_servers import KEY_ENV, AssemblyAIFake, ProviderServer, Request, SpeechmaticsFake
 
 from pytest_dictbench.adapters import builtin_adapters
 from pytest_dictbench.adapters.base import AdapterOptions
 from pytest_dictbench.adapters.providers import PROVIDERS
 from pytest_dictbench.model import Output, Suite
 
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(KEY_ENV, KEY)
+pytestmark = pytest.mark.usefixtures("provider_key")
 
 
 @pytest.fixture

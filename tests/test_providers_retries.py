@@ -9,7 +9,6 @@ from __future__ import annotations
 import email.utils
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -30,19 +29,6 @@ class Timed(DeepgramFake):
     def __call__(self, request: Request) -> Reply:
         self.times.append(time.monotonic())
         return super().__call__(request)
-
-
-@pytest.fixture
-def serve() -> Iterator[Any]:
-    servers: list[ProviderServer] = []
-
-    def start(fake: Any) -> ProviderServer:
-        servers.append(ProviderServer(fake).__enter__())
-        return servers[-1]
-
-    yield start
-    for server in servers:
-        server.__exit__()
 
 
 def client(server: ProviderServer, auth: tuple[str, str], timeout_s: float = 10,
