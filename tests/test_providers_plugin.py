@@ -225,3 +225,15 @@ def test_the_progress_line_never_counts_a_failed_item_as_cached(
                          "0.0 s audio, done"), lines
     result.stdout.fnmatch_lines(["*pip install 'pytest-dictbench?providers?'*"])
     assert fake.requests == []
+
+
+def test_the_rank_reason_names_an_unsupported_item_and_why() -> None:
+    """PV20: ``aiff1: unsupported (...)``, not ``aiff1: not_tested``."""
+    from pytest_dictbench.ranking import _lacking
+
+    record = {"case_id": "aiff1", "status": "not_tested", "output_status": "unsupported",
+              "message": "unsupported: .aiff audio is not a format whisper-1 accepts (.wav)"}
+    assert _lacking(record) == ("aiff1: unsupported (.aiff audio is not a format whisper-1 "
+                                "accepts (.wav))")
+    assert _lacking({"case_id": "c2", "status": "not_tested", "output_status": None,
+                     "message": "no output"}) == "c2: not_tested"
