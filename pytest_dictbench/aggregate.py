@@ -156,6 +156,13 @@ def _product_entry(records: Sequence[ItemRecord], suite: Suite, product: Product
     streaming = streaming_summary(records, suite, method, options.resamples, options.seed)
     if streaming is not None:  # a streaming product: its timings, pacing, batch pairing
         entry["streaming"] = streaming
+    versions = Counter(r["provider_model"] for r in records if r.get("provider_model"))
+    if versions:  # the model versions a cloud product ran on, with counts (PV27)
+        entry["model_versions"] = dict(sorted(versions.items()))
+    if any(r.get("provider_retries") or r.get("provider_holds") for r in records):
+        # retries and waits for another request's rate limit, over the captures (PV12)
+        entry["provider_retries"] = {k: sum(r.get(f"provider_{k}", 0) for r in records)
+                                     for k in ("retries", "holds")}
     refine = pipeline_summary(records)
     if refine is not None:  # a pipeline product: its refine steps' latency and cost
         entry["pipeline"] = refine

@@ -5,7 +5,9 @@ case are not independent samples: each case counts once, with the median of its
 repetitions' scores, and as failed when more than half of its repetitions failed.
 Failures (items below the method's gate) are compared with McNemar's exact test on the
 discordant cases, scores with the mean per-case difference ``b - a`` and its seeded
-percentile bootstrap interval. A difference is *resolved* when the interval excludes 0.
+percentile bootstrap interval. A difference is *resolved* when the interval excludes 0
+(uncorrected; whether a gap survives a correction over every pair of the suite is what a
+suite's chosen correction adds, below).
 A provisional item (a score still waiting for judges or a person: ``provisional`` above 0
 on its record) is left out, for every method: its score may still change, so a
 comparison over it could be called resolved and then turn round. The comparison then

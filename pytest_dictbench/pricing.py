@@ -47,13 +47,23 @@ def case_durations(suite: Suite) -> dict[str, Any]:
     return {shown(c.id): c.get("duration_s") for c in suite.cases}
 
 
+def _captured(billed: Sequence[ItemRecord], key: str) -> Any:
+    """The date or source of the price the captures were costed at (a bundled price),
+    when every capture names the same one."""
+    found = {(r.get("asr_price") or {}).get(key) for r in billed if r.get("asr_price")}
+    return found.pop() if len(found) == 1 else None
+
+
 def _capture_costs(billed: Sequence[ItemRecord], missing: list[str]) -> float | None:
     """The exact sum of the captures' own costs (``asr_cost_usd``, decimal text: what a
     cloud provider billed, priced when it was captured); unknown when any is unknown."""
     costs = [r.get("asr_cost_usd") for r in billed]
     unknown = sum(1 for c in costs if c is None)
     if unknown:
-        missing.append(f"{unknown} of {len(costs)} captures without a known cost")
+        why = sorted({str(r["asr_cost_unknown"]) for r in billed
+                      if r.get("asr_cost_usd") is None and r.get("asr_cost_unknown")})
+        missing.append(f"{unknown} of {len(costs)} captures without a known cost"
+                       + (f" ({'; '.join(why)})" if why else ""))
         return None
     return float(sum((Decimal(str(c)) for c in costs), Decimal(0)))
 
@@ -105,8 +115,8 @@ def cost_summary(records: Sequence[ItemRecord], suite: Suite, product: Product |
         "judge_cost_usd": judge_cost_usd,
         "total_cost_usd": total,
         "usd_per_audio_hour": total / hours if total is not None and hours else None,
-        "price_snapshot_date": pricing.get("snapshot_date"),
-        "price_source_url": pricing.get("source_url"),
+        "price_snapshot_date": pricing.get("snapshot_date") or _captured(billed, "snapshot_date"),
+        "price_source_url": pricing.get("source_url") or _captured(billed, "source_url"),
         "missing": missing,
         "rejected_requests": len(sent) - len(billed),
     }

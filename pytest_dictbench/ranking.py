@@ -108,6 +108,19 @@ def _unjudged_examples(records: Sequence[ItemRecord], most: int = 3) -> str:
     return "e.g. " + "; ".join(shown) + more
 
 
+def _lacking(record: ItemRecord) -> str:
+    """``case: status`` of a missing result; an item not tested because its output was
+    refused before sending says so and why (``aiff1: unsupported (.aiff audio is not a
+    format whisper-1 accepts ...)``, PV20)."""
+    status = record["status"]
+    output = record.get("output_status")
+    if status == "not_tested" and output not in (None, "not_tested"):
+        status = output
+    message = str(record.get("message") or "")
+    reason = message.removeprefix(f"{status}: ") if message.startswith(f"{status}: ") else ""
+    return f"{record['case_id']}: {status}" + (f" ({reason})" if reason else "")
+
+
 def _exclusion(records: Sequence[ItemRecord], cases: int, repetitions: int,
                rules: RankingRules) -> str | None:
     """Why a product cannot be ranked on its own record (cohorts aside), or None.
@@ -123,7 +136,7 @@ def _exclusion(records: Sequence[ItemRecord], cases: int, repetitions: int,
     excused = min(errors, rules.max_errors or 0)
     missing = cases * repetitions - len(complete) - excused
     if missing > 0:
-        lacking = sorted({f"{r['case_id']}: {r['status']}" for r in records
+        lacking = sorted({_lacking(r) for r in records
                           if (r["case_id"], r["repetition"]) not in complete})
         shown = ", ".join(lacking[:3]) + (", ..." if len(lacking) > 3 else "")
         detail = f" ({shown})" if shown else ""

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from .adapters.base import AdapterFactory
-from .deferred import resolve
+from .deferred import Deferred, resolve
 from .errors import DictbenchError
 from .methods.base import Method
 
@@ -34,7 +34,13 @@ class Registry:
         for mapping in adapter_maps:
             for kind, factory in mapping.items():
                 if kind in adapters:
-                    raise DictbenchError(f"two adapters are registered for kind {kind!r}")
+                    raise DictbenchError(f"two adapters are registered for kind {kind!r}: "
+                                         f"{_named(adapters[kind])} and {_named(factory)}")
+                twin = next((k for k in adapters if k.lower() == kind.lower()), None)
+                if twin is not None:  # kinds are matched exactly: a case twin is a mistake
+                    raise DictbenchError(f"adapter kinds {twin!r} and {kind!r} differ only in "
+                                         f"case ({_named(adapters[twin])} and "
+                                         f"{_named(factory)}); kinds are case-sensitive")
                 adapters[kind] = factory
         return cls(methods, adapters)
 
@@ -47,3 +53,14 @@ class Registry:
 
     def case_schema(self, method: str) -> str | None:
         return self.method(method).case_schema
+
+
+def _named(factory: object) -> str:
+    """Where an adapter factory comes from: ``module.qualname`` (a built-in one,
+    deferred, by its ``module:name[item]``), for messages."""
+    if isinstance(factory, Deferred):  # loaded or not, named by where it comes from
+        item = factory._item
+        return factory._target + ("" if item is None else f"[{item!r}]")
+    module = getattr(factory, "__module__", None) or type(factory).__module__
+    name = getattr(factory, "__qualname__", None) or type(factory).__qualname__
+    return f"{module}.{name}"

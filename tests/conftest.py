@@ -130,3 +130,28 @@ def _secrets_of_this_test_only() -> Iterator[None]:
     redact._SECRETS.clear()
     redact._SECRETS.update(saved)
     redact._FORMS.clear()
+
+
+@pytest.fixture
+def provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The provider fakes' key in their variable (``provider_servers.KEY_ENV``)."""
+    from provider_servers import KEY, KEY_ENV
+
+    monkeypatch.setenv(KEY_ENV, KEY)
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[Any], Any]]:
+    """``serve(fake)``: a running ``provider_servers.ProviderServer`` for ``fake``,
+    stopped after the test."""
+    from provider_servers import ProviderServer
+
+    servers: list[Any] = []
+
+    def start(fake: Any) -> Any:
+        servers.append(ProviderServer(fake).__enter__())
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.__exit__()

@@ -185,8 +185,11 @@ class ElevenLabsFake(Fake):
 
 
 class AssemblyAIFake(Fake):
-    """Upload, create, poll: the job reports each of ``states`` in turn, then
-    ``completed`` (or stays at the last state forever when ``finish`` is false)."""
+    """Upload, create, poll: each job reports each of ``states`` in turn, then
+    ``completed`` (or stays at the last state forever when ``finish`` is false). Jobs
+    are numbered ``job-1``, ``job-2``...; the create must name ``speech_models``, which
+    AssemblyAI's spec requires, and the transcript names the model that ran
+    (``speech_model_used``) and the ``audio_url`` it transcribed."""
 
     auth = ("Authorization", KEY)
 
@@ -196,6 +199,7 @@ class AssemblyAIFake(Fake):
         self.finish = True
         self.failure: str | None = None
         self.job: dict[str, Any] | None = None
+        self._jobs: dict[str, tuple[dict[str, Any], list[str]]] = {}
 
     def refused(self, sent: str | None) -> Reply:
         return Reply(401, {"error": f"Authentication error, API token missing/invalid: {sent}"})
@@ -205,23 +209,31 @@ class AssemblyAIFake(Fake):
             assert request.headers["Content-Type"] == "application/octet-stream"
             return Reply(body={"upload_url": f"{self.url}/cdn/upload/abc123"})
         if request.method == "POST" and request.route == "/v2/transcript":
+            if "speech_models" not in request.json:
+                return Reply(400, {"error": "speech_models is required"})
             self.job = request.json
-            return Reply(body={"id": "job-1", "status": "queued", "text": None})
-        if request.method == "GET" and request.route == "/v2/transcript/job-1":
-            if self.states:
-                state = self.states.pop(0) if (len(self.states) > 1 or self.finish) \
-                    else self.states[0]
-                return Reply(body={"id": "job-1", "status": state, "text": None})
+            job_id = f"job-{len(self._jobs) + 1}"
+            self._jobs[job_id] = (request.json, list(self.states))
+            return Reply(body={"id": job_id, "status": "queued", "text": None})
+        job_id = request.route.rpartition("/")[2]
+        if request.method == "GET" and job_id in self._jobs:
+            job, states = self._jobs[job_id]
+            if states:
+                state = states.pop(0) if (len(states) > 1 or self.finish) else states[0]
+                return Reply(body={"id": job_id, "status": state, "text": None})
             if self.failure:
-                return Reply(body={"id": "job-1", "status": "error", "error": self.failure})
-            return Reply(body={"id": "job-1", "status": "completed", "text": self.text,
-                               "audio_duration": 1, "speech_model": "universal",
+                return Reply(body={"id": job_id, "status": "error", "error": self.failure})
+            return Reply(body={"id": job_id, "status": "completed", "text": self.text,
+                               "audio_duration": 1, "audio_url": job["audio_url"],
+                               "speech_model_used": job["speech_models"][0],
                                "language_code": "en"})
         return Reply(404, {"error": f"no route {request.method} {request.route}"})
 
 
 class SpeechmaticsFake(Fake):
-    """Submit, poll, fetch: like :class:`AssemblyAIFake`, with ``done``/``rejected``."""
+    """Submit, poll, fetch: like :class:`AssemblyAIFake`, with ``done``/``rejected``;
+    jobs numbered ``sm-job-1``, ``sm-job-2``...; with ``diarization = "speaker"`` the txt
+    transcript carries the speaker label lines of the spec's example."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -229,6 +241,11 @@ class SpeechmaticsFake(Fake):
         self.finish = True
         self.failure: str | None = None
         self.config: Any = None
+        self._jobs: dict[str, tuple[Any, list[str]]] = {}
+        #: Jobs the adapter deleted (``DELETE /v2/jobs/{id}``).
+        self.deleted: list[str] = []
+        #: Each job's data file name (the job details' ``data_name``).
+        self.names: dict[str, str] = {}
 
     def refused(self, sent: str | None) -> Reply:
         return Reply(401, {"code": 401, "error": f"Permission Denied for {sent}"})
@@ -237,18 +254,30 @@ class SpeechmaticsFake(Fake):
         if request.method == "POST" and request.route == "/v2/jobs":
             assert "data_file" in request.files
             self.config = json.loads(request.fields["config"])
-            return Reply(201, {"id": "sm-job-1"})
-        if request.method == "GET" and request.route == "/v2/jobs/sm-job-1":
-            if self.states:
-                state = self.states.pop(0) if (len(self.states) > 1 or self.finish) \
-                    else self.states[0]
-                return Reply(body={"job": {"id": "sm-job-1", "status": state}})
+            job_id = f"sm-job-{len(self._jobs) + 1}"
+            self._jobs[job_id] = (self.config, list(self.states))
+            self.names[job_id] = request.files["data_file"][0]
+            return Reply(201, {"id": job_id})
+        parts = request.route.split("/")
+        job_id = parts[3] if len(parts) > 3 else ""
+        if request.method == "GET" and job_id in self._jobs and len(parts) == 4:
+            _, states = self._jobs[job_id]
+            if states:
+                state = states.pop(0) if (len(states) > 1 or self.finish) else states[0]
+                return Reply(body={"job": {"id": job_id, "status": state}})
             if self.failure:
-                return Reply(body={"job": {"id": "sm-job-1", "status": "rejected",
+                return Reply(body={"job": {"id": job_id, "status": "rejected",
                                            "errors": [{"message": self.failure}]}})
-            return Reply(body={"job": {"id": "sm-job-1", "status": "done", "duration": 2}})
-        if request.method == "GET" and request.route == "/v2/jobs/sm-job-1/transcript":
+            return Reply(body={"job": {"id": job_id, "status": "done", "duration": 2,
+                                       "data_name": self.names[job_id]}})
+        if request.method == "DELETE" and job_id in self._jobs and len(parts) == 4:
+            self.deleted.append(job_id)
+            return Reply(body={"job": {"id": job_id, "status": "deleted"}})
+        if request.method == "GET" and job_id in self._jobs and parts[4:] == ["transcript"]:
             assert request.query == [("format", "txt")]
+            config = self._jobs[job_id][0]["transcription_config"]
+            if config.get("diarization") == "speaker":
+                return Reply(body=f"SPEAKER: S1\n{self.text}\n".encode())
             return Reply(body=f"{self.text}\n".encode())
         return Reply(404, {"code": 404, "error": f"no route {request.route}"})
 
@@ -262,7 +291,7 @@ class AzureFake(Fake):
 
     def answer(self, request: Request) -> Reply:
         assert request.route == "/speechtotext/transcriptions:transcribe"
-        assert request.query == [("api-version", "2024-11-15")]
+        assert request.query in ([("api-version", "2024-11-15")], [("api-version", "2025-10-15")])
         assert "audio" in request.files
         self.definition = json.loads(request.fields["definition"])
         return Reply(body={"durationMilliseconds": 1500,

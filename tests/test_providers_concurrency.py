@@ -163,8 +163,10 @@ def test_a_429_holds_every_request_in_flight(tmp_path: Path, suite: Suite) -> No
     assert waited == [None, None, [1.0], None, None, None, None, None]
     held = [o.meta["provider"].get("rate_limit_holds_s") for o in outputs]
     # the plan runs at most four ahead of the item asked for (c3, waiting): c5 and c6
-    # start during the hold, c7 and c8 once c3 is answered, after it
-    assert [bool(h) for h in held] == [False] * 4 + [True] * 2 + [False] * 2
+    # start during the hold, c7 and c8 once c3 is answered, after it. When the hold ends
+    # one request goes first and the others wait for its answer (PV12), so c3's retry
+    # may wait for c5's or c6's probe.
+    assert [bool(h) for h in held[:2] + held[3:]] == [False] * 3 + [True] * 2 + [False] * 2
     assert all(0 < h[0] <= 1.0 for h in held[4:6])
 
 

@@ -79,8 +79,10 @@ def test_openai_sends_model_language_and_the_prompt_with_the_cases_context(
                               "temperature": "0"}
     facts = output.meta["provider"]
     assert facts["request_id"] == "req_openai_1" and facts["billed_seconds"] == 1.0
-    # 1 s at the bundled 0.006 USD per minute
-    assert facts["cost_usd"] == "0.0001" and facts["price"]["origin"] == "bundled"
+    # gpt-4o-transcribe is priced per token (PS1); an answer with a duration instead of
+    # token usage cannot be priced, and says so
+    assert facts["cost_usd"] is None and facts["price"]["origin"] == "bundled"
+    assert facts["cost_unknown"] == "no token usage in the answer"
 
 
 def test_openai_compatible_base_url_with_a_path_and_an_explicit_language(
@@ -93,7 +95,8 @@ def test_openai_compatible_base_url_with_a_path_and_an_explicit_language(
     [request] = fake.requests
     assert request.route == "/v1/audio/transcriptions"
     assert request.fields["language"] == "ja-x"  # given: sent as it is
-    assert output.meta["provider"]["cost_usd"] == "0.00003083333333333333333333333333"
+    # Groq bills at least 10 s (PS2): 10 s x 0.00185 / 60
+    assert output.meta["provider"]["cost_usd"] == "0.0003083333333333333333333333333"
 
 
 def test_a_base_url_with_a_query_or_user_info_is_a_product_error(
@@ -155,9 +158,8 @@ def test_gemini_thinking_budget_and_level_together_are_a_product_error(
     server = serve(GeminiFake())
     product = make_product(tmp_path / "products", "gemini", {
         "base_url": server.url, "thinking_budget": 0, "thinking_level": "low"})
-    live = builtin_adapters()["gemini"](product, suite, AdapterOptions(warmup=False))
-    with pytest.raises(ProductError, match="not both"):
-        live.get(suite.cases[0], 1)
+    with pytest.raises(ProductError, match="not both"):  # at load, not per item (PV14)
+        builtin_adapters()["gemini"](product, suite, AdapterOptions(warmup=False))
 
 
 def test_gemini_blocked_answer_without_text_is_an_error(
@@ -166,7 +168,8 @@ def test_gemini_blocked_answer_without_text_is_an_error(
     fake.faults = [Reply(body={"candidates": [{"finishReason": "SAFETY"}],
                                "usageMetadata": {"promptTokenCount": 3}})]
     output = capture(tmp_path, suite, "gemini", serve(fake))
-    assert output.status == "error" and "without a transcript" in output.error
+    assert output.status == "error"  # with its reason (PS15)
+    assert output.error == "Gemini API stopped with finishReason SAFETY"
 
 
 def test_elevenlabs_sends_multipart_with_model_language_and_event_tagging(
@@ -230,12 +233,13 @@ def test_assemblyai_uploads_creates_and_polls_until_completed(
         ("GET", "/v2/transcript/job-1"), ("GET", "/v2/transcript/job-1")]
     assert all(r.headers["Authorization"] == KEY for r in fake.requests)
     assert fake.requests[0].body == (suite.root / "audio/c1.wav").read_bytes()
+    # speech_models, which the spec requires (PS4), with today's model names
     assert fake.job == {"audio_url": f"{fake.url}/cdn/upload/abc123",
-                        "speech_model": "universal", "language_code": "ja",
+                        "speech_models": ["universal-2"], "language_code": "ja",
                         "keyterms_prompt": ["Sato"]}
     facts = output.meta["provider"]
     assert facts["request_id"] == "job-1" and facts["billed_seconds"] == 1.0
-    assert facts["speech_model"] == "universal"
+    assert facts["speech_model_used"] == "universal-2"  # the model that ran (PS16)
 
 
 def test_assemblyai_failed_job_is_an_error_quoting_its_reason(
@@ -279,7 +283,7 @@ def test_speechmatics_submits_a_job_polls_it_and_fetches_the_text_transcript(
         ("GET", "/v2/jobs/sm-job-1"), ("GET", "/v2/jobs/sm-job-1/transcript")]
     assert all(r.headers["Authorization"] == f"Bearer {KEY}" for r in fake.requests)
     assert fake.config == {"type": "transcription", "transcription_config": {
-        "language": "ja", "operating_point": "enhanced",
+        "language": "ja", "model": "enhanced",  # not the deprecated operating_point (PS6)
         "additional_vocab": [{"content": "Sato"}]}}
     facts = output.meta["provider"]
     assert facts["request_id"] == "sm-job-1" and facts["billed_seconds"] == 2.0
@@ -306,8 +310,8 @@ def test_speechmatics_job_that_never_finishes_ends_at_the_deadline(
 def test_azure_sends_the_audio_and_a_definition_with_the_full_locale(
         tmp_path: Path, suite: Suite, serve: Any) -> None:
     fake = AzureFake()
-    output = capture(tmp_path, suite, "azure", serve(fake),
-                     options={"phraseList": {"phrases": ["Sato"]}})
+    output = capture(tmp_path, suite, "azure", serve(fake), api_version="2025-10-15",
+                     options={"phraseList": {"phrases": ["Sato"]}})  # PS5: phraseList's version
     assert output.status == "complete" and output.text == "hello from the provider"
     [request] = fake.requests
     assert request.headers["Ocp-Apim-Subscription-Key"] == KEY

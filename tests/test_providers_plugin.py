@@ -153,3 +153,87 @@ def test_captures_made_ahead_are_kept_when_the_run_stops_early(
     again = pytester.runpytest("--product=dg", "--dictbench-no-warmup", "-p", "no:cacheprovider")
     again.assert_outcomes(passed=4, failed=1)
     assert len(fake.requests) == 5  # only c5 was sent
+
+
+def test_a_missing_key_is_one_preflight_error_naming_the_variable_and_products(
+        project: pytest.Pytester, fake: DeepgramFake, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 44: one line before any item runs, not one error per item; a cached run,
+    --collect-only and --capture-estimate need no key."""
+    monkeypatch.delenv(KEY_ENV)
+    (project.path / "products" / "dg2.toml").write_text(
+        (project.path / "products" / "dg.toml").read_text().replace('"dg"', '"dg2"'))
+    result = project.runpytest("--product=dg", "--product=dg2", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: dictbench: environment variable {KEY_ENV} "
+                                 "(api_key_env) is not set: products dg, dg2 need it to "
+                                 "capture 6 items"])
+    assert fake.requests == []
+    assert project.runpytest("--product=dg", "--collect-only", "-p",
+                             "no:cacheprovider").ret == 0
+    assert project.runpytest("--product=dg", "--capture-estimate", "-p",
+                             "no:cacheprovider").ret == 0
+
+
+
+def test_a_capture_run_sets_its_spend_beside_the_estimate(
+        project: pytest.Pytester, fake: DeepgramFake) -> None:
+    """PV17: 3 captures of 0.5 s, billed 0.5 s each by the fake, at $0.0043 a minute."""
+    result = project.runpytest("--product=dg", "--dictbench-no-warmup", "-p",
+                               "no:cacheprovider", "--dictbench-report", "reports")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*dictbench captures: estimated and billed*",
+                                 "dg: 3 captured; estimated $0.000108, billed $0.000108"])
+    cached = project.runpytest("--product=dg", "--dictbench-no-warmup", "-p",
+                               "no:cacheprovider", "--dictbench-report", "reports")
+    assert "estimated and billed" not in cached.stdout.str()  # nothing captured
+
+
+def test_an_unsupported_items_reason_reaches_items_jsonl(
+        pytester: pytest.Pytester, write_suite: Callable[..., Path], server: ProviderServer,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """PV20: ``items.jsonl`` says why, not just ``unsupported``."""
+    monkeypatch.setenv(KEY_ENV, KEY)
+    root = write_suite(cases=[{"id": "c1", "reference": "x", "audio": "audio/c1.aiff"}])
+    write_tone(root / "audio" / "c1.aiff", seconds=0.5)
+    pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
+    (pytester.path / "products").mkdir()
+    (pytester.path / "products" / "oa.toml").write_text(
+        'name = "oa"\nversion = "1"\nadapter = "openai"\n[settings]\nmodel = "whisper-1"\n'
+        f'base_url = "{server.url}"\napi_key_env = "{KEY_ENV}"\n', encoding="utf-8")
+    pytester.runpytest("--product=oa", "--dictbench-no-warmup", "-p", "no:cacheprovider",
+                       "--dictbench-report", "reports")
+    [item] = [json.loads(line) for line in
+              (pytester.path / "reports" / "items.jsonl").read_text().splitlines()]
+    assert item["output_status"] == "unsupported"
+    assert item["message"].startswith("unsupported: .aiff audio is not a format whisper-1 "
+                                      "accepts (")
+
+
+
+
+def test_the_progress_line_never_counts_a_failed_item_as_cached(
+        project: pytest.Pytester, fake: DeepgramFake, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 44: items that got no output because the product could not capture (here
+    without httpx, PV15) are failed, not cached; the run goes on."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "httpx", None)
+    result = project.runpytest("--product=dg", "--dictbench-no-warmup", "-p",
+                               "no:cacheprovider", "--dictbench-progress=0.000001")
+    lines = [line for line in result.outlines if line.startswith("dictbench capture dg")]
+    assert lines[-1] == ("dictbench capture dg: 3/3 items (0 captured, 0 cached, "
+                         "3 without output), 0.0 s audio, done"), lines
+    result.stdout.fnmatch_lines(["*pip install 'pytest-dictbench?providers?'*"])
+    assert fake.requests == []
+
+
+def test_the_rank_reason_names_an_unsupported_item_and_why() -> None:
+    """PV20: ``aiff1: unsupported (...)``, not ``aiff1: not_tested``."""
+    from pytest_dictbench.ranking import _lacking
+
+    record = {"case_id": "aiff1", "status": "not_tested", "output_status": "unsupported",
+              "message": "unsupported: .aiff audio is not a format whisper-1 accepts (.wav)"}
+    assert _lacking(record) == ("aiff1: unsupported (.aiff audio is not a format whisper-1 "
+                                "accepts (.wav))")
+    assert _lacking({"case_id": "c2", "status": "not_tested", "output_status": None,
+                     "message": "no output"}) == "c2: not_tested"

@@ -100,3 +100,24 @@ def test_a_suite_run_records_the_normaliser_in_dictbench_json(
     tables = report["suites"][0]["products"][0]["tables"]
     assert tables["normalizer"]["package"] == "whisper-normalizer"
     assert tables["normalizer"]["version"] == metadata.version("whisper-normalizer")
+
+
+@pytest.mark.parametrize(("reference", "output", "errors", "words"), [
+    ("I kinda like it", "I kind of like it", 2, 4),
+    ("it is sorta fine", "it is sort of fine", 2, 4),
+    ("I dunno", "I do not know", 3, 2),
+    ("'cause I said so", "because I said so", 1, 4),
+    ("the cause of the fire", "the because of the fire", 1, 5),
+    ("a good cause", "a good because", 1, 3),
+])
+def test_four_replacements_openais_normaliser_does_not_make_are_not_made(
+        reference: str, output: str, errors: int, words: int) -> None:
+    """PS18: the package adds kinda, sorta, dunno and cause to OpenAI's replacers; the
+    figures are OpenAI's normaliser (whisper/normalizers/english.py) with jiwer."""
+    assert wer(reference, output) == (errors, words)
+
+
+def test_cause_stays_cause() -> None:
+    """PS18: ``the cause of the fire`` is not ``the because of the fire``."""
+    from pytest_dictbench.text.whisper import whisper_english
+    assert whisper_english("the cause of the fire") == "the cause of the fire"

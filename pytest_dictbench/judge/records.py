@@ -252,12 +252,18 @@ class RetryPolicy:
     max_attempts: int = 4
     base_delay: float = 1.0
     max_delay: float = 30.0
+    #: A server wait longer than this is not shortened: the call gives up instead.
     max_retry_after: float = 120.0
     seed: int = 0
+    #: Attempts when the server answers 429 (``None``: ``max_attempts``; a caller with
+    #: its own deadline, such as a cloud provider capture, keeps trying within it).
+    max_rate_limited_attempts: int | None = None
+    #: The shortest wait a server's ``retry-after`` may ask for (``0`` would retry at once).
+    min_retry_after: float = 0.0
 
     def delay(self, attempt: int, rng: random.Random, retry_after: float | None) -> float:
         if retry_after is not None and retry_after >= 0:
-            return min(retry_after, self.max_retry_after)
+            return max(self.min_retry_after, min(retry_after, self.max_retry_after))
         return min(self.max_delay, self.base_delay * 2 ** (attempt - 1)) * (
             0.5 + rng.random() / 2
         )

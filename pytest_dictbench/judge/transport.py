@@ -99,7 +99,12 @@ class TransportError(Exception):
     like the SDK's errors: 408/409/429/5xx and connection failures)."""
 
     def __init__(self, message: str, *, status_code: int | None = None,
-                 headers: Mapping[str, str] | None = None):
+                 headers: Mapping[str, str] | None = None, retry_after: float | None = None,
+                 retryable: bool | None = None):
         super().__init__(message)
         self.status_code = status_code
         self.headers = dict(headers or {})
+        #: A wait the error body asks for (Google's ``RetryInfo``), when headers give none.
+        self.retry_after = retry_after
+        #: The body's word on retrying (``False``: a quota that needs the user to act).
+        self.retryable = retryable

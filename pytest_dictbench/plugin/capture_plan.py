@@ -7,6 +7,11 @@ gets its (case, repetition) pairs in the order the items will run, so that it ca
 the next captures concurrently while keeping the outputs in that order. Under
 pytest-xdist all items of a live product run on one worker, in this order.
 
+A cloud product whose key variable is not set while some of its planned items are not
+cached stops the run here with one line naming the variable and the products that need
+it (not one error per item); ``--collect-only`` and ``--capture-estimate`` need no key.
+Under pytest-xdist the workers collect, and each item reports the missing key.
+
 At the end of the session each planned adapter with a ``finish`` method is told so: a
 run stopped early (``-x``) keeps the captures already made ahead in the cache (an
 interrupted run keeps those that had finished).
@@ -29,6 +34,8 @@ class CapturePlan:
 
     def __init__(self) -> None:
         self._planned: list[Any] = []
+        #: Per product that captured: captures, estimate and billed cost (PV17).
+        self._spend: list[str] = []
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         plans: dict[int, tuple[Any, list[tuple[Any, int]]]] = {}
@@ -40,6 +47,11 @@ class CapturePlan:
         for adapter, items in plans.values():
             adapter.plan(items)
             self._planned.append(adapter)
+        config = session.config
+        # an xdist worker leaves it to its items (the controller collects none)
+        if not (config.option.collectonly or config.getoption("dictbench_capture_estimate")
+                or hasattr(config, "workerinput")):
+            _preflight_keys(adapter for adapter, _ in plans.values())
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
@@ -48,4 +60,31 @@ class CapturePlan:
             finish = getattr(adapter, "finish", None)
             if callable(finish):
                 finish(wait=wait)
+            line = getattr(adapter, "spend_line", lambda: None)()
+            if line:
+                self._spend.append(line)
         self._planned.clear()
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """The spend of the captures made, beside what ``--capture-estimate`` would have
+        said of them."""
+        if self._spend:
+            terminalreporter.write_sep("-", "dictbench captures: estimated and billed")
+            for line in self._spend:
+                terminalreporter.write_line(line)
+
+
+def _preflight_keys(adapters: Any) -> None:
+    """One usage error per key variable that is not set while planned items need
+    captures with it, naming the products, before any item runs (not one error per
+    item). A fully cached product needs no key."""
+    missing: dict[str, list[tuple[str, int]]] = {}
+    for adapter in adapters:
+        found = getattr(adapter, "missing_key", lambda: None)()
+        if found:
+            missing.setdefault(found[0], []).append((adapter.product.name, found[1]))
+    if missing:
+        raise pytest.UsageError("\n".join(
+            f"dictbench: environment variable {variable} (api_key_env) is not set: products "
+            f"{', '.join(sorted({name for name, _ in users}))} need it to capture "
+            f"{sum(n for _, n in users)} items" for variable, users in sorted(missing.items())))

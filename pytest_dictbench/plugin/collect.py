@@ -237,6 +237,8 @@ class CaseItem(pytest.Item):
         output = self._get_output()
         if output is None or output.status in SKIP_STATUSES:
             reason = output.status if output else "no output"
+            if output is not None and output.error:  # why: a limit, with its figures (PV20)
+                reason = f"{output.status}: {output.error}"
             self._record("not_tested", message=reason,
                          extra={"output_status": output.status if output else "not_tested"})
             pytest.skip(f"not_tested: {reason} for {shown_id(self.suite, self.case)} from "

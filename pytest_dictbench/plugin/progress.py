@@ -9,9 +9,9 @@ a product is done, one line per product says how far it is::
 Only this run's captures count towards the audio, the RTFx (audio seconds / processing
 seconds, as in the reports) and the time left; items
 whose output came from the capture cache are counted apart (``24/24 items (0 captured,
-24 cached), 0.0 s audio, done``), and so are items that ended in an error (``(0
-captured, 0 cached, 24 errors)``); such items print no line of their own until the
-product is done.
+24 cached), 0.0 s audio, done``), and so are items that got no output: an error, a
+refusal, an unsupported input (``(0 captured, 0 cached, 24 without output)``); such items
+print no line of their own until the product is done.
 
 Lines go through the terminal reporter's ``write_line`` (on a line of their own, so
 pytest's progress dots and ``-q`` summary stay intact).
@@ -40,8 +40,9 @@ class ProductProgress:
     done: int = 0
     #: items whose output came from the capture cache (not captured in this run)
     cached: int = 0
-    #: items that ended in an error (a failed capture: neither captured nor cached)
-    errors: int = 0
+    #: items that got no output (an error, a refusal, unsupported): neither captured nor
+    #: cached
+    without_output: int = 0
     audio_s: float = 0.0
     processing_s: float = 0.0
     started: float | None = None
@@ -49,9 +50,10 @@ class ProductProgress:
 
     def line(self, product: str, now: float) -> str:
         done = f"{self.done}/{self.total} items"
-        captured = self.done - self.cached - self.errors
-        if self.errors:
-            done += f" ({captured} captured, {self.cached} cached, {self.errors} errors)"
+        captured = self.done - self.cached - self.without_output
+        if self.without_output:
+            done += (f" ({captured} captured, {self.cached} cached, "
+                     f"{self.without_output} without output)")
         elif self.cached:
             done += f" ({captured} captured, {self.cached} cached)"
         parts = [done, f"{self.audio_s:.1f} s audio"]
@@ -120,12 +122,15 @@ class CaptureProgress:
         record = json.loads(blobs[-1])
         now = self.clock()
         entry.done += 1
-        failed = record.get("status") == "error"  # e.g. a capture error: not cached (CF4)
-        if failed or not any(k == CAPTURED_PROPERTY for k, _ in report.user_properties):
-            if failed:
-                entry.errors += 1
+        # an item that got no output is neither captured nor cached (CF4); a cached
+        # output's latency is not this run's work
+        no_output = record.get("status") == "error" or \
+            record.get("output_status") not in (None, "complete")
+        if no_output or not any(k == CAPTURED_PROPERTY for k, _ in report.user_properties):
+            if no_output:
+                entry.without_output += 1
             else:
-                entry.cached += 1  # a cached output's latency is not this run's work
+                entry.cached += 1
             if entry.done == entry.total:
                 entry.last_line = now
                 self._write(entry.line(product, now))

@@ -290,6 +290,10 @@ def _notes(suite: Mapping[str, Any], records: Sequence[ItemRecord]) -> list[str]
         if e.get("canary_leaks"):
             notes.append(f"- **{md(e['product'])}** output contains the canary: "
                          f"{md(', '.join(e['canary_leaks']))}")
+        if len(e.get("model_versions") or {}) > 1:  # a comparison assumes one model
+            notes.append(f"- **{md(e['product'])}** ran on {len(e['model_versions'])} model "
+                         "versions: " + md(", ".join(f"{v} ({n})" for v, n
+                                                      in e["model_versions"].items())))
         if e.get("redacted"):
             notes.append(f"- **{md(e['product'])}** output had a secret redacted before "
                          f"scoring (scored on the changed text): {md(', '.join(e['redacted']))}")

@@ -64,7 +64,8 @@ def _cost(suite: Mapping[str, Any]) -> PlainTable:
     for e in suite["products"]:
         c = e.get("cost") or {}
         price = "-" if c.get("price_snapshot_date") is None else (
-            f"list price of {c['price_snapshot_date']}")
+            f"{'captures at the price' if c.get('asr_cost_basis') == 'captures' else 'list price'}"
+            f" of {c['price_snapshot_date']}")
         rows.append((e["product"], f"{c.get('audio_seconds', 0) / 60:.1f}",
                      _usd(c.get("asr_cost_usd")), _usd(c.get("judge_cost_usd")),
                      _usd(c.get("total_cost_usd")), _usd(c.get("usd_per_audio_hour")), price,
@@ -113,10 +114,12 @@ def _inventory(suite: Mapping[str, Any]) -> PlainTable | None:
 
 
 def method_tables(suite: Mapping[str, Any]) -> Sequence[PlainTable]:
-    """The extra tables of ``suite`` (none for methods without any)."""
-    if suite.get("method") == "verbatim":
-        inventory = _inventory(suite)
-        return (inventory,) if inventory else ()
+    """The extra tables of ``suite``: the verbatim method's typed inventory, the keypoints
+    method's, and for any other method the cost of the products whose captures know
+    theirs (cloud providers, PV16)."""
+    inventory = _inventory(suite) if suite.get("method") == "verbatim" else None
+    first = (inventory,) if inventory else ()
     if suite.get("method") != "keypoints":
-        return ()
+        costed = [e for e in suite["products"] if e.get("cost")]
+        return (*first, _cost({**suite, "products": costed})) if costed else first
     return (_leaderboard(suite), _cost(suite), _names(suite))

@@ -77,6 +77,10 @@ def item_record(item: ItemLike, status: str, *, suite_path: str,
            if output and isinstance(output.meta.get("provider"), dict)  # own cost
            and "cost_usd" in output.meta["provider"] else {}),
         **_streaming(output),
+        **({"asr_cost_unknown": output.meta["provider"]["cost_unknown"]}  # and why not
+           if output and isinstance(output.meta.get("provider"), dict)
+           and isinstance(output.meta["provider"].get("cost_unknown"), str) else {}),
+        **_provider_facts(output.meta.get("provider") if output else None),
         **({"pipeline": output.meta["pipeline"]}  # raw, refined and each refine step
            if output and isinstance(output.meta.get("pipeline"), dict) else {}),
         **(extra or {}),
@@ -87,3 +91,28 @@ def item_record(item: ItemLike, status: str, *, suite_path: str,
         record["message"] = "; ".join(filter(None, [
             record["message"], f"stderr: {stderr.strip().splitlines()[-1]}"]))
     return redact_record(record, suite) if is_private(suite) else record
+
+
+def _provider_facts(facts: Any) -> dict[str, Any]:
+    """A cloud capture's model version (as the provider named it: Deepgram's model info,
+    Gemini's ``modelVersion``, AssemblyAI's ``speech_model_used``, OpenAI's ``model``)
+    and where its price came from, for the product's summary."""
+    if not isinstance(facts, Mapping):
+        return {}
+    out: dict[str, Any] = {}
+    version = next((facts[k] for k in ("model_version", "speech_model_used", "model")
+                    if isinstance(facts.get(k), str)), None)
+    info = facts.get("model_info")
+    if version is None and isinstance(info, list) and info:
+        version = "; ".join(" ".join(str(v) for v in (i.get("name"), i.get("version"))
+                                     if v) for i in info if isinstance(i, Mapping))
+    if version:
+        out["provider_model"] = version
+    for key, name in (("retry_waits_s", "provider_retries"),
+                      ("rate_limit_holds_s", "provider_holds")):
+        if isinstance(facts.get(key), list) and facts[key]:
+            out[name] = len(facts[key])
+    price = facts.get("price")
+    if isinstance(price, Mapping):
+        out["asr_price"] = {k: price.get(k) for k in ("snapshot_date", "source_url")}
+    return out

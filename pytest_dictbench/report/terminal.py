@@ -114,6 +114,10 @@ def _notes(suite: Mapping[str, Any]) -> list[str]:
         if entry["canary_leaks"]:
             notes.append(f"{where}: output contains the canary "
                          f"({', '.join(entry['canary_leaks'])})")
+        if len(entry.get("model_versions") or {}) > 1:  # a comparison assumes one model
+            notes.append(f"{where}: ran on {len(entry['model_versions'])} model versions ("
+                         + ", ".join(f"{v}: {n}" for v, n in entry["model_versions"].items())
+                         + ")")
         if entry.get("redacted"):
             notes.append(f"{where}: output had a secret redacted before scoring "
                          f"({', '.join(entry['redacted'])})")

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -26,11 +28,14 @@ from ...redact import register_secret
 from ..base import AdapterOptions
 from ..live import CaptureRequest
 from ..settings import Settings
-from .client import ProviderClient, Session, check_base_url
+from .client import ProviderClient, Session, check_base_url, import_httpx
 from .concurrent import DEFAULT_CONCURRENCY, Ahead, ProviderAdapter, timed
+from .flac_length import flac_samples
+from .jobs import JobJournal, job_key
 from .prices import Price, price_for
 
-__all__ = ["AUDIO_TYPES", "Audio", "Limits", "Provider", "Result", "provider_adapter"]
+__all__ = ["AUDIO_TYPES", "OPTION_TYPES", "Audio", "Limits", "Provider", "Result",
+           "provider_adapter"]
 
 #: Content types of the audio formats suites use.
 AUDIO_TYPES = {".wav": "audio/wav", ".flac": "audio/flac", ".mp3": "audio/mpeg",
@@ -82,6 +87,8 @@ class Result:
     billed_seconds: float | None = None
     #: Token usage by kind (``input_audio``, ``input_text``, ``output``), when billed so.
     tokens: dict[str, int] = field(default_factory=dict)
+    #: What the answer lacks when ``text`` is ``None`` (named in the error).
+    missing: str = ""
 
 
 Run = Callable[["ProviderTranscriber", Session, CaptureRequest, Audio], Result]
@@ -97,8 +104,9 @@ class Provider:
     #: Header carrying the key, and its value with ``{key}``.
     auth: tuple[str, str]
     run: Run
-    #: Provider options accepted in ``[settings.options]``.
-    options: frozenset[str] = frozenset()
+    #: Provider options accepted in ``[settings.options]``, each with the type of value
+    #: it takes (see :data:`OPTION_TYPES`), checked at load.
+    options: Mapping[str, str] = field(default_factory=dict)
     #: Kind-specific settings beside :data:`PROVIDER_SETTINGS`.
     settings: frozenset[str] = frozenset()
     default_model: str | None = None
@@ -106,6 +114,26 @@ class Provider:
     limits: Mapping[str, Limits] = field(default_factory=dict)
     #: Suite locale (``ja-JP``) -> the provider's language code.
     language: Callable[[str], str] = lambda locale: locale.split("-", 1)[0].lower()
+    #: Kind-specific checks of the settings at load (raise the settings' error).
+    check: Callable[[ProviderTranscriber], None] | None = None
+
+
+#: Option value types: the check and how the message names it.
+OPTION_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "bool": (lambda v: isinstance(v, bool), "true or false"),
+    "int": (lambda v: isinstance(v, int) and not isinstance(v, bool), "a whole number"),
+    "number": (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), "a number"),
+    "string": (lambda v: isinstance(v, str), "a string"),
+    "strings": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+                "a list of strings"),
+    "string or strings": (lambda v: isinstance(v, str) or (isinstance(v, list) and all(
+        isinstance(x, str) for x in v)), "a string or a list of strings"),
+    "object": (lambda v: isinstance(v, dict), "a table"),
+    "objects": (lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v),
+                "a list of tables"),
+    "ints": (lambda v: isinstance(v, list) and all(
+        isinstance(x, int) and not isinstance(x, bool) for x in v), "a list of whole numbers"),
+}
 
 
 class ProviderTranscriber:
@@ -120,11 +148,16 @@ class ProviderTranscriber:
             raise settings.error(f"[settings] model is required for adapter {provider.kind!r}")
         self.language: str | None = settings.get("language", str, None)
         self.options: dict[str, Any] = dict(settings.get("options", dict, {}))
-        unknown = sorted(set(self.options) - provider.options)
+        unknown = sorted(set(self.options) - set(provider.options))
         if unknown:
             raise settings.error(
                 f"[settings.options] has unknown option(s) {', '.join(unknown)} for "
                 f"{provider.title} (known: {', '.join(sorted(provider.options)) or 'none'})")
+        for name, value in sorted(self.options.items()):
+            accepts, wanted = OPTION_TYPES[provider.options[name]]
+            if not accepts(value):
+                raise settings.error(f"[settings.options] {name} must be {wanted} for "
+                                     f"{provider.title}, got {value!r}")
         base_url: str = settings.get("base_url", str, None) or _default_root(provider, settings)
         problem = check_base_url(base_url, key is not None or "api_key_env" in settings.values)
         if problem:
@@ -135,8 +168,35 @@ class ProviderTranscriber:
         if concurrency < 1:
             raise settings.error(f"[settings] concurrency must be at least 1, got {concurrency}")
         self.ahead = Ahead(concurrency)
+        #: Jobs created and not yet seen finished (a killed run's, PV6).
+        self.journal = JobJournal(settings.product.outputs_dir / "jobs.jsonl")
+        #: Job ids this product's captures were given, with each one's case (PV8).
+        self._jobs: dict[str, str] = {}
+        self._jobs_lock = threading.Lock()
         self.client = ProviderClient(provider.title, base_url, key, provider.auth,
                                      settings.positive("timeout_s", DEFAULT_TIMEOUT_S))
+        if provider.check is not None:
+            try:
+                provider.check(self)
+            except BaseException:
+                self.client.close()
+                raise
+
+    def claim_job(self, job_id: str, case_id: str) -> None:
+        """Note that ``case_id``'s capture got ``job_id``. A job id the provider already
+        gave another case of this run is an error naming both: its transcript would be
+        that case's (a caching proxy or a provider fault, PV8)."""
+        with self._jobs_lock:
+            owner = self._jobs.setdefault(job_id, case_id)
+        if owner != case_id:
+            raise CaptureError(f"{self.provider.title} answered job id {job_id} for case "
+                               f"{case_id!r}, the id it gave case {owner!r}: the transcript "
+                               "would be that case's")
+
+    def job_key(self, request: CaptureRequest, audio: Audio) -> str:
+        """The journal key of this capture's job (see :mod:`.jobs`)."""
+        return job_key(self.provider.kind, self.client.base_url, self.model, self.options,
+                       self.language_code(request), audio.content)
 
     def describe(self) -> Mapping[str, Any]:
         return {"engine": self.provider.kind, "engine_version": None, "model": self.model}
@@ -156,7 +216,8 @@ class ProviderTranscriber:
         if request.warmup:  # a remote service needs no warming, and a warm-up would be billed
             return {"status": "not_tested", "error": "warm-up not sent to a cloud provider"}
         path = request.audio_path()
-        refused = self._over_limit(path)
+        refused = None if self.language else _locale_problem(request.locale)
+        refused = refused or self._over_limit(path)
         if refused:
             return {"status": "unsupported", "error": refused}
         try:
@@ -177,27 +238,83 @@ class ProviderTranscriber:
             facts["billed_seconds"] = result.billed_seconds
         if result.tokens:
             facts["tokens"] = dict(result.tokens)
-        if self.price is not None:
-            cost = self.price.cost(result.billed_seconds, result.tokens)
-            facts["cost_usd"] = None if cost is None else str(cost)
-            facts["price"] = self.price.reference()
+        facts.update(self._charge(result, audio))
         if result.text is None:
-            raise CaptureError(f"{self.provider.title} answered without a transcript")
+            raise CaptureError(f"{self.provider.title} answered without a transcript"
+                               + (f" ({result.missing})" if result.missing else ""))
         return {"text": result.text.strip(), "provider": facts}
 
+    def _charge(self, result: Result, audio: Audio) -> dict[str, Any]:
+        """The capture's cost facts: ``cost_usd`` (``None``: unknown, ``cost_unknown``
+        says why), the ``cost_basis``, the seconds the price billed when they differ
+        from the answer's (a minimum, an increment), and the ``price`` used."""
+        if self.price is None:
+            return {"cost_usd": None,
+                    "cost_unknown": f"no price for {self.provider.kind}.{self.model} "
+                                    "(bundled table or [pricing])"}
+        seconds = audio.duration_s if result.tokens and result.billed_seconds is None \
+            and self.price.usd_per_audio_minute is not None else None
+        charge = self.price.charge(result.billed_seconds, result.tokens, self.options, seconds)
+        facts: dict[str, Any] = {"cost_usd": None, "cost_unknown": charge.basis} \
+            if charge.cost is None else {"cost_usd": str(charge.cost), "cost_basis": charge.basis}
+        facts["price"] = self.price.reference()
+        if charge.seconds is not None and (result.billed_seconds is None or charge.seconds
+                                           != Decimal(str(result.billed_seconds))):
+            facts["priced_seconds"] = float(charge.seconds)
+        return facts
+
     def _over_limit(self, path: Path) -> str | None:
-        """Why the audio is over the model's documented limits (nothing is sent then)."""
+        """Why the audio is over the model's documented limits, with the figures
+        (nothing is sent then)."""
         limits, model = self.limits, self.model
         if limits.formats and path.suffix.lower() not in limits.formats:
             return (f"{path.suffix or 'no suffix'} audio is not a format {model} accepts "
                     f"({', '.join(sorted(limits.formats))})")
-        if limits.max_bytes is not None and path.stat().st_size > limits.max_bytes:
-            return (f"larger than {model}'s {limits.max_bytes_text or f'{limits.max_bytes:,} byte'}"
-                    " limit")
-        if limits.max_seconds is not None and audio_info(path).duration > limits.max_seconds:
-            text = limits.max_seconds_text or f"{limits.max_seconds:g}-second"
-            return f"longer than {model}'s {text} limit"
+        size = path.stat().st_size
+        if limits.max_bytes is not None and size > limits.max_bytes:
+            text = limits.max_bytes_text or f"{limits.max_bytes:,}-byte"
+            return (f"{size:,} bytes, over {model}'s {text} limit ({limits.max_bytes:,} "
+                    "bytes)")
+        if limits.max_seconds is not None:
+            seconds = audio_info(path).duration
+            if path.suffix.lower() == ".flac":  # a header can understate it (PV26)
+                counted = flac_samples(path)
+                if counted is not None:
+                    seconds = max(seconds, counted[0] / counted[1])
+            if seconds > limits.max_seconds:
+                text = limits.max_seconds_text or f"{limits.max_seconds:g}-second"
+                return (f"{seconds:.1f} s, over {model}'s {text} limit "
+                        f"({limits.max_seconds:g} s)")
         return None
+
+
+#: A locale a provider can take: a 2-3 letter language, optionally a script and a region.
+_LOCALE = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?")
+
+
+def _locale_problem(locale: str) -> str | None:
+    """Why no provider takes the suite locale (a private-use or malformed tag), so that
+    the item is unsupported before any upload (PV28); set ``language`` to send a code
+    as given."""
+    if _LOCALE.fullmatch(locale):
+        return None
+    return (f"locale {locale!r} is not a language a provider takes (language, optional "
+            "script and region, such as ja-JP); set [settings] language to send a code as "
+            "given")
+
+
+def header_problem(key: str) -> str | None:
+    """Why ``key`` cannot be sent as an HTTP header value (without quoting it), else
+    None: surrounding whitespace, quotes around it, control or non-ASCII characters."""
+    if key != key.strip():
+        return "spaces or line breaks around the key; remove them"
+    if len(key) > 1 and key[0] == key[-1] and key[0] in "\"'":
+        return "the key in quotes; remove them"
+    for char in key:
+        if ord(char) < 0x21 or ord(char) > 0x7E:
+            return (f"a character that cannot be sent in a header (U+{ord(char):04X}); "
+                    "keys are printable ASCII")
+    return None
 
 
 def _default_root(provider: Provider, settings: Settings) -> str:
@@ -245,6 +362,17 @@ def provider_adapter(provider: Provider) -> Callable[[Product, Suite, AdapterOpt
                                path=product.path)
         settings = Settings(product, known)
         key_env: str | None = settings.get("api_key_env", str, None)
+        concurrency = settings.get("concurrency", int, DEFAULT_CONCURRENCY)
+        try:
+            import_httpx()
+        except ProductError as missing:  # this product's items fail, the others run (PV15)
+            why = str(missing)
+
+            def unavailable() -> ProviderTranscriber:
+                raise CaptureError(why)
+
+            return ProviderAdapter(product, suite, options, unavailable,
+                                   concurrency=concurrency)
         checked = ProviderTranscriber(provider, settings, None)  # check settings now
         checked.client.close()
         _check_private(provider, product, suite, checked.client.base_url)
@@ -253,11 +381,15 @@ def provider_adapter(provider: Provider) -> Callable[[Product, Suite, AdapterOpt
             key = os.environ.get(key_env) if key_env else None
             if key_env and not key:
                 raise CaptureError(f"environment variable {key_env} (api_key_env) is not set")
+            problem = header_problem(key) if key else None
+            if problem:  # refused once, before any request: never retried (PV13)
+                raise ProductError(f"environment variable {key_env} (api_key_env) holds "
+                                   f"{problem}", path=product.path)
             register_secret(key)
             return ProviderTranscriber(provider, settings, key)
 
-        return ProviderAdapter(product, suite, options, make,
-                               concurrency=settings.get("concurrency", int, DEFAULT_CONCURRENCY))
+        return ProviderAdapter(product, suite, options, make, concurrency=concurrency,
+                               key_env=key_env)
 
     factory.__doc__ = f"Adapter factory for ``adapter = {provider.kind!r}`` ({provider.title})."
     return factory

@@ -11,10 +11,12 @@ capture: a service that trickles its answer or a job that never finishes ends as
 from __future__ import annotations
 
 import asyncio
+import atexit
 import random
 import threading
 import time
 from collections.abc import Mapping
+from importlib import metadata
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -23,6 +25,9 @@ from ...jsonl import DuplicateKeyError, loads_strict
 from ...judge.records import RetryPolicy
 from ...judge.transport import TransportError
 from ...redact import REDACTED, key_url_problem, public_url, register_secret, scrub_quote
+from .error_body import hints as _hints
+from .error_body import message as _message
+from .error_body import snippet as _snippet
 
 __all__ = ["LOOPBACK", "MAX_ANSWER_BYTES", "ProviderClient", "Reply", "Session", "TooLate",
            "check_base_url", "import_httpx"]
@@ -31,8 +36,19 @@ __all__ = ["LOOPBACK", "MAX_ANSWER_BYTES", "ProviderClient", "Reply", "Session",
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 #: Largest answer body read, in bytes (a transcript is far smaller).
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
-#: Characters of a provider's error message quoted in the item's error.
-_MESSAGE_CHARS = 300
+def _version() -> str:
+    try:
+        return metadata.version("pytest-dictbench")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+#: The project's backoff as a capture uses it: a 429 is retried for as long as the
+#: capture's deadline allows (PV12), and a ``Retry-After: 0`` waits the first delay's
+#: least (PV7).
+PROVIDER_POLICY = RetryPolicy(max_rate_limited_attempts=1_000_000, min_retry_after=0.5)
+#: The User-Agent of every provider request, so a provider can tell benchmark traffic.
+USER_AGENT = f"pytest-dictbench/{_version()}"
 
 
 def import_httpx() -> Any:
@@ -86,21 +102,27 @@ class ProviderClient:
                  timeout_s: float, policy: RetryPolicy | None = None) -> None:
         self.name, self.base_url = name, base_url.rstrip("/")
         self.timeout_s = timeout_s
-        self.policy = policy or RetryPolicy()
+        self.policy = policy or PROVIDER_POLICY
         self._key = key
         #: Until when (monotonic) every request of this product holds off: a 429 with a
         #: wait holds all the requests in flight, not only the one that got it.
         self._hold_until = 0.0
-        self._hold_lock = threading.Lock()
+        self._hold_lock = threading.Condition()
+        #: After a hold, one request goes first (the probe); the others wait for its
+        #: answer, so a server that just rate-limited does not get them all at once.
+        self._need_probe = False
+        self._probing = False
         header, template = auth
         self._headers = {header: template.format(key=key)} if key else {}
         from ...judge import backoff  # imports anthropic: only once a provider is configured
 
         #: The project's one backoff (imported before any deadline starts running).
         self.backoff = (backoff.GaveUp, backoff.with_backoff)
+        self.retry_after = backoff.retry_after_seconds
         self._httpx = httpx = import_httpx()
         self._http = httpx.Client(follow_redirects=False, trust_env=False,
-                                  headers={"Accept": "application/json"})
+                                  headers={"Accept": "application/json",
+                                           "User-Agent": USER_AGENT})
 
     def session(self, seed: str, timeout_s: float | None = None) -> Session:
         """A capture's requests, sharing one deadline (``timeout_s``, by default the
@@ -109,14 +131,40 @@ class ProviderClient:
         return Session(self, time.monotonic() + seconds, random.Random(seed))
 
     def hold(self, seconds: float) -> None:
-        """Hold every request for ``seconds`` from now (a rate limit was hit)."""
+        """Hold every request for ``seconds`` from now (a rate limit was hit); the first
+        request after the hold goes alone (:meth:`admit`)."""
         with self._hold_lock:
             self._hold_until = max(self._hold_until, time.monotonic() + seconds)
+            self._need_probe = True
 
     def held(self) -> float:
         """Seconds until requests may be sent again (0 when they may now)."""
         with self._hold_lock:
             return max(0.0, self._hold_until - time.monotonic())
+
+    def admit(self, deadline: float) -> bool | None:
+        """Wait, until ``deadline`` at most, while another request probes a server that
+        rate-limited; ``True``: this request is the probe (call :meth:`probed` with its
+        outcome), ``False``: go, ``None``: the deadline came first."""
+        with self._hold_lock:
+            while self._need_probe and self._probing:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self._hold_lock.wait(left)
+            if self._need_probe:
+                self._probing = True
+                return True
+            return False
+
+    def probed(self, limited: bool) -> None:
+        """The probe's answer came (``limited``: another 429, the next request probes
+        again after the new hold); the waiting requests go on."""
+        with self._hold_lock:
+            self._probing = False
+            if not limited:
+                self._need_probe = False
+            self._hold_lock.notify_all()
 
     def scrubbed(self, text: str) -> str:
         """``text`` without the key or any other registered secret, nor a run of 8 or
@@ -142,19 +190,34 @@ class Session:
         self.holds: list[float] = []
         #: HTTP status of the last failed attempt (``None``: no answer).
         self.last_status: int | None = None
+        #: Attempts that got no answer at all (the request may have been acted on).
+        self.unanswered = 0
+        #: The wait the server asked for after the last failed attempt, and by which hint.
+        self.asked: tuple[float, str] | None = None
+        #: What the capture is doing, for the deadline's message ("uploading the
+        #: audio", "waiting for job J (status running)"); set by the provider module.
+        self.phase = ""
 
     def remaining(self) -> float:
         return self.deadline - time.monotonic()
 
     def late(self) -> TooLate:
+        doing = f" ({self.phase})" if self.phase else ""
         return TooLate(f"no complete answer from {self.client.name} within timeout_s = "
-                       f"{self.client.timeout_s:g} s")
+                       f"{self.client.timeout_s:g} s{doing}")
 
     def wait(self, seconds: float) -> None:
         """Sleep ``seconds`` unless that would pass the deadline (then :class:`TooLate`)."""
         if seconds >= self.remaining():
             raise self.late()
         time.sleep(max(0.0, seconds))
+
+    def too_long(self, asked: float, hint: str) -> TooLate:
+        """The server asked for a wait the deadline (or the policy) does not leave."""
+        left = max(0.0, self.remaining())
+        return TooLate(f"{self.client.name} asked to wait {asked:g} s ({hint}), more than "
+                       f"the {left:.0f} s left of timeout_s = {self.client.timeout_s:g} s"
+                       + (f" ({self.phase})" if self.phase else ""))
 
     def same_origin(self, url: str) -> str:
         """``url`` when it is on the API root's scheme, host and port (an upload URL the
@@ -180,6 +243,8 @@ class Session:
             return self._once(method, path, params, json, content, headers, text)
 
         async def pause(seconds: float) -> None:
+            if self.asked is not None and seconds >= self.remaining():
+                raise self.too_long(*self.asked)  # never retried before the asked time
             self.waits.append(round(seconds, 3))
             if self.last_status == 429:
                 self.client.hold(seconds)  # the others in flight wait too
@@ -190,17 +255,46 @@ class Session:
             return _loop().run_until_complete(
                 with_backoff(attempt, self.client.policy, self.rng, pause))
         except GaveUp as exc:
+            if exc.asked_wait is not None and self.asked is not None:
+                raise self.too_long(*self.asked) from None
             tries = f" (after {exc.attempts} attempts)" if exc.attempts > 1 else ""
             raise CaptureError(self.client.scrubbed(str(exc.error)) + tries) from None
 
     def _once(self, method: str, path: str, params: Any, json: Any, content: bytes | None,
               headers: Mapping[str, str] | None, text: bool) -> Reply:
         client = self.client
-        self.last_status = None
-        held = client.held()
-        if held:  # another request of this product hit a rate limit: wait with it
-            self.holds.append(round(held, 3))
-            self.wait(held)
+        self.last_status, self.asked = None, None
+        probe = self._admitted()
+        try:
+            return self._send(method, path, params, json, content, headers, text)
+        finally:
+            if probe:
+                client.probed(self.last_status == 429)
+
+    def _admitted(self) -> bool:
+        """Wait out another request's rate limit, and the probe after it; whether this
+        request is the probe."""
+        client = self.client
+        while True:
+            held = client.held()
+            if held:  # another request of this product hit a rate limit: wait with it
+                self.holds.append(round(held, 3))
+                self.wait(held)
+            start = time.monotonic()
+            probe = client.admit(self.deadline)
+            if probe is None:
+                raise self.late()
+            waited = time.monotonic() - start
+            if waited >= 0.001:
+                self.holds.append(round(waited, 3))
+            if not client.held():
+                return probe
+            if probe:  # a new hold began meanwhile: wait it out first
+                client.probed(True)
+
+    def _send(self, method: str, path: str, params: Any, json: Any, content: bytes | None,
+              headers: Mapping[str, str] | None, text: bool) -> Reply:
+        client = self.client
         remaining = self.remaining()
         if remaining <= 0:
             raise self.late()
@@ -223,6 +317,7 @@ class Session:
         except httpx.TimeoutException:
             raise self.late() from None
         except httpx.TransportError as exc:  # refused, reset, dropped mid-answer
+            self.unanswered += 1
             if self.remaining() <= 0:
                 raise self.late() from None
             raise TransportError(client.scrubbed(f"connection to {where} failed: "
@@ -235,9 +330,17 @@ class Session:
                                f"{client.scrubbed(location)}); redirects are refused")
         if status >= 400:
             self.last_status = status
+            hints = _hints(bytes(raw))
+            headers_seen = dict(response.headers)
+            wait = client.retry_after(headers_seen)
+            if wait is not None:
+                self.asked = (wait, "Retry-After")
+            elif hints.retry_after is not None:
+                self.asked = (hints.retry_after, "RetryInfo.retryDelay")
             raise TransportError(client.scrubbed(f"HTTP {status} from {where}"
                                                  f"{_message(bytes(raw))}"),
-                                 status_code=status, headers=dict(response.headers))
+                                 status_code=status, headers=headers_seen,
+                                 retry_after=hints.retry_after, retryable=hints.retryable)
         try:
             decoded = bytes(raw).decode("utf-8")
             body = decoded if text else loads_strict(decoded) if raw.strip() else None
@@ -253,6 +356,11 @@ class Session:
 
 
 _LOOPS = threading.local()
+#: Every open loop with its thread. A loop is closed here, once its thread has ended or
+#: at exit, never left to the garbage collector, whose ``__del__`` can fail at exit
+#: ("Invalid file descriptor: -1").
+_ALL_LOOPS: list[tuple[threading.Thread, asyncio.AbstractEventLoop]] = []
+_ALL_LOOPS_LOCK = threading.Lock()
 
 
 def _loop() -> asyncio.AbstractEventLoop:
@@ -261,56 +369,21 @@ def _loop() -> asyncio.AbstractEventLoop:
     loop = getattr(_LOOPS, "loop", None)
     if loop is None or loop.is_closed():
         loop = _LOOPS.loop = asyncio.new_event_loop()
+        with _ALL_LOOPS_LOCK:
+            if not _ALL_LOOPS:
+                atexit.register(_close_loops, everyone=True)
+            _close_loops(everyone=False)
+            _ALL_LOOPS.append((threading.current_thread(), loop))
     return loop
 
 
-def _message(raw: bytes) -> str:
-    """The provider's error message from its error body (the known shapes), else a
-    snippet of the body."""
-    try:
-        body = loads_strict(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return _snippet(raw)
-    for found in _messages(body):
-        return ": " + _clip(found)
-    return _snippet(raw)
-
-
-def _messages(body: Any) -> list[str]:
-    """Messages in an error body: ``error.message``, ``error``, ``err_msg``,
-    ``detail.message``, ``detail``, ``message`` (first found wins); ``detail`` as a list
-    of validation problems (``{"loc": [...], "msg": ...}``) gives them all, each with
-    the field it names."""
-    if not isinstance(body, Mapping):
-        return []
-    found = []
-    for key in ("error", "detail", "err_msg", "message", "reason"):
-        value = body.get(key)
-        if isinstance(value, str) and value:
-            found.append(value)
-        elif isinstance(value, Mapping):
-            found.extend(_messages(value))
-        elif isinstance(value, list) and value:
-            problems = [_problem(v) for v in value]
-            if all(problems):
-                found.append("; ".join(p for p in problems if p))
-    return found
-
-
-def _problem(entry: Any) -> str | None:
-    """``body.field: message`` of one validation problem, ``None`` if it is not one."""
-    if not isinstance(entry, Mapping) or not isinstance(entry.get("msg"), str):
-        return None
-    loc = entry.get("loc")
-    where = ".".join(str(part) for part in loc) if isinstance(loc, list) and loc else ""
-    return f"{where}: {entry['msg']}" if where else entry["msg"]
-
-
-def _snippet(raw: bytes) -> str:
-    text = " ".join(raw.decode("utf-8", "replace").split())
-    return f": {_clip(text)}" if text else ""
-
-
-def _clip(text: str) -> str:
-    text = " ".join(text.split())
-    return text[:_MESSAGE_CHARS] + ("..." if len(text) > _MESSAGE_CHARS else "")
+def _close_loops(everyone: bool) -> None:
+    """Close the loops of ended threads (``everyone``: all, at exit)."""
+    kept = []
+    for thread, loop in _ALL_LOOPS:
+        if (everyone or not thread.is_alive()) and not loop.is_running():
+            if not loop.is_closed():
+                loop.close()
+        else:
+            kept.append((thread, loop))
+    _ALL_LOOPS[:] = kept

@@ -17,11 +17,13 @@ their items would have, so the next run does not send them again.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections import deque
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -92,9 +94,12 @@ def timed(capture: Any, request: CaptureRequest) -> Mapping[str, Any]:
 class ProviderAdapter(LiveAdapter):
     """A live adapter that captures planned items ahead (see module doc)."""
 
-    def __init__(self, *args: Any, concurrency: int, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, concurrency: int, key_env: str | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.concurrency = concurrency
+        #: The variable naming the key (``api_key_env``), for :meth:`missing_key`.
+        self.key_env = key_env
         self._plan: list[tuple[Case, int]] = []
         self._index: dict[tuple[str, int], int] = {}
         self._started: set[tuple[str, int]] = set()
@@ -110,6 +115,46 @@ class ProviderAdapter(LiveAdapter):
                 and (case.id, repetition) in self._index:
             self._start_ahead(self._index[case.id, repetition])
         return super().get(case, repetition)
+
+    def spend_line(self) -> str | None:
+        """After a run that captured: the captures made, what the estimate would have
+        said of them, and what they were billed (PV17); None when nothing was captured."""
+        from .estimate import estimated_cost  # the estimate's own rule, imported late
+
+        made = [o for o in self._captured.values()  # this run's captures, none cached
+                if isinstance(o.meta.get("provider"), dict)]
+        if not made:
+            return None
+        price = getattr(self._transcriber, "price", None)
+        options = getattr(self._transcriber, "options", {})
+        estimate: Decimal | None = Decimal(0) if price is not None else None
+        billed: Decimal | None = Decimal(0)
+        for output in made:
+            seconds = output.meta.get("audio_duration_s")
+            cost = output.meta["provider"].get("cost_usd")
+            billed = None if billed is None or cost is None else billed + Decimal(cost)
+            if estimate is not None and isinstance(seconds, (int, float)):
+                guess, _ = estimated_cost(price, self.product.adapter, seconds, options)
+                estimate = None if guess is None else estimate + guess
+            else:
+                estimate = None
+        retries = sum(len(o.meta["provider"].get("retry_waits_s", ())) for o in made)
+        holds = sum(len(o.meta["provider"].get("rate_limit_holds_s", ())) for o in made)
+        waits = f"; {retries} retries, {holds} held for a rate limit" if retries or holds \
+            else ""
+        return (f"{self.product.name}: {len(made)} captured; estimated {_usd(estimate)}, "
+                f"billed {_usd(billed)}{waits}")
+
+    def missing_key(self) -> tuple[str, int] | None:
+        """``(variable, captures)`` when the planned items need captures and the key's
+        variable is not set (a preflight error naming it, before any item runs); None
+        when the key is there or every planned item is cached."""
+        if not self.key_env or os.environ.get(self.key_env):
+            return None
+        needed = sum(1 for case, repetition in self._plan
+                     if self.options.recapture or (cached := self._cached.get(
+                         (case.id, repetition))) is None or cached.is_error)
+        return (self.key_env, needed) if needed else None
 
     def finish(self, wait: bool = True) -> int:
         """Cache the captures made ahead whose items never ran (see module doc); the
@@ -162,3 +207,7 @@ class ProviderAdapter(LiveAdapter):
             ahead.submit(CaptureRequest(case.id, audio, locale,
                                         context=str(case.data.get("context", ""))),
                          transcriber.capture)  # type: ignore[attr-defined]
+
+
+def _usd(value: Decimal | None) -> str:
+    return "unknown" if value is None else f"${value:.6f}"

@@ -4,17 +4,21 @@ the raw audio as the body, ``Authorization: Token``, the options as query parame
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
+from ...errors import CaptureError
 from ..live import CaptureRequest
 from .base import Audio, Limits, Provider, ProviderTranscriber, Result
 from .client import Session
 
 __all__ = ["DEEPGRAM"]
 
-_OPTIONS = frozenset({"smart_format", "punctuate", "keyterm", "keywords", "diarize",
-                      "filler_words", "numerals", "profanity_filter", "paragraphs",
-                      "utterances", "detect_language", "dictation", "measurements"})
+_OPTIONS = {"smart_format": "bool", "punctuate": "bool", "keyterm": "string or strings",
+            "keywords": "string or strings", "diarize": "bool", "filler_words": "bool",
+            "numerals": "bool", "profanity_filter": "bool", "paragraphs": "bool",
+            "utterances": "bool", "detect_language": "bool", "dictation": "bool",
+            "measurements": "bool"}
 
 
 def _query(value: Any) -> Any:
@@ -54,10 +58,23 @@ def _run(transcriber: ProviderTranscriber, session: Session, request: CaptureReq
     info = meta.get("model_info")
     if isinstance(info, dict) and info:
         facts["model_info"] = [info[k] for k in sorted(info)]
+    channels = _dig(body, "results", "channels")
+    if isinstance(channels, list) and len(channels) > 1:  # never asked for (PV11)
+        raise CaptureError(f"Deepgram answered {len(channels)} channels (results.channels): "
+                           "one transcript per case is scored")
+    digest = meta.get("sha256")
+    if isinstance(digest, str) and digest != hashlib.sha256(audio.content).hexdigest():
+        raise CaptureError("Deepgram answered for other audio (metadata.sha256 is not the "
+                           "digest of the audio sent)")
     text = _dig(body, "results", "channels", 0, "alternatives", 0, "transcript")
     duration = meta.get("duration")
     billed = float(duration) if isinstance(duration, (int, float)) else None
-    return Result(text if isinstance(text, str) else None, facts, billed_seconds=billed)
+    missing = "results.channels is empty" if not channels else \
+        "results.channels[0].alternatives is empty" if not _dig(
+            body, "results", "channels", 0, "alternatives") else \
+        "no results.channels[0].alternatives[0].transcript"
+    return Result(text if isinstance(text, str) else None, facts, billed_seconds=billed,
+                  missing=missing)
 
 
 DEEPGRAM = Provider(

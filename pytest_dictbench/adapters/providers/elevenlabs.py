@@ -20,9 +20,10 @@ from .client import Session
 
 __all__ = ["ELEVENLABS"]
 
-_OPTIONS = frozenset({"tag_audio_events", "diarize", "num_speakers", "diarization_threshold",
-                      "timestamps_granularity", "temperature", "seed", "keyterms",
-                      "file_format"})
+_OPTIONS = {"tag_audio_events": "bool", "diarize": "bool", "num_speakers": "int",
+            "diarization_threshold": "number", "timestamps_granularity": "string",
+            "temperature": "number", "seed": "int", "keyterms": "strings",
+            "file_format": "string"}
 
 
 def _field(value: Any) -> str:
@@ -47,8 +48,10 @@ def _run(transcriber: ProviderTranscriber, session: Session, request: CaptureReq
              "language_code": answer.get("language_code"),
              "language_probability": answer.get("language_probability")}
     text = answer.get("text")
-    return Result(text if isinstance(text, str) else None, facts,
-                  billed_seconds=round(audio.duration_s, 3))
+    seconds = answer.get("audio_duration_secs")  # what ElevenLabs bills, when it says
+    billed = float(seconds) if isinstance(seconds, (int, float)) and not isinstance(
+        seconds, bool) else round(audio.duration_s, 3)
+    return Result(text if isinstance(text, str) else None, facts, billed_seconds=billed)
 
 
 ELEVENLABS = Provider(

@@ -20,10 +20,11 @@ from ...errors import DictbenchError
 from ...model import Case, Product, Suite
 from .prices import Price, price_for
 
-__all__ = ["AUDIO_TOKENS_PER_SECOND", "CaptureEstimate", "ProductEstimate"]
+__all__ = ["AUDIO_TOKENS_PER_SECOND", "CaptureEstimate", "ProductEstimate", "estimated_cost"]
 
-#: Gemini represents each second of audio as 32 input tokens (its audio guide).
-AUDIO_TOKENS_PER_SECOND = 32
+#: Input tokens per audio second, by kind, where the provider publishes it: Gemini
+#: represents each second of audio as 32 tokens (its audio guide).
+AUDIO_TOKENS_PER_SECOND = {"gemini": 32}
 
 
 @dataclass
@@ -96,12 +97,11 @@ class CaptureEstimate:
         if price is None:
             entry.cost_usd, entry.note = None, "no price in [pricing] or the bundled table"
             return
-        if price.usd_per_audio_minute is not None:
-            entry.cost_usd += price.usd_per_audio_minute * Decimal(str(seconds)) / 60
-            return
-        tokens = {"input_audio": round(seconds * AUDIO_TOKENS_PER_SECOND)}
-        entry.cost_usd += price.cost(None, tokens) or Decimal(0)
-        entry.note = "audio input tokens only: output and thinking tokens not estimated"
+        options = product.settings.get("options")
+        cost, note = estimated_cost(price, product.adapter, seconds,
+                                    options if isinstance(options, dict) else {})
+        entry.cost_usd = None if cost is None else entry.cost_usd + cost
+        entry.note = note or entry.note
 
     def _price(self, product: Product, entry: ProductEstimate) -> Price | None:
         return price_for(product.adapter, entry.model or "", product.pricing)
@@ -141,6 +141,22 @@ class CaptureEstimate:
                    + ("" if priced else " for the priced products only")
                    + (" (refine requests not priced)" if refine else ""))
         return out
+
+
+def estimated_cost(price: Price, kind: str, seconds: float, options: Mapping[str, Any]
+                   ) -> tuple[Decimal | None, str]:
+    """What ``seconds`` of audio would cost at ``price`` before it is sent, and what the
+    figure leaves out: a per-minute price with its minimum, increment and surcharges; a
+    per-token one from the audio's input tokens where the provider publishes their rate."""
+    if price.usd_per_audio_minute is not None:
+        return price.charge(seconds, {}, options).cost, ""
+    per_second = AUDIO_TOKENS_PER_SECOND.get(kind)
+    if per_second is None:
+        return None, (f"billed in tokens, and {kind}'s audio tokens per second are not "
+                      "published: known only after the run")
+    tokens = {"input_audio": round(seconds * per_second)}
+    return (price.cost(None, tokens) or Decimal(0),
+            "audio input tokens only: output and thinking tokens not estimated")
 
 
 def _seconds(suite: Suite, case: Case) -> float | None:

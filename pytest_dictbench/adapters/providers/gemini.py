@@ -33,7 +33,7 @@ __all__ = ["DEFAULT_PROMPT", "GEMINI"]
 #: The instruction when a product gives none.
 DEFAULT_PROMPT = ("Transcribe this recording word for word in its language ({language}). "
                   "Answer with the transcript only.\nContext: {context}")
-_OPTIONS = frozenset({"temperature", "seed", "max_output_tokens"})
+_OPTIONS = {"temperature": "number", "seed": "int", "max_output_tokens": "int"}
 _CONFIG_NAMES = {"temperature": "temperature", "seed": "seed",
                  "max_output_tokens": "maxOutputTokens"}
 #: Inline data: the Files API page asks for an upload above a 100 MB request; base64
@@ -42,6 +42,34 @@ INLINE_MAX_BYTES = 70 * 1024 * 1024
 #: Files API uploads and audio length.
 _LIMITS = Limits(max_bytes=2 * 1024 ** 3, max_bytes_text="2 GB Files API",
                  max_seconds=9.5 * 3600, max_seconds_text="9.5-hour audio")
+
+
+#: ``thinking_level`` values the thinking guide documents.
+THINKING_LEVELS = ("minimal", "low", "medium", "high")
+#: Models without thinking: a thinking setting for them is refused.
+_NO_THINKING = ("gemini-2.0-", "gemini-1.5-", "gemini-1.0-")
+
+
+def _check(transcriber: ProviderTranscriber) -> None:
+    """The thinking settings and ``upload``, at load (PV14): a bad value is a product
+    error before any item runs, not an error of every item."""
+    settings = transcriber.settings
+    _config(transcriber)
+    budget = settings.get("thinking_budget", int, None)
+    level = settings.get("thinking_level", str, None)
+    if budget is not None and budget < -1:
+        raise settings.error(f"[settings] thinking_budget must be -1 (dynamic), 0 (off) or "
+                             f"a number of tokens, got {budget}")
+    if level is not None and level not in THINKING_LEVELS:
+        raise settings.error(f"[settings] thinking_level must be one of "
+                             f"{', '.join(THINKING_LEVELS)}, got {level!r}")
+    if (budget is not None or level is not None) and \
+            str(transcriber.model).startswith(_NO_THINKING):
+        raise settings.error(f"[settings] {transcriber.model} does not think: drop "
+                             "thinking_budget and thinking_level")
+    upload = settings.get("upload", str, "auto")
+    if upload not in ("auto", "always"):
+        raise settings.error(f"[settings] upload must be 'auto' or 'always', got {upload!r}")
 
 
 def _config(transcriber: ProviderTranscriber) -> dict[str, Any]:
@@ -64,10 +92,7 @@ def _run(transcriber: ProviderTranscriber, session: Session, request: CaptureReq
     template = transcriber.settings.get("prompt", str, DEFAULT_PROMPT)
     instruction = request.fill(template).replace("{language}",
                                                  transcriber.language_code(request))
-    upload = transcriber.settings.get("upload", str, "auto")
-    if upload not in ("auto", "always"):
-        raise transcriber.settings.error(f"[settings] upload must be 'auto' or 'always', got "
-                                         f"{upload!r}")
+    upload = transcriber.settings.get("upload", str, "auto")  # checked at load
     facts: dict[str, Any] = {}
     if upload != "always" and len(audio.content) <= INLINE_MAX_BYTES:
         return _generate(transcriber, session, instruction, {"inline_data": {
@@ -105,13 +130,48 @@ def _generate(transcriber: ProviderTranscriber, session: Session, instruction: s
     usage = body.get("usageMetadata") if isinstance(body.get("usageMetadata"), dict) else {}
     facts.update({"request_id": body.get("responseId"),
                   "model_version": body.get("modelVersion"), "usage": usage})
+    tokens = _tokens(usage)
+    if usage and not tokens:  # an unreadable usage makes the cost unknown, not the item
+        facts["usage_problem"] = "usageMetadata has token counts that are not numbers"
+    return Result(_transcript(body, facts), facts, tokens=tokens)
+
+
+def _transcript(body: dict[str, Any], facts: dict[str, Any]) -> str:
+    """The one candidate's text (thought parts left out). Not a transcript, with the
+    reason as an error (PS8, PS15, PV9): a blocked prompt, no candidate or several, a
+    finish other than ``STOP`` (``MAX_TOKENS`` cuts the transcript off), an answer of
+    another shape."""
+    feedback = body.get("promptFeedback")
+    blocked = feedback.get("blockReason") if isinstance(feedback, dict) else None
     candidates = body.get("candidates")
-    first = candidates[0] if isinstance(candidates, list) and candidates else {}
-    facts["finish_reason"] = first.get("finishReason") if isinstance(first, dict) else None
-    parts = (first.get("content") or {}).get("parts") if isinstance(first, dict) else None
+    if blocked and not candidates:
+        raise CaptureError(f"Gemini blocked the request (promptFeedback.blockReason "
+                           f"{blocked})")
+    if not isinstance(candidates, list) or not candidates:
+        raise CaptureError("Gemini API answered without candidates")
+    if len(candidates) > 1:
+        raise CaptureError(f"Gemini API answered {len(candidates)} candidates where one "
+                           "was asked for")
+    first = candidates[0]
+    if not isinstance(first, dict):
+        raise CaptureError("Gemini API answered a candidate that is not an object "
+                           "(candidates[0])")
+    reason = first.get("finishReason")
+    facts["finish_reason"] = reason
+    content = first.get("content")
+    parts = content.get("parts") if isinstance(content, dict) else None
+    if (content is not None and not isinstance(content, dict)) or \
+            (parts is not None and not isinstance(parts, list)):
+        raise CaptureError("Gemini API answered candidates[0].content in another shape "
+                           "(an object with a list of parts was expected)")
+    if reason != "STOP":
+        cut = " (the output token limit: the transcript is cut off; thinking counts " \
+              "against max_output_tokens)" if reason == "MAX_TOKENS" else ""
+        raise CaptureError(f"Gemini API stopped with finishReason {reason}{cut}"
+                           if reason else "Gemini API answered without a finishReason")
     texts = [p["text"] for p in parts or [] if isinstance(p, dict)
              and isinstance(p.get("text"), str) and not p.get("thought")]
-    return Result("".join(texts) if texts else None, facts, tokens=_tokens(usage))
+    return "".join(texts)
 
 
 def _upload(transcriber: ProviderTranscriber, session: Session, audio: Audio,
@@ -170,16 +230,27 @@ def _delete(transcriber: ProviderTranscriber, uploaded: list[str]) -> str | None
 
 
 def _tokens(usage: dict[str, Any]) -> dict[str, int]:
-    """Billed tokens by kind: prompt audio and text, and output (thinking included)."""
+    """Billed tokens by kind: prompt audio and text, and output (thinking included);
+    empty when the usage is missing or its counts are not whole numbers."""
     if not usage:
         return {}
-    by_modality = {d.get("modality"): int(d.get("tokenCount", 0))
-                   for d in usage.get("promptTokensDetails") or [] if isinstance(d, dict)}
-    prompt = int(usage.get("promptTokenCount", 0))
-    audio = by_modality.get("AUDIO", 0)
-    return {"input_audio": audio, "input_text": prompt - audio,
-            "output": int(usage.get("candidatesTokenCount", 0))
-            + int(usage.get("thoughtsTokenCount", 0))}
+    try:
+        details = usage.get("promptTokensDetails") or []
+        by_modality = {d.get("modality"): _count(d.get("tokenCount", 0))
+                       for d in details if isinstance(d, dict)}
+        prompt = _count(usage.get("promptTokenCount", 0))
+        audio = by_modality.get("AUDIO", 0)
+        return {"input_audio": audio, "input_text": prompt - audio,
+                "output": _count(usage.get("candidatesTokenCount", 0))
+                + _count(usage.get("thoughtsTokenCount", 0))}
+    except (TypeError, ValueError, AttributeError):
+        return {}
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(value)
+    return value
 
 
 GEMINI = Provider(
@@ -188,4 +259,4 @@ GEMINI = Provider(
     auth=("x-goog-api-key", "{key}"), options=_OPTIONS,
     settings=frozenset({"prompt", "thinking_budget", "thinking_level", "upload", "poll_s",
                         "poll_max_s"}),
-    default_model="gemini-2.5-flash", limits={"*": _LIMITS})
+    default_model="gemini-2.5-flash", limits={"*": _LIMITS}, check=_check)

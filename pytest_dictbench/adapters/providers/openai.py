@@ -45,6 +45,8 @@ def _run(transcriber: ProviderTranscriber, session: Session, request: CaptureReq
     answer: Any = reply.body if isinstance(reply.body, dict) else {}
     text = answer.get("text")
     facts: dict[str, Any] = {"request_id": reply.headers.get("x-request-id")}
+    if isinstance(answer.get("model"), str):  # the model version that ran, where given
+        facts["model"] = answer["model"]
     usage = answer.get("usage")
     result = Result(text if isinstance(text, str) else None, facts)
     if isinstance(usage, dict):
@@ -57,7 +59,8 @@ def _run(transcriber: ProviderTranscriber, session: Session, request: CaptureReq
                              "input_text": int(details.get("text_tokens", 0)),
                              "output": int(usage.get("output_tokens", 0))}
     if result.billed_seconds is None and not result.tokens:
-        result.billed_seconds = round(audio.duration_s, 3)  # billed by audio length
+        # billed by audio length (a minimum such as Groq's 10 s is the price's rule)
+        result.billed_seconds = round(audio.duration_s, 3)
     return result
 
 
@@ -71,5 +74,5 @@ def _form(value: Any) -> str:
 OPENAI = Provider(
     kind="openai", title="OpenAI-compatible transcription", run=_run,
     default_base_url="https://api.openai.com", auth=("Authorization", "Bearer {key}"),
-    settings=frozenset({"prompt"}), options=frozenset({"temperature"}),
+    settings=frozenset({"prompt"}), options={"temperature": "number"},
     limits={"*": _LIMITS})
