@@ -4,7 +4,7 @@ Each ``bench_*.py`` beside this file is listed in :data:`BENCHMARKS` with the ar
 its full run and of a quick run. A run prints the lines a benchmark writes about its
 target (each benchmark states its ratio and target on one line) and writes them as a
 Markdown table between the markers ``<!-- benchmarks:start -->`` and
-``<!-- benchmarks:end -->`` of ``--write`` (default: README.md): the figures, the
+``<!-- benchmarks:end -->`` of ``--write`` (default: docs/development.md, the performance page): the figures, the
 benchmark's exit status, the one-minute load when it started, the date and the commit.
 
 ``--quick`` runs each benchmark at a small size to show that it still runs; timings at
@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="each benchmark at a small size; fails only on a crash")
     parser.add_argument("--only", nargs="+", metavar="NAME", default=(),
                         help="only these scripts (bench_rig.py or bench_rig)")
-    parser.add_argument("--write", type=Path, default=ROOT / "README.md",
+    parser.add_argument("--write", type=Path, default=ROOT / "docs" / "development.md",
                         help="the file whose marked block gets the table (full runs)")
     parser.add_argument("--timeout", type=float, default=None,
                         help="seconds per benchmark (default: 600 quick, 7200 full)")
