@@ -1,4 +1,4 @@
-"""Every benchmark in one go, and the README's performance table from what they printed.
+"""Every benchmark in one go, and the performance table (docs/development.md) from what they printed.
 
 Each ``bench_*.py`` beside this file is listed in :data:`BENCHMARKS` with the arguments of
 its full run and of a quick run. A run prints the lines a benchmark writes about its
@@ -11,7 +11,7 @@ benchmark's exit status, the one-minute load when it started, the date and the c
 that size mean nothing, so a quick run only fails on a crash: an exit other than 0, or
 than 1 with a message about its target (a missed target). Nothing is written.
 
-Run: ``python benchmarks/run_all.py [--quick] [--only NAME ...] [--write README.md]``
+Run: ``python benchmarks/run_all.py [--quick] [--only NAME ...] [--write docs/development.md]``
 """
 
 from __future__ import annotations
