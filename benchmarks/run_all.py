@@ -1,4 +1,4 @@
-"""Every benchmark in one go, and the performance table (docs/development.md) from what they printed.
+"""Every benchmark in one go, and the performance table from what they printed.
 
 Each ``bench_*.py`` beside this file is listed in :data:`BENCHMARKS` with the arguments of
 its full run and of a quick run. A run prints the lines a benchmark writes about its

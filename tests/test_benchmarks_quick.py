@@ -1,6 +1,6 @@
 """``benchmarks/run_all.py``: every benchmark is listed, runs at a small size without
 crashing (its timings at that size are not judged), and a full run's table lands between
-the README's markers."""
+the performance page's markers."""
 
 from __future__ import annotations
 
