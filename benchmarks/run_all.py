@@ -4,8 +4,9 @@ Each ``bench_*.py`` beside this file is listed in :data:`BENCHMARKS` with the ar
 its full run and of a quick run. A run prints the lines a benchmark writes about its
 target (each benchmark states its ratio and target on one line) and writes them as a
 Markdown table between the markers ``<!-- benchmarks:start -->`` and
-``<!-- benchmarks:end -->`` of ``--write`` (default: docs/development.md, the performance page): the figures, the
-benchmark's exit status, the one-minute load when it started, the date and the commit.
+``<!-- benchmarks:end -->`` of ``--write`` (default: docs/development.md, the performance
+page): the figures, the benchmark's exit status, the one-minute load when it started,
+the date and the commit.
 
 ``--quick`` runs each benchmark at a small size to show that it still runs; timings at
 that size mean nothing, so a quick run only fails on a crash: an exit other than 0, or
