@@ -53,3 +53,21 @@ def cache_lines(product: Product, suite: Suite) -> list[str]:
     if not path.exists():
         return []
     return [line for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
+
+
+def live_project(pytester: Any, write_suite: Any, cases: Sequence[Mapping[str, Any]],
+                 conftest: str, products: Sequence[str], *, product_toml: str = "") -> Any:
+    """A project for live runs: suite ``mini`` whose ``cases`` each have a 0.1 s tone as
+    audio, ``conftest`` (its transcriber), and a ``python`` product file for each name in
+    ``products`` (``product_toml`` appended, ``{name}`` filled in). Returns ``pytester``."""
+    root = write_suite(cases=[dict(c, audio=f"audio/{c['id']}.wav") for c in cases])
+    for case in cases:
+        write_tone(root / "audio" / f"{case['id']}.wav", seconds=0.1)
+    pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
+    pytester.makeconftest(conftest)
+    (pytester.path / "products").mkdir()
+    for name in products:
+        (pytester.path / "products" / f"{name}.toml").write_text(
+            f'name = "{name}"\nversion = "1"\nadapter = "python"\n'
+            + product_toml.replace("{name}", name), encoding="utf-8")
+    return pytester

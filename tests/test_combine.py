@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from adapter_support import write_tone
+from adapter_support import live_project
 from store_support import store_url
 from support import MINI_CASES
 
@@ -39,16 +39,7 @@ def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 @pytest.fixture
 def project(pytester: pytest.Pytester, write_suite: Callable[..., Path]) -> Path:
-    pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
-    root = write_suite(cases=[dict(c, audio=f"audio/{c['id']}.wav") for c in MINI_CASES])
-    for case in MINI_CASES:
-        write_tone(root / "audio" / f"{case['id']}.wav", seconds=0.1)
-    pytester.makeconftest(CONFTEST)
-    (pytester.path / "products").mkdir()
-    for name in ("a", "b"):
-        (pytester.path / "products" / f"{name}.toml").write_text(
-            f'name = "{name}"\nversion = "1"\nadapter = "python"\n', encoding="utf-8")
-    return pytester.path
+    return live_project(pytester, write_suite, MINI_CASES, CONFTEST, ("a", "b")).path
 
 
 def checkout(project: Path, name: str) -> Path:

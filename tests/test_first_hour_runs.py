@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from adapter_support import write_tone
+from adapter_support import live_project
 
 CASES = [{"id": f"c{i}", "reference": "hello there"} for i in range(1, 5)]
 CONFTEST = '''
@@ -22,16 +22,7 @@ def pytest_dictbench_transcriber(product):
 
 @pytest.fixture
 def live(pytester: pytest.Pytester, write_suite: Callable[..., Path]) -> pytest.Pytester:
-    root = write_suite(cases=[dict(c, audio=f"audio/{c['id']}.wav") for c in CASES])
-    for case in CASES:
-        write_tone(root / "audio" / f"{case['id']}.wav", seconds=0.1)
-    pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
-    pytester.makeconftest(CONFTEST)
-    (pytester.path / "products").mkdir()
-    for name in ("ok", "broken"):
-        (pytester.path / "products" / f"{name}.toml").write_text(
-            f'name = "{name}"\nversion = "1"\nadapter = "python"\n', encoding="utf-8")
-    return pytester
+    return live_project(pytester, write_suite, CASES, CONFTEST, ("ok", "broken"))
 
 
 def test_cf4_failed_captures_are_errors_not_cached(live: pytest.Pytester) -> None:

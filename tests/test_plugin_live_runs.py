@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from adapter_support import write_tone
+from adapter_support import live_project
 
 from pytest_dictbench.plugin.collect import split_item_id
 from pytest_dictbench.plugin.progress import ProductProgress, format_seconds
@@ -41,16 +41,7 @@ def pytest_runtest_logreport(report):
 @pytest.fixture
 def live(pytester: pytest.Pytester, write_suite: Callable[..., Path]) -> pytest.Pytester:
     """Suite ``mini`` (8 cases with audio) and python products a, b, c, d and crashy."""
-    root = write_suite(cases=[dict(c, audio=f"audio/{c['id']}.wav") for c in CASES])
-    for case in CASES:
-        write_tone(root / "audio" / f"{case['id']}.wav", seconds=0.1)
-    pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
-    pytester.makeconftest(CONFTEST)
-    (pytester.path / "products").mkdir()
-    for name in ("a", "b", "c", "d", "crashy"):
-        (pytester.path / "products" / f"{name}.toml").write_text(
-            f'name = "{name}"\nversion = "1"\nadapter = "python"\n', encoding="utf-8")
-    return pytester
+    return live_project(pytester, write_suite, CASES, CONFTEST, ("a", "b", "c", "d", "crashy"))
 
 
 def worker_runs(path: Path) -> dict[str, list[tuple[str, str]]]:

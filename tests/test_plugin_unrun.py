@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from adapter_support import write_tone
+from adapter_support import live_project
 
 CASES = [{"id": f"c{i}", "reference": "hello there"} for i in range(1, 5)]
 
@@ -35,17 +35,8 @@ def pytest_dictbench_transcriber(product):
 
 @pytest.fixture
 def live(pytester: pytest.Pytester, write_suite: Callable[..., Path]) -> pytest.Pytester:
-    root = write_suite(cases=[dict(c, audio=f"audio/{c['id']}.wav") for c in CASES])
-    for case in CASES:
-        write_tone(root / "audio" / f"{case['id']}.wav", seconds=0.1)
-    pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
-    pytester.makeconftest(CONFTEST)
-    (pytester.path / "products").mkdir()
-    for name in ("bad", "good", "crashy"):
-        (pytester.path / "products" / f"{name}.toml").write_text(
-            f'name = "{name}"\nversion = "1"\nadapter = "python"\n'
-            f'[settings]\ncapture_group = "mic-{name}"\n', encoding="utf-8")
-    return pytester
+    return live_project(pytester, write_suite, CASES, CONFTEST, ("bad", "good", "crashy"),
+                        product_toml='[settings]\ncapture_group = "mic-{name}"\n')
 
 
 def records(path: Path) -> dict[tuple[str, str], dict]:

@@ -157,16 +157,20 @@ def test_captures_made_ahead_are_kept_when_the_run_stops_early(
 
 def test_a_missing_key_is_one_preflight_error_naming_the_variable_and_products(
         project: pytest.Pytester, fake: DeepgramFake, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 44: one line before any item runs, not one error per item; a cached run,
-    --collect-only and --capture-estimate need no key."""
+    """Issue 44 (and CF24, plugin/keys.py): one usage error before any item runs, a line
+    per product, not one error per item; --collect-only and --capture-estimate need no
+    key."""
     monkeypatch.delenv(KEY_ENV)
     (project.path / "products" / "dg2.toml").write_text(
         (project.path / "products" / "dg.toml").read_text().replace('"dg"', '"dg2"'))
     result = project.runpytest("--product=dg", "--product=dg2", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([f"ERROR: dictbench: environment variable {KEY_ENV} "
-                                 "(api_key_env) is not set: products dg, dg2 need it to "
-                                 "capture 6 items"])
+    result.stderr.fnmatch_lines([
+        "ERROR: dictbench: a key is missing",
+        f"  dg: environment variable {KEY_ENV} (api_key_env) is not set, and 3 selected "
+        "items need a capture*",
+        f"  dg2: environment variable {KEY_ENV} (api_key_env) is not set, and 3 selected "
+        "items need a capture*"])
     assert fake.requests == []
     assert project.runpytest("--product=dg", "--collect-only", "-p",
                              "no:cacheprovider").ret == 0

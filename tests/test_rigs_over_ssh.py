@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from adapter_support import write_tone
+from adapter_support import live_project
 
 import pytest_dictbench
 
@@ -70,16 +70,7 @@ def ssh_config() -> Path:
 @pytest.fixture
 def project(pytester: pytest.Pytester, write_suite: Callable[..., Path]) -> pytest.Pytester:
     """A benchmark project: suite ``mini`` (6 cases with audio), live products a, b, droppy."""
-    root = write_suite(cases=[dict(c, audio=f"audio/{c['id']}.wav") for c in CASES])
-    for case in CASES:
-        write_tone(root / "audio" / f"{case['id']}.wav", seconds=0.1)
-    pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
-    pytester.makeconftest(CONFTEST)
-    (pytester.path / "products").mkdir()
-    for name in ("a", "b", "droppy"):
-        (pytester.path / "products" / f"{name}.toml").write_text(
-            f'name = "{name}"\nversion = "1"\nadapter = "python"\n', encoding="utf-8")
-    return pytester
+    return live_project(pytester, write_suite, CASES, CONFTEST, ("a", "b", "droppy"))
 
 
 def make_rig(base: Path, project: Path, name: str) -> tuple[Path, Path]:

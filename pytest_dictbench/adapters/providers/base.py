@@ -388,8 +388,7 @@ def provider_adapter(provider: Provider) -> Callable[[Product, Suite, AdapterOpt
             register_secret(key)
             return ProviderTranscriber(provider, settings, key)
 
-        return ProviderAdapter(product, suite, options, make, concurrency=concurrency,
-                               key_env=key_env)
+        return ProviderAdapter(product, suite, options, make, concurrency=concurrency)
 
     factory.__doc__ = f"Adapter factory for ``adapter = {provider.kind!r}`` ({provider.title})."
     return factory
