@@ -36,7 +36,7 @@ from .store import (
 from .store.official import declare_official, now_utc
 from .store.reportset import import_report_set
 from .trend import sparkline, trend_points
-from .variation import beyond_variation, pair_runs, score_spread
+from .variation import beyond_variation, pair_runs, score_spread, shared_pairs
 
 __all__ = ["add_commands", "open_named_store"]
 
@@ -116,17 +116,11 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _pairs(store: Store, a: str, b: str) -> list[tuple[str, str]]:
-    left, right = store.run(a), store.run(b)
-    return [(s, p) for s in left.suites if s in right.suites
-            for p in left.products if p in right.products]
-
-
 def cmd_compare(args: argparse.Namespace) -> int:
     store = open_named_store(args)
     a, b = store.run(args.run_a).run_id, store.run(args.run_b).run_id
     out = []
-    for suite, product in _pairs(store, a, b):
+    for suite, product in shared_pairs(store.run(a), store.run(b)):
         moved = pair_runs(store.items(a, suite=suite, product=product),
                           store.items(b, suite=suite, product=product),
                           resamples=args.resamples, seed=args.seed)

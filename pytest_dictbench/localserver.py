@@ -14,17 +14,28 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import secrets
 import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
-__all__ = ["MAX_CONNECTIONS", "LoopbackHandler", "LoopbackServer", "Refused", "bind_loopback",
-           "new_token", "same_token"]
+__all__ = ["MAX_CONNECTIONS", "LoopbackHandler", "LoopbackServer", "Refused", "audio_type",
+           "bind_loopback", "new_token", "same_token"]
 
 #: Connections served at once (one thread each); one more is answered 503 and closed.
 MAX_CONNECTIONS = 16
+_AUDIO_TYPES = {".flac": "audio/flac", ".wav": "audio/wav", ".mp3": "audio/mpeg",
+                ".ogg": "audio/ogg", ".opus": "audio/ogg", ".m4a": "audio/mp4"}
+_RANGE = re.compile(r"bytes=(\d*)-(\d*)$")
+_CHUNK = 256 * 1024
+
+
+def audio_type(path: Path) -> str:
+    """The content type an audio file is served with."""
+    return _AUDIO_TYPES.get(path.suffix.lower(), "application/octet-stream")
 
 
 class Refused(Exception):
@@ -135,6 +146,35 @@ class LoopbackHandler(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
+
+    def stream_file(self, handle: Any, size: int, kind: str) -> None:
+        """The open file ``handle`` of ``size`` bytes, in chunks, with byte ranges (so a
+        player can seek)."""
+        match = _RANGE.match(self.headers.get("Range", ""))
+        start, end, status = 0, size - 1, HTTPStatus.OK
+        headers = {"Accept-Ranges": "bytes"}
+        if match and any(match.groups()):
+            first, last = match.groups()
+            start = int(first) if first else max(0, size - int(last))
+            end = min(int(last), size - 1) if first and last else size - 1
+            if start >= size or start > end:
+                return self.send(HTTPStatus.REQUESTED_RANGE_NOT_SATISFIABLE, b"", kind,
+                                  {"Content-Range": f"bytes */{size}"})
+            status = HTTPStatus.PARTIAL_CONTENT
+            headers["Content-Range"] = f"bytes {start}-{end}/{size}"
+        self.send_response(status)
+        for key, value in {"Content-Type": kind, "Content-Length": str(max(0, end - start + 1)),
+                           "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff",
+                           **headers}.items():
+            self.send_header(key, value)
+        self.end_headers()
+        if self.command == "HEAD":
+            return
+        handle.seek(start)
+        left = end - start + 1
+        while left > 0 and (chunk := handle.read(min(_CHUNK, left))):
+            self.wfile.write(chunk)
+            left -= len(chunk)
 
     def json(self, status: int, value: Any) -> None:
         self.send(status, json.dumps(value, ensure_ascii=False).encode("utf-8"),

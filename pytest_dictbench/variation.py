@@ -23,7 +23,7 @@ from .compare import compare_records, per_case
 from .methods.base import ItemRecord
 
 __all__ = ["beyond_variation", "flips", "identical_outputs", "line_free", "pair_runs",
-           "score_spread"]
+           "score_spread", "shared_pairs"]
 
 _LINE_BREAKS = re.compile(r"\r\n|[\r\n\u2028\u2029\x0b\x0c\x85]")
 
@@ -69,6 +69,12 @@ def flips(a: Sequence[ItemRecord], b: Sequence[ItemRecord]) -> dict[str, list[st
     shared = sorted(left.keys() & right.keys())
     return {"passed_to_failed": [c for c in shared if not left[c][1] and right[c][1]],
             "failed_to_passed": [c for c in shared if left[c][1] and not right[c][1]]}
+
+
+def shared_pairs(left: Any, right: Any) -> list[tuple[str, str]]:
+    """The (suite, product) pairs two stored runs both measured, in ``left``'s order."""
+    return [(s, p) for s in left.suites if s in right.suites
+            for p in left.products if p in right.products]
 
 
 def pair_runs(a: Sequence[ItemRecord], b: Sequence[ItemRecord], *, resamples: int,

@@ -14,7 +14,8 @@ from urllib.parse import quote, urlencode
 
 from ..store.interface import StoredRun
 
-__all__ = ["items_page", "run_report_page", "runs_page", "trend_chart", "trend_page"]
+__all__ = ["item_link", "items_page", "page", "run_link", "run_report_page", "runs_page",
+           "trend_chart", "trend_page"]
 
 _HEAD = ('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
          '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
@@ -23,7 +24,7 @@ _HEAD = ('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
 _TAIL = "</main>\n</body>\n</html>\n"
 
 
-def _page(title: str, where: str, body: str) -> str:
+def page(title: str, where: str, body: str) -> str:
     return _HEAD.format(title=escape(title), where=where) + body + _TAIL
 
 
@@ -31,8 +32,16 @@ def _score(value: float | None) -> str:
     return "–" if value is None else f"{value:.1f}"
 
 
-def _run_link(run_id: str) -> str:
+def run_link(run_id: str) -> str:
     return f'<a href="/run/{quote(run_id, safe="")}">{escape(run_id)}</a>'
+
+
+def item_link(run_id: str, record: Mapping[str, Any], text: str) -> str:
+    """A link to one item's page."""
+    query = urlencode({"run": run_id, "suite": record.get("suite", ""),
+                       "case": record.get("case_id", ""), "product": record.get("product", ""),
+                       "rep": record.get("repetition", 1)})
+    return f'<a href="/item?{escape(query)}">{escape(text)}</a>'
 
 
 def _trend_link(suite: str, product: str, text: str | None = None) -> str:
@@ -52,7 +61,7 @@ def runs_page(runs: Sequence[StoredRun], *, suite: str = "", product: str = "",
         suites = ", ".join(f"{escape(s)}@{escape(v)}" for s, v in sorted(run.suites.items()))
         state = "complete" if run.complete else f"stopped: {escape(run.stop_reason)}"
         rows.append(
-            f"<tr><td>{_run_link(run.run_id)}</td><td>{escape(run.finished_utc)}</td>"
+            f"<tr><td>{run_link(run.run_id)}</td><td>{escape(run.finished_utc)}</td>"
             f"<td><code>{escape(commit)}</code></td><td>{suites}</td>"
             f"<td>{escape(', '.join(run.products))}</td><td class=num>{run.items}</td>"
             f"<td>{state}</td><td>{escape(official)}</td></tr>")
@@ -73,13 +82,20 @@ def runs_page(runs: Sequence[StoredRun], *, suite: str = "", product: str = "",
                     "<th>commit</th><th>suites</th><th>products</th><th>items</th>"
                     "<th>state</th><th>official for</th></tr></thead>\n<tbody>\n"
                     + "\n".join(rows) + "\n</tbody></table>")
+        if len(runs) > 1:
+            options = "".join(f'<option value="{escape(r.run_id)}">{escape(r.run_id)}</option>'
+                              for r in reversed(runs))
+            body.append('<h2>Two runs side by side</h2>\n<form id=compare action="/compare" '
+                        f'method="get"><label>before <select name="a">{options}</select>'
+                        f'</label> <label>after <select name="b">{options}</select></label> '
+                        '<button type="submit">Compare</button></form>')
         links = [f"<li>{escape(s)}: {_trend_link(s, p)} ({n} run(s))</li>"
                  for (s, p), n in sorted(series.items())]
         body.append("<h2>Trends</h2>\n<ul id=series>\n" + "\n".join(links) + "\n</ul>")
     else:
         body.append("<p>No run is stored yet: a pytest run that writes reports records "
                     "itself here.</p>")
-    return _page("dictbench runs", "runs", "\n".join(body) + "\n")
+    return page("dictbench runs", "runs", "\n".join(body) + "\n")
 
 
 def trend_chart(points: Sequence[Mapping[str, Any]], *, width: int = 720,
@@ -137,7 +153,7 @@ def trend_page(suite: str, product: str, points: Sequence[Mapping[str, Any]]) ->
             note = (f'<span class=drop>dropped {drop["mean_difference"]:+.2f} '
                     f'[{drop["interval"]["low"]:+.2f}, {drop["interval"]["high"]:+.2f}]'
                     "</span>")
-        rows.append(f"<tr><td>{_run_link(point['run_id'])}</td>"
+        rows.append(f"<tr><td>{run_link(point['run_id'])}</td>"
                     f"<td>{escape(point['finished_utc'])}</td>"
                     f"<td><code>{escape((point['git_commit'] or '–')[:10])}</code></td>"
                     f"<td>{escape(point['suite_version'])}</td>"
@@ -146,14 +162,14 @@ def trend_page(suite: str, product: str, points: Sequence[Mapping[str, Any]]) ->
                     f"<td>{note}</td></tr>")
     drops = [p for p in points if p.get("drop")]
     said = (f"Dropped (a resolved paired drop from the run before) in {len(drops)} run(s), "
-            f"first {escape(drops[0]['finished_utc'][:10])} ({_run_link(drops[0]['run_id'])})."
+            f"first {escape(drops[0]['finished_utc'][:10])} ({run_link(drops[0]['run_id'])})."
             if drops else "No resolved drop from one run to the next.")
     body = (f"<h1>{escape(product)} on {escape(suite)}</h1>\n<p>{said}</p>\n"
             f"{trend_chart(points)}\n<table id=points>\n<thead><tr><th>run</th>"
             "<th>finished (UTC)</th><th>commit</th><th>suite version</th><th>score</th>"
             "<th>95% interval</th><th></th></tr></thead>\n<tbody>\n" + "\n".join(rows)
             + "\n</tbody></table>\n")
-    return _page(f"{product} on {suite}", f"trend of {escape(product)} on {escape(suite)}",
+    return page(f"{product} on {suite}", f"trend of {escape(product)} on {escape(suite)}",
                  body)
 
 
@@ -177,7 +193,7 @@ def items_page(run: StoredRun, records: Sequence[Mapping[str, Any]], *, suite: s
         shown = "<i>private</i>" if text is None else escape(str(text))
         score = record.get("score")
         rows.append(f"<tr><td>{escape(str(record.get('suite', '')))}</td>"
-                    f"<td>{escape(str(record.get('case_id', '')))}</td>"
+                    f"<td>{item_link(run.run_id, record, str(record.get('case_id', '')))}</td>"
                     f"<td>{escape(str(record.get('product', '')))}</td>"
                     f"<td class='status {escape(str(record.get('status', '')))}'>"
                     f"{escape(str(record.get('status', '')))}</td>"
@@ -190,4 +206,4 @@ def items_page(run: StoredRun, records: Sequence[Mapping[str, Any]], *, suite: s
             "<th>suite</th><th>case</th><th>product</th><th>status</th><th>score</th>"
             "<th>output</th></tr></thead>\n<tbody>\n" + "\n".join(rows)
             + "\n</tbody></table>\n")
-    return _page(f"items of {run.run_id}", f"{_run_link(run.run_id)} · items", body)
+    return page(f"items of {run.run_id}", f"{run_link(run.run_id)} · items", body)

@@ -7,8 +7,11 @@ token in its address. Pages carry no script; the Content-Security-Policy allows 
 
 Routes: ``/`` the runs, ``/trend?suite=&product=`` a series with its drops,
 ``/run/ID`` a run's report (``report.html`` from its stored ``dictbench.json`` and
-items), ``/run/ID/items?suite=&product=&status=`` its items, ``/api/runs`` the runs as
-JSON.
+items, with the expected texts of the suites this checkout holds),
+``/run/ID/items?suite=&product=&status=`` its items, ``/item?run=&suite=&case=&product=``
+one item (with its expected text, word diff and audio from the suite in this checkout;
+nothing of a private suite), ``/compare?a=&b=`` two runs side by side, changed cases
+first, ``/api/runs`` the runs as JSON.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.cookies import CookieError, SimpleCookie
 from importlib import resources
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
@@ -27,15 +31,21 @@ from ..localserver import (
     LoopbackHandler,
     LoopbackServer,
     Refused,
+    audio_type,
     bind_loopback,
     new_token,
     same_token,
 )
+from ..private import is_private
 from ..report.html import render_html
+from ..report.sections import diff_unit, expected_texts
 from ..stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..store import Store, StoreError
 from ..trend import trend_points
+from ..variation import pair_runs, shared_pairs
+from .detail import case_rows, compare_page, item_page
 from .pages import items_page, run_report_page, runs_page, trend_page
+from .suites import SuiteShelf
 
 __all__ = ["COOKIE", "RUNS_SHOWN", "Viewer", "address", "make_viewer_server"]
 
@@ -44,8 +54,8 @@ COOKIE = "dictbench_view"
 #: store's query, stay the same size however many runs a store holds.
 RUNS_SHOWN = 200
 #: Our own pages: no script, styles from our sheet, no frames, forms to ourselves only.
-_CSP = ("default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
-        "frame-ancestors 'none'; base-uri 'none'")
+_CSP = ("default-src 'none'; style-src 'self'; img-src 'self' data:; media-src 'self'; "
+        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 #: A run's report page keeps its inline style sheet (``report.html``); still no script.
 _REPORT_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
                "frame-ancestors 'none'; base-uri 'none'")
@@ -56,6 +66,9 @@ class Viewer:
     """What one viewer session serves."""
 
     store: Store
+    #: the checkout whose suites give expected texts and audio (its suites' paths as
+    #: the runs recorded them, relative to it)
+    shelf: SuiteShelf = field(default_factory=lambda: SuiteShelf(Path.cwd()))
     token: str = ""
     resamples: int = DEFAULT_RESAMPLES
     seed: int = DEFAULT_SEED
@@ -168,9 +181,53 @@ class Handler(LoopbackHandler):
                                              status=query.get("status", "")))
             if len(parts) == 3:
                 report = json.loads(store.report(run.run_id))
-                page = render_html(report, store.items(run.run_id))
+                records = store.items(run.run_id)
+                suites = {r.get("suite_path") for r in records}
+                found = [s for s in map(viewer.shelf.get, sorted(filter(None, suites))) if s]
+                page = render_html(report, records, expected_texts(
+                    s for s in found if not is_private(s)))
                 return self._html(run_report_page(run.run_id, page), _REPORT_CSP)
+        if path in ("/item", "/audio"):
+            return self._item(viewer, query, audio=path == "/audio")
+        if path == "/compare":
+            a, b = store.run(query.get("a", "")), store.run(query.get("b", ""))
+            entries = []
+            for suite, product in shared_pairs(a, b):
+                left = store.items(a.run_id, suite=suite, product=product)
+                right = store.items(b.run_id, suite=suite, product=product)
+                entries.append({"suite": suite, "product": product,
+                                **pair_runs(left, right, resamples=viewer.resamples,
+                                            seed=viewer.seed),
+                                "rows": case_rows(left, right)})
+            return self._html(compare_page(a, b, entries))
         raise Refused(HTTPStatus.NOT_FOUND, "not found")
+
+    def _item(self, viewer: Viewer, query: dict[str, str], *, audio: bool) -> None:
+        """One item's page, or (``audio``) its case's audio from the suite folder."""
+        run = viewer.store.run(query.get("run", ""))
+        rep = query.get("rep", "1")
+        record = next((r for r in viewer.store.items(run.run_id, suite=query.get("suite"),
+                                                     product=query.get("product"))
+                       if r.get("case_id") == query.get("case")
+                       and str(r.get("repetition", 1)) == rep), None)
+        if record is None:
+            raise Refused(HTTPStatus.NOT_FOUND, "no such item in that run")
+        suite = viewer.shelf.get(record.get("suite_path"))
+        private = suite is not None and is_private(suite)
+        sound = viewer.shelf.audio(suite, record["case_id"]) if suite and not private else None
+        if audio:
+            if sound is None:
+                raise Refused(HTTPStatus.NOT_FOUND, "no audio for this item here")
+            with open(sound, "rb") as handle:
+                return self.stream_file(handle, sound.stat().st_size, audio_type(sound))
+        expected = viewer.shelf.expected(suite, record["case_id"]) if suite else []
+        audio_url = "/audio?" + urlencode({k: query.get(k, "") for k in
+                                           ("run", "suite", "case", "product", "rep")})
+        unit = diff_unit({"locale": suite.locale}) if suite else "word"
+        return self._html(item_page(run, record, expected=expected, unit=unit,
+                                    audio_url=audio_url if sound else None,
+                                    private=private,
+                                    suite_found=suite is not None))
 
 
 def make_viewer_server(viewer: Viewer, port: int = 0) -> _Server:

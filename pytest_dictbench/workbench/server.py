@@ -31,6 +31,7 @@ from ..localserver import (
     LoopbackHandler,
     LoopbackServer,
     Refused,
+    audio_type,
     bind_loopback,
     new_token,
     same_token,
@@ -46,12 +47,8 @@ TOKEN_HEADER = "X-Dictbench-Token"
 _STATIC = {"common.js": "text/javascript", "review.js": "text/javascript",
            "adjudicate.js": "text/javascript", "workbench.css": "text/css"}
 _PAGES = {"/": "review.html", "/adjudicate": "adjudicate.html"}
-_AUDIO_TYPES = {".flac": "audio/flac", ".wav": "audio/wav", ".mp3": "audio/mpeg",
-                ".ogg": "audio/ogg", ".opus": "audio/ogg", ".m4a": "audio/mp4"}
-_RANGE = re.compile(r"bytes=(\d*)-(\d*)$")
 #: The largest request body accepted, in bytes: far above any edit of one case.
 MAX_BODY = 4 * 1024 * 1024
-_CHUNK = 256 * 1024
 _LENGTH = re.compile(r"[0-9]{1,15}")
 
 
@@ -141,35 +138,7 @@ class Handler(LoopbackHandler):
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode):
                 raise Refused(HTTPStatus.NOT_FOUND, f"audio {row['audio']!r} is not a file")
-            self._stream(handle, info.st_size,
-                         _AUDIO_TYPES.get(path.suffix.lower(), "application/octet-stream"))
-
-    def _stream(self, handle: Any, size: int, kind: str) -> None:
-        match = _RANGE.match(self.headers.get("Range", ""))
-        start, end, status = 0, size - 1, HTTPStatus.OK
-        headers = {"Accept-Ranges": "bytes"}
-        if match and any(match.groups()):
-            first, last = match.groups()
-            start = int(first) if first else max(0, size - int(last))
-            end = min(int(last), size - 1) if first and last else size - 1
-            if start >= size or start > end:
-                return self.send(HTTPStatus.REQUESTED_RANGE_NOT_SATISFIABLE, b"", kind,
-                                  {"Content-Range": f"bytes */{size}"})
-            status = HTTPStatus.PARTIAL_CONTENT
-            headers["Content-Range"] = f"bytes {start}-{end}/{size}"
-        self.send_response(status)
-        for key, value in {"Content-Type": kind, "Content-Length": str(max(0, end - start + 1)),
-                           "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff",
-                           **headers}.items():
-            self.send_header(key, value)
-        self.end_headers()
-        if self.command == "HEAD":
-            return
-        handle.seek(start)
-        left = end - start + 1
-        while left > 0 and (chunk := handle.read(min(_CHUNK, left))):
-            self.wfile.write(chunk)
-            left -= len(chunk)
+            self.stream_file(handle, info.st_size, audio_type(path))
 
     # -- POST ---------------------------------------------------------------------------
 
