@@ -135,11 +135,17 @@ def test_the_opening_and_end_follow_the_protocol(kind: str, server: ScriptedServ
                                                       "last_seq_no": 16}
     elif kind == "openai-realtime":
         assert "intent=transcription" in query
+        assert "model=" not in query  # the model goes in the session, not the URL
         update = server.seen.opening[0]
-        assert update["type"] == "transcription_session.update"
-        assert update["session"]["input_audio_transcription"] == {"model": "m-1",
-                                                                  "language": "en"}
-        assert server.seen.headers[0]["OpenAI-Beta"] == "realtime=v1"
+        assert update["type"] == "session.update"
+        session = update["session"]
+        assert session["type"] == "transcription"
+        assert session["audio"]["input"]["format"] == {"type": "audio/pcm", "rate": 24000}
+        assert session["audio"]["input"]["transcription"] == {"model": "m-1",
+                                                              "language": "en"}
+        assert session["audio"]["input"]["turn_detection"] == {"type": "server_vad"}
+        # the GA interface: no beta header (it would select the deprecated beta events)
+        assert "OpenAI-Beta" not in server.seen.headers[0]
         assert json.loads(server.seen.control[0]) == {"type": "input_audio_buffer.commit"}
     else:
         start = server.seen.opening[0]
