@@ -8,7 +8,11 @@ it saw: the request, every audio chunk's receive time, the control messages.
 ``fault`` scripts what goes wrong: ``"refuse"`` (HTTP 401 at the handshake),
 ``"drop"`` (close with code 1011 after 0.5 s of audio), ``"silent_end"`` (never answers
 the end), ``"malformed"`` (a non-JSON message in the timeline), ``"error"`` (the
-provider's error message), ``"never_ready"`` (never answers the opening).
+provider's error message), ``"never_ready"`` (never answers the opening);
+``"small_buffers"`` (a receive buffer of ``SMALL_RCVBUF`` bytes on the accepted socket
+and at most one unread message in ``websockets``' queue, so a client's sends block as
+soon as the server stops reading) and ``"slow_reader"`` (those buffers, and the server
+stops reading for ``STALL_S`` once ``STALL_AT_S`` of audio has arrived).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -29,6 +34,9 @@ from websockets.datastructures import Headers
 from websockets.http11 import Response
 
 EXAMPLES = Path(__file__).parent / "streaming_examples"
+#: The slow reader's receive buffer (the kernel doubles it) and its stall.
+SMALL_RCVBUF = 4096
+STALL_AT_S, STALL_S = 0.3, 1.5
 
 ERRORS = {
     "deepgram-live": {"type": "Error", "description": "Bad request: unsupported language",
@@ -105,6 +113,7 @@ class ScriptedServer:
         if self.fault == "malformed":
             timeline.insert(1, {"at_s": timeline[0]["at_s"], "send": "{not json"})
         received = 0
+        stalled = False
         async for message in ws:
             now = time.monotonic()
             size = self._audio_bytes(message)
@@ -129,6 +138,9 @@ class ScriptedServer:
                 await self._send(ws, json.dumps(ERRORS[self.kind]).replace("{key}", self.key))
                 await ws.close(1000)
                 return
+            if self.fault == "slow_reader" and position >= STALL_AT_S and not stalled:
+                stalled = True
+                await asyncio.sleep(STALL_S)  # reads nothing: the buffers fill up
             while timeline and timeline[0]["at_s"] <= position + 1e-9:
                 await self._send(ws, timeline.pop(0)["send"])
 
@@ -145,9 +157,13 @@ class ScriptedServer:
         async def main() -> None:
             self._loop = asyncio.get_running_loop()
             self._stop = self._loop.create_future()
+            slow = self.fault in ("small_buffers", "slow_reader")
             async with serve(self._handler, "127.0.0.1", 0, process_request=self._check,
-                             compression=None) as server:
-                self.port = server.sockets[0].getsockname()[1]
+                             compression=None, max_queue=1 if slow else 16) as server:
+                listening = server.sockets[0]
+                if slow:  # set before any connection: the accepted sockets inherit it
+                    listening.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SMALL_RCVBUF)
+                self.port = listening.getsockname()[1]
                 self._ready.set()
                 await self._stop
 

@@ -14,6 +14,7 @@ final 1.0 - 0.3 = 700 ms, final latency 1.6 - 1.3 = 300 ms, one revision
 from __future__ import annotations
 
 import json
+import socket
 import statistics
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,9 +24,16 @@ import numpy as np
 import pytest
 import soundfile as sf
 from adapter_support import cache_lines, make_product, make_suite
-from streaming_servers import ERRORS, ScriptedServer, scripted_server
+from streaming_servers import (
+    ERRORS,
+    SMALL_RCVBUF,
+    STALL_S,
+    ScriptedServer,
+    scripted_server,
+)
 
 from pytest_dictbench.adapters.base import AdapterOptions
+from pytest_dictbench.adapters.streaming import session
 from pytest_dictbench.adapters.streaming.kinds import PROTOCOLS, STREAMING_ADAPTERS
 from pytest_dictbench.errors import ProductError
 from pytest_dictbench.model import Output, Suite
@@ -127,11 +135,17 @@ def test_the_opening_and_end_follow_the_protocol(kind: str, server: ScriptedServ
                                                       "last_seq_no": 16}
     elif kind == "openai-realtime":
         assert "intent=transcription" in query
+        assert "model=" not in query  # the model goes in the session, not the URL
         update = server.seen.opening[0]
-        assert update["type"] == "transcription_session.update"
-        assert update["session"]["input_audio_transcription"] == {"model": "m-1",
-                                                                  "language": "en"}
-        assert server.seen.headers[0]["OpenAI-Beta"] == "realtime=v1"
+        assert update["type"] == "session.update"
+        session = update["session"]
+        assert session["type"] == "transcription"
+        assert session["audio"]["input"]["format"] == {"type": "audio/pcm", "rate": 24000}
+        assert session["audio"]["input"]["transcription"] == {"model": "m-1",
+                                                              "language": "en"}
+        assert session["audio"]["input"]["turn_detection"] == {"type": "server_vad"}
+        # the GA interface: no beta header (it would select the deprecated beta events)
+        assert "OpenAI-Beta" not in server.seen.headers[0]
         assert json.loads(server.seen.control[0]) == {"type": "input_audio_buffer.commit"}
     else:
         start = server.seen.opening[0]
@@ -255,3 +269,66 @@ def test_a_provider_that_never_says_ready_is_named(kind: str, server: ScriptedSe
     assert output.status == "error"
     assert "never said it was ready for audio within 10 s" in output.error
     assert server.seen.chunks == [[]]  # no audio went out before it was ready
+
+
+def server_lateness_ms(server: ScriptedServer) -> list[float]:
+    """Each chunk's lateness as the server read it: its read time minus chunk 0's, less
+    ``k`` chunks of 100 ms."""
+    arrived = [t for t, _ in server.seen.chunks[0]]
+    return [((t - arrived[0]) - 0.1 * k) * 1000 for k, t in enumerate(arrived)]
+
+
+#: Audio the slow server's own buffers hold while it reads nothing: its receive buffer
+#: (the kernel doubles SMALL_RCVBUF) and a few 100 ms chunks in websockets' queue, 32
+#: bytes per ms of 16 kHz audio. Lateness the sender cannot see, as with any provider.
+SERVER_HOLDS_MS = 2 * SMALL_RCVBUF / 32 + 300
+needs_notsent_lowat = pytest.mark.skipif(not hasattr(socket, "TCP_NOTSENT_LOWAT"),
+                                         reason="the system has no TCP_NOTSENT_LOWAT")
+
+
+@needs_notsent_lowat
+@pytest.mark.parametrize("kind", ["deepgram-live"])
+@pytest.mark.parametrize("server", ["slow_reader"], indirect=True)
+def test_a_server_that_stops_reading_makes_the_sends_late_and_the_item_invalid(
+        kind: str, server: ScriptedServer, suite: Suite, tmp_path: Path) -> None:
+    """The server reads nothing for 1.5 s after 0.3 s of audio, with small buffers: the
+    sends block, and the lateness the engine measures is the lateness the server saw,
+    less only what the server's own buffers held; the item is invalid, not scored."""
+    output = capture(kind, server, suite, tmp_path)
+    pace = output.meta["streaming"]["pacing"]
+    assert output.status == "invalid" and pace["valid"] is False
+    assert f"a chunk went out {pace['max_ms']:g} ms late (bound 100 ms)" in output.error
+    assert output.meta["streaming"]["facts"]["send_queue_limited"] is True
+    seen = max(server_lateness_ms(server))
+    assert seen == pytest.approx(STALL_S * 1000 - 100, abs=TOLERANCE_MS)
+    # never later than the server saw, never hiding more than the server's buffers
+    assert seen - SERVER_HOLDS_MS <= pace["max_ms"] <= seen + TOLERANCE_MS
+    assert pace["max_ms"] > 100  # beyond the bound
+
+
+@pytest.mark.parametrize("kind", ["deepgram-live"])
+@pytest.mark.parametrize("server", ["small_buffers"], indirect=True)
+def test_small_buffers_that_keep_reading_stay_on_time(
+        kind: str, server: ScriptedServer, suite: Suite, tmp_path: Path) -> None:
+    """The same small buffers with a server that keeps reading: on time, valid, scored."""
+    output = capture(kind, server, suite, tmp_path)
+    assert output.status == "complete" and output.text == "hello world again"
+    pace = output.meta["streaming"]["pacing"]
+    assert pace["valid"] and pace["max_ms"] < TOLERANCE_MS
+    assert max(abs(late) for late in server_lateness_ms(server)) < TOLERANCE_MS
+
+
+@pytest.mark.parametrize("kind", ["deepgram-live"])
+@pytest.mark.parametrize("server", ["slow_reader"], indirect=True)
+def test_without_the_send_queue_limit_the_stall_would_go_unseen(
+        kind: str, server: ScriptedServer, suite: Suite, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Why the engine limits its send queue: with the kernel's own send buffer and
+    websockets' default 32 KiB the same stall is swallowed below the sender, which then
+    reports every chunk on time though the server read them 1.4 s late."""
+    monkeypatch.setattr(session, "NOTSENT_LOWAT", None)
+    monkeypatch.setattr(session, "WRITE_LIMIT", 2 ** 15)
+    output = capture(kind, server, suite, tmp_path)
+    assert output.meta["streaming"]["facts"]["send_queue_limited"] is False
+    assert output.meta["streaming"]["pacing"]["max_ms"] < TOLERANCE_MS
+    assert max(server_lateness_ms(server)) > 1000

@@ -1,10 +1,12 @@
-"""``openai-realtime``: OpenAI Realtime transcription sessions,
-``wss://api.openai.com/v1/realtime?intent=transcription`` (header ``OpenAI-Beta:
-realtime=v1``).
+"""``openai-realtime``: OpenAI Realtime transcription sessions (the GA interface),
+``wss://api.openai.com/v1/realtime?intent=transcription`` with no ``model`` in the URL
+and no ``OpenAI-Beta`` header (that header selects the deprecated beta interface, whose
+opening was ``transcription_session.update``).
 
-``transcription_session.update`` sets ``pcm16`` input (24 kHz), the transcription
-model and language, and the turn detection (``turn_detection``: server VAD by default,
-its ``silence_duration_ms`` and the like as options); audio goes as
+``session.update`` with a session of ``type: "transcription"`` sets the input audio
+(``audio.input``: ``format`` ``audio/pcm`` at 24 kHz, ``transcription`` with the model,
+language and prompt, ``turn_detection``: server VAD by default, its
+``silence_duration_ms`` and the like as options, ``noise_reduction``); audio goes as
 ``input_audio_buffer.append`` events (base64); ``input_audio_buffer.commit`` ends the
 stream. Each committed audio item is a segment: ``...input_audio_transcription.delta``
 events add to its text, ``...completed`` gives its final text. The session is over
@@ -33,13 +35,14 @@ def _opening(config: Config) -> list[str]:
         transcription["language"] = config.language
     if "prompt" in config.options:
         transcription["prompt"] = config.options["prompt"]
-    session: dict[str, Any] = {"input_audio_format": "pcm16",
-                               "input_audio_transcription": transcription,
-                               "turn_detection": config.options.get(
-                                   "turn_detection", {"type": "server_vad"})}
+    audio_input: dict[str, Any] = {
+        "format": {"type": "audio/pcm", "rate": 24000},
+        "transcription": transcription,
+        "turn_detection": config.options.get("turn_detection", {"type": "server_vad"})}
     if "noise_reduction" in config.options:
-        session["input_audio_noise_reduction"] = {"type": config.options["noise_reduction"]}
-    return [json.dumps({"type": "transcription_session.update", "session": session})]
+        audio_input["noise_reduction"] = {"type": config.options["noise_reduction"]}
+    return [json.dumps({"type": "session.update", "session": {
+        "type": "transcription", "audio": {"input": audio_input}}})]
 
 
 def _audio(chunk: bytes) -> str:
@@ -88,7 +91,8 @@ class _Reader:
                 self.end_answered = True
                 return Reading(done=self._done())
             return Reading(error=str(error.get("message") or error or body))
-        if kind in ("transcription_session.created", "transcription_session.updated"):
+        if kind in ("session.created", "session.updated", "transcription_session.created",
+                    "transcription_session.updated"):
             return Reading(facts={"session_id": (body.get("session") or {}).get("id")})
         return Reading()
 
@@ -99,5 +103,4 @@ OPENAI_REALTIME = Protocol(
     auth=("Authorization", "Bearer {key}"), sample_rate=24000,
     query=lambda config: [("intent", "transcription")], opening=_opening, audio=_audio,
     closing=lambda config, sent: [json.dumps({"type": "input_audio_buffer.commit"})],
-    reader=_Reader, options=_OPTIONS, default_model="gpt-4o-transcribe",
-    headers={"OpenAI-Beta": "realtime=v1"})
+    reader=_Reader, options=_OPTIONS, default_model="gpt-4o-transcribe")

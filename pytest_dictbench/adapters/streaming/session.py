@@ -8,7 +8,10 @@ clock's zero, see :mod:`.timeline`; with ``realtime=False`` they go out as fast 
 socket takes them), then the protocol's end of stream. Every message received is
 logged with its receive time on the same clock. The session ends when the protocol
 reads the provider's last message. A socket that takes the audio slowly holds the
-sending (``send`` waits for the buffer to drain), so its lateness is measured.
+sending, so its lateness is measured: ``send`` returns only once the whole message is
+in the kernel (``websockets``' write buffer limit 0, see :func:`limit_send_queue`), and
+the kernel takes it only once what was sent before it has gone on the wire
+(``TCP_NOTSENT_LOWAT``), not into a send buffer that grows to megabytes.
 
 Faults are named, never scored: a failed connection is retried (at most
 ``CONNECT_ATTEMPTS`` times, before any audio is sent); a socket closed before the last
@@ -21,6 +24,7 @@ end the session.
 from __future__ import annotations
 
 import asyncio
+import socket
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -31,7 +35,8 @@ from ...redact import scrub
 from .protocol import Reader
 from .timeline import Send, StreamLog, Update
 
-__all__ = ["CONNECT_ATTEMPTS", "MALFORMED", "StreamError", "import_websockets", "run_session"]
+__all__ = ["CONNECT_ATTEMPTS", "MALFORMED", "NOTSENT_LOWAT", "StreamError",
+           "import_websockets", "limit_send_queue", "run_session"]
 
 #: Connection attempts before a session fails (only before any audio went out).
 CONNECT_ATTEMPTS = 3
@@ -41,6 +46,12 @@ QUOTE_CHARS = 200
 MALFORMED = (ValueError, KeyError, TypeError, IndexError, AttributeError)
 #: Largest message read from a provider.
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+#: Bytes not yet transmitted that the kernel may hold before it takes more
+#: (``TCP_NOTSENT_LOWAT``; ``None`` leaves the system's default, unbounded).
+NOTSENT_LOWAT: int | None = 1
+#: High-water mark of ``websockets``' own write buffer: 0, ``send`` waits until the
+#: whole message is in the kernel.
+WRITE_LIMIT = 0
 
 
 class StreamError(CaptureError):
@@ -110,7 +121,8 @@ async def _connect(url: str, headers: Mapping[str, str], open_timeout_s: float,
         try:
             return await client.connect(url, additional_headers=dict(headers),
                                         open_timeout=open_timeout_s, max_size=MAX_MESSAGE_BYTES,
-                                        compression=None, ping_interval=None, proxy=None)
+                                        compression=None, ping_interval=None, proxy=None,
+                                        write_limit=WRITE_LIMIT)
         except InvalidStatus as exc:
             status = exc.response.status_code
             body = exc.response.body.decode("utf-8", "replace") if exc.response.body else ""
@@ -125,6 +137,29 @@ async def _connect(url: str, headers: Mapping[str, str], open_timeout_s: float,
     raise StreamError(scrub(problem), log)
 
 
+def limit_send_queue(ws: Any) -> bool:
+    """Keep audio from queueing unseen below the sender: the kernel takes a message only
+    once the bytes before it have been transmitted (``TCP_NOTSENT_LOWAT`` on the
+    connection's socket, where the system has it: Linux, macOS), and under TLS asyncio's
+    own buffer of the encrypted bytes is held to 0 as well (its default is 64 KiB).
+    Bytes in flight (sent, not yet acknowledged) are not held back: they need no more
+    audio to wait, and a link's round trip does not count as lateness. Whether the
+    kernel limit was set."""
+    transport = ws.transport
+    inner = getattr(getattr(transport, "_ssl_protocol", None), "_transport", None)
+    if inner is not None and hasattr(inner, "set_write_buffer_limits"):
+        inner.set_write_buffer_limits(0)  # the TLS layer's socket transport
+    option = getattr(socket, "TCP_NOTSENT_LOWAT", None)
+    sock = transport.get_extra_info("socket")
+    if NOTSENT_LOWAT is None or option is None or sock is None:
+        return False
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, option, NOTSENT_LOWAT)
+    except OSError:
+        return False
+    return True
+
+
 async def _session(url: str, headers: Mapping[str, str], reader: Reader,
                    opening: Sequence[str | bytes], chunks: Sequence[str | bytes],
                    closing: Sequence[str | bytes], log: StreamLog, wait_ready: bool,
@@ -132,6 +167,7 @@ async def _session(url: str, headers: Mapping[str, str], reader: Reader,
     from websockets.exceptions import ConnectionClosed
 
     ws = await _connect(url, headers, open_timeout_s, log)
+    log.facts["send_queue_limited"] = limit_send_queue(ws)
     ready = asyncio.Event()
     if not wait_ready:
         ready.set()

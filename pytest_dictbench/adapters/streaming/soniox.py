@@ -73,4 +73,4 @@ SONIOX_RT = Protocol(
     path="/transcribe-websocket", auth=("Authorization", "Bearer {key}"), sample_rate=16000,
     query=lambda config: [], opening=_opening, audio=lambda chunk: chunk,
     closing=lambda config, sent: [b""], reader=_Reader, options=_OPTIONS,
-    default_model="stt-rt-v3")
+    default_model="stt-rt-v6")
