@@ -40,8 +40,10 @@ from pytest_dictbench.model import Output, Suite
 
 KEY = "sk-stream-test-0123456789abcdef"
 KEY_ENV = "STREAM_TEST_KEY"
-#: How far a measured time may sit from the scripted one on a loaded two-core machine.
-TOLERANCE_MS = 40.0
+#: How far a measured time may sit from the scripted one on a two-core machine that also
+#: runs the rest of the suite on two workers (45 ms was seen there). Below the 100 ms of
+#: one chunk, so a figure taken from the wrong chunk or message still fails.
+TOLERANCE_MS = 80.0
 
 
 @pytest.fixture(autouse=True)
