@@ -192,7 +192,7 @@ def test_the_report_names_the_bundled_prices_date_and_the_model_versions(
                 "score": 1.0, "asr_cost_usd": o.meta["provider"]["cost_usd"],
                 **_provider_facts(o.meta["provider"])} for o in outputs]
     entry = _product_entry(records, clips, None, ErrorRate(),  # type: ignore[arg-type]
-                           StatsOptions())
+                           StatsOptions(), len(clips.cases))
     assert entry["model_versions"] == {"whisper-1-2025": 3, "whisper-1-2026": 2}
     assert entry["cost"]["price_snapshot_date"] == "2026-12-01"
     assert entry["cost"]["price_source_url"] == "https://openai.com/api/pricing/"
@@ -231,7 +231,7 @@ def test_retries_and_holds_are_counted_per_product(tmp_path: Path, clips: Suite,
                 "case_id": o.case_id, "asr_cost_usd": o.meta["provider"]["cost_usd"],
                 **_provider_facts(o.meta["provider"])} for o in outputs if o]
     entry = _product_entry(records, clips, None, ErrorRate(),  # type: ignore[arg-type]
-                           StatsOptions())
+                           StatsOptions(), len(clips.cases))
     assert entry["provider_retries"] == {"retries": 1, "holds": 0}
     assert adapter.spend_line().endswith("; 1 retries, 0 held for a rate limit")
 
