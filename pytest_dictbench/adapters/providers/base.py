@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ...audio.io import audio_info
 from ...errors import CaptureError, ProductError
 from ...model import Product, Suite
 from ...private import is_private
@@ -28,9 +27,9 @@ from ...redact import register_secret
 from ..base import AdapterOptions
 from ..live import CaptureRequest
 from ..settings import Settings
+from .audio_length import audio_seconds
 from .client import ProviderClient, Session, check_base_url, import_httpx
 from .concurrent import DEFAULT_CONCURRENCY, Ahead, ProviderAdapter, timed
-from .flac_length import flac_samples
 from .jobs import JobJournal, job_key
 from .prices import Price, price_for
 
@@ -71,8 +70,9 @@ class Audio:
 
     @cached_property
     def duration_s(self) -> float:
-        """Length in seconds (read from the file when a provider needs it)."""
-        return audio_info(self.path).duration
+        """Length in seconds, counted from the bytes present where the format allows
+        (:mod:`.audio_length`), when a provider bills by it."""
+        return audio_seconds(self.path)
 
 
 @dataclass
@@ -276,11 +276,7 @@ class ProviderTranscriber:
             return (f"{size:,} bytes, over {model}'s {text} limit ({limits.max_bytes:,} "
                     "bytes)")
         if limits.max_seconds is not None:
-            seconds = audio_info(path).duration
-            if path.suffix.lower() == ".flac":  # a header can understate it (PV26)
-                counted = flac_samples(path)
-                if counted is not None:
-                    seconds = max(seconds, counted[0] / counted[1])
+            seconds = audio_seconds(path)  # a header can understate it (PV26)
             if seconds > limits.max_seconds:
                 text = limits.max_seconds_text or f"{limits.max_seconds:g}-second"
                 return (f"{seconds:.1f} s, over {model}'s {text} limit "
