@@ -16,6 +16,8 @@ import pytest
 import soundfile as sf
 from adapter_support import make_product, make_suite
 from http_stt_server import Reply
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from provider_servers import KEY_ENV, AzureFake, OpenAIFake, ProviderServer, Request
 
 from pytest_dictbench.adapters.base import AdapterOptions
@@ -136,3 +138,68 @@ def test_azure_refuses_audio_over_its_documented_250_mb(tmp_path: Path) -> None:
     assert output.error == ("262,144,001 bytes, over fast-transcription's 250 MB file limit "
                             "(262,144,000 bytes)")
     assert fake.requests == []
+
+
+def mp3(seconds: float, *, frames_said: int | None = None) -> bytes:
+    """An MP3 of ``seconds``; ``frames_said`` overwrites its Xing header's frame count."""
+    buffer = io.BytesIO()
+    sf.write(buffer, (0.1 * np.sin(np.arange(int(seconds * RATE)) / 9)).astype(np.float32),
+             RATE, format="MP3")
+    data = bytearray(buffer.getvalue())
+    if frames_said is not None:
+        at = data.find(b"Xing")
+        assert at > 0 and data[at + 7] & 1  # the frame-count field is there
+        data[at + 8:at + 12] = struct.pack(">I", frames_said)
+    return bytes(data)
+
+
+def test_an_mp3_whose_xing_header_understates_its_length_is_over_the_limit(
+        tmp_path: Path) -> None:
+    """PV26: 5 s of MP3 whose Xing header says 20 frames (libsndfile: 0.6 s)."""
+    suite = one_case(tmp_path, mp3(5.0, frames_said=20), name="c1.mp3")
+    path = suite.root / "audio/c1.mp3"
+    assert sf.info(str(path)).frames < RATE  # what libsndfile believes
+    assert audio_seconds(path) == pytest.approx(5.0, abs=0.1)
+    output, fake = azure_with(tmp_path, suite, Limits(max_seconds=2.5, max_seconds_text="test"))
+    assert output.status == "unsupported", output
+    assert output.error.startswith("5.1 s, over fast-transcription's test limit")
+    assert fake.requests == []
+
+
+def test_an_honest_mp3s_length_is_its_headers(tmp_path: Path) -> None:
+    """The frame count's encoder delay and padding do not change an honest length."""
+    path = tmp_path / "a.mp3"
+    path.write_bytes(mp3(5.0))
+    assert audio_seconds(path) == sf.info(str(path)).duration == 5.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(raw=st.binary(max_size=400))
+def test_mp3_length_of_any_bytes_never_raises(raw: bytes) -> None:
+    import tempfile
+
+    from pytest_dictbench.adapters.providers.mp3_length import mp3_samples
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "a.mp3"
+        path.write_bytes(b"\xff\xf3\x88\xc4" + raw)
+        found = mp3_samples(path)
+        assert found is None or (found[0] >= 0 and found[1] > 0)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seconds=st.floats(0.2, 8.0))
+def test_an_mp3s_frame_count_exceeds_its_gapless_length_by_the_encoder_slack_only(
+        seconds: float) -> None:
+    """PV26: the count is the encoded length plus the encoder's delay and padding."""
+    import tempfile
+
+    from pytest_dictbench.adapters.providers.mp3_length import mp3_samples
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "a.mp3"
+        path.write_bytes(mp3(seconds))
+        found = mp3_samples(path)
+        assert found is not None and found[1] == RATE
+        assert 0 <= found[0] - sf.info(str(path)).frames <= 3 * 1152
+        assert audio_seconds(path) == sf.info(str(path)).duration

@@ -2,10 +2,13 @@
 
 A faulty encoder or an edited file can leave the header's length wrong, and libsndfile
 believes it: a FLAC's STREAMINFO total, a WAV ``data`` chunk size that understates the
-audio (or is 0, "unknown"). The duration limit and the bill by audio length use
-:func:`audio_seconds`: FLAC counted from its last frame (:mod:`.flac_length`), WAV from
-the bytes of its ``data`` chunk that are present, other formats from the header
-(MP3, Ogg and the rest are not counted: docs/providers.md says so).
+audio (or is 0, "unknown"), an MP3 Xing/Info frame count. The duration limit and the
+bill by audio length use :func:`audio_seconds`: FLAC counted from its last frame
+(:mod:`.flac_length`), WAV from the bytes of its ``data`` chunk that are present, MP3
+from its frames (:mod:`.mp3_length`) when they exceed the header by more than the
+encoder's delay and padding; other formats from libsndfile's reading (Ogg and Opus
+from their last page, which has no header length to lie; M4A and WebM libsndfile does
+not read).
 """
 
 from __future__ import annotations
@@ -16,8 +19,13 @@ from typing import BinaryIO
 
 from ...audio.io import audio_info
 from .flac_length import flac_samples
+from .mp3_length import mp3_samples
 
 __all__ = ["audio_seconds", "wav_frames"]
+
+#: Samples an MP3's frame count may exceed its gapless header's length by (the encoder's
+#: delay and padding: three frames of the longest kind) before the header is not believed.
+_MP3_SLACK = 3 * 1152
 
 
 def audio_seconds(path: Path) -> float:
@@ -27,6 +35,10 @@ def audio_seconds(path: Path) -> float:
         AudioError: the file is missing or not audio libsndfile reads.
     """
     info = audio_info(path)
+    if info.container == "MP3":  # the count includes the encoder's delay and padding
+        counted = mp3_samples(path)
+        return counted[0] / counted[1] if counted and counted[0] * info.sample_rate > (
+            info.frames + _MP3_SLACK) * counted[1] else info.duration
     counters = {"FLAC": flac_samples, "WAV": wav_frames}
     counter = counters.get(info.container)
     counted = counter(path) if counter is not None else None
