@@ -90,11 +90,11 @@ def test_openai_compatible_base_url_with_a_path_and_an_explicit_language(
     fake = OpenAIFake()
     server = serve(fake)  # Groq's root is https://api.groq.com/openai/v1
     output = capture(tmp_path, suite, "openai", server, model="whisper-large-v3",
-                     language="ja-x", base_url=server.url + "/v1")
+                     language="ko", base_url=server.url + "/v1")
     assert output.status == "complete", output.error
     [request] = fake.requests
     assert request.route == "/v1/audio/transcriptions"
-    assert request.fields["language"] == "ja-x"  # given: sent as it is
+    assert request.fields["language"] == "ko"  # given: sent as it is (in OpenAI's form, PV28)
     # Groq bills at least 10 s (PS2): 10 s x 0.00185 / 60
     assert output.meta["provider"]["cost_usd"] == "0.0003083333333333333333333333333"
 

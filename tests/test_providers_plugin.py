@@ -187,9 +187,19 @@ def test_a_capture_run_sets_its_spend_beside_the_estimate(
     assert result.ret == 0
     result.stdout.fnmatch_lines(["*dictbench captures: estimated and billed*",
                                  "dg: 3 captured; estimated $0.000108, billed $0.000108"])
+    line = "dg: 3 captured; estimated $0.000108, billed $0.000108"
+    reports = project.path / "reports"
+    captured_md = (reports / "dictbench.md").read_text(encoding="utf-8")
+    section = f"## Captures: estimated and billed\n\n- {line}\n\n"
+    assert section in captured_md  # in the md as on the terminal
+    assert line in (reports / "dictbench.html").read_text(encoding="utf-8")
+    assert json.loads((reports / "dictbench.json").read_text())["capture_spend"] == [line]
     cached = project.runpytest("--product=dg", "--dictbench-no-warmup", "-p",
                                "no:cacheprovider", "--dictbench-report", "reports")
     assert "estimated and billed" not in cached.stdout.str()  # nothing captured
+    cached_md = (reports / "dictbench.md").read_text(encoding="utf-8")
+    assert "capture_spend" not in json.loads((reports / "dictbench.json").read_text())
+    assert cached_md == captured_md.replace(section, "")  # otherwise the same bytes
 
 
 def test_an_unsupported_items_reason_reaches_items_jsonl(

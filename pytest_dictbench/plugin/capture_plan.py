@@ -14,7 +14,9 @@ Under pytest-xdist the workers collect, and each item reports the missing key.
 
 At the end of the session each planned adapter with a ``finish`` method is told so: a
 run stopped early (``-x``) keeps the captures already made ahead in the cache (an
-interrupted run keeps those that had finished).
+interrupted run keeps those that had finished). The captures each one made, estimated
+and billed, go to the terminal summary and to ``dictbench.json`` (``capture_spend``, PV17),
+which the md and html show.
 """
 
 from __future__ import annotations
@@ -59,6 +61,12 @@ class CapturePlan:
             if line:
                 self._spend.append(line)
         self._planned.clear()
+
+    def pytest_dictbench_update_report(self, report: dict[str, Any]) -> None:
+        """The same lines in ``dictbench.json`` (``capture_spend``), for the md and html;
+        left out when nothing was captured."""
+        if self._spend:
+            report["capture_spend"] = list(self._spend)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """The spend of the captures made, beside what ``--capture-estimate`` would have

@@ -47,7 +47,7 @@ from .sections import (
     summary_metrics,
 )
 from .streaming import streaming_groups, streaming_tables
-from .terminal import gate_lines, idle_product_lines
+from .terminal import capture_spend_lines, gate_lines, idle_product_lines
 from .validity import validity_rows
 
 __all__ = ["render_html"]
@@ -388,6 +388,10 @@ def render_html(report: Mapping[str, Any], records: Sequence[ItemRecord],
         body.append(f'<section class="gate {state}"><h2>CI gate</h2>'
                     f'<p class="verdict">{esc(gate[0])}</p><ul>'
                     + "".join(f"<li>{esc(line)}</li>" for line in gate[1:]) + "</ul></section>")
+    spend = capture_spend_lines(report)
+    if spend:
+        body.append('<section class="spend"><h2>Captures: estimated and billed</h2><ul>'
+                    + "".join(f"<li>{esc(line)}</li>" for line in spend) + "</ul></section>")
     for extra in split_tables(report):
         body.append('<section class="split">' + "".join(_plain(extra, 2)) + "</section>")
     body += [_overview(suites)]

@@ -43,7 +43,7 @@ from .sections import (
     suite_records,
 )
 from .streaming import streaming_tables
-from .terminal import gate_lines, idle_product_lines, unused_decision_lines
+from .terminal import capture_spend_lines, gate_lines, idle_product_lines, unused_decision_lines
 from .validity import validity_rows
 from .wins import claims_table, win_sentences, wins_basis
 
@@ -373,6 +373,10 @@ def render_markdown(report: Mapping[str, Any], records: Sequence[ItemRecord],
     gate = gate_lines(report)
     if gate:
         lines += ["## CI gate", "", *(f"- {md(line)}" for line in gate), ""]
+    spend = capture_spend_lines(report)
+    if spend:
+        lines += ["## Captures: estimated and billed", "", *(f"- {md(line)}" for line in spend),
+                  ""]
     for extra in split_tables(report):
         lines += _plain(extra)
     for suite in report.get("suites", []):

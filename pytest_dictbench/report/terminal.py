@@ -13,8 +13,8 @@ from .sections import fmt, fmt_p, fmt_score, score_note
 from .streaming import streaming_note
 from .validity import validity_rows
 
-__all__ = ["baseline_line", "gate_lines", "idle_product_lines", "shared_cases",
-           "summary_lines"]
+__all__ = ["baseline_line", "capture_spend_lines", "gate_lines", "idle_product_lines",
+           "shared_cases", "summary_lines"]
 
 _COLUMNS = ("items", "passed", "failed", "errors", "not_tested", "empty")
 #: Leaderboard columns that are settings or counts rather than results.
@@ -204,6 +204,13 @@ def idle_product_lines(report: Mapping[str, Any]) -> list[str]:
     return [f"dictbench: {p['product']}: named with --product, but no item of it was "
             f"selected ({p['reason']}), so it is in no table"
             for p in report.get("products_without_items", ())]
+
+
+def capture_spend_lines(report: Mapping[str, Any]) -> list[str]:
+    """Per product that captured in this run: the captures made, what
+    ``--capture-estimate`` would have said of them and what they were billed (PV17);
+    none when nothing was captured, so the report is then as before."""
+    return [str(line) for line in report.get("capture_spend", ())]
 
 
 def shared_cases(c: Mapping[str, Any], a: str, b: str) -> str:

@@ -103,6 +103,7 @@ AZURE = Provider(
     auth=("Ocp-Apim-Subscription-Key", "{key}"), options=_OPTIONS,
     settings=frozenset({"region", "api_version"}), default_model="fast-transcription",
     language=_locale, check=_check,
-    # documented: audio under 2 hours and 300 MB
+    # the 2025-10-15 spec (TranscribeDefinition.audioUrl): "shorter than 2 hours in audio
+    # duration and smaller than 250 MB in size"
     limits={"*": Limits(max_seconds=2 * 3600, max_seconds_text="2-hour audio",
-                        max_bytes=300 * 1024 * 1024, max_bytes_text="300 MB file")})
+                        max_bytes=250 * 1024 * 1024, max_bytes_text="250 MB file")})

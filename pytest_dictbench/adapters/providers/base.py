@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ...audio.io import audio_info
 from ...errors import CaptureError, ProductError
 from ...model import Product, Suite
 from ...private import is_private
@@ -28,10 +27,11 @@ from ...redact import register_secret
 from ..base import AdapterOptions
 from ..live import CaptureRequest
 from ..settings import Settings
+from .audio_length import audio_seconds
 from .client import ProviderClient, Session, check_base_url, import_httpx
 from .concurrent import DEFAULT_CONCURRENCY, Ahead, ProviderAdapter, timed
-from .flac_length import flac_samples
 from .jobs import JobJournal, job_key
+from .languages import language_problem, locale_problem
 from .prices import Price, price_for
 
 __all__ = ["AUDIO_TYPES", "OPTION_TYPES", "Audio", "Limits", "Provider", "Result",
@@ -71,8 +71,9 @@ class Audio:
 
     @cached_property
     def duration_s(self) -> float:
-        """Length in seconds (read from the file when a provider needs it)."""
-        return audio_info(self.path).duration
+        """Length in seconds, counted from the bytes present where the format allows
+        (:mod:`.audio_length`), when a provider bills by it."""
+        return audio_seconds(self.path)
 
 
 @dataclass
@@ -147,6 +148,10 @@ class ProviderTranscriber:
         if self.model is None:
             raise settings.error(f"[settings] model is required for adapter {provider.kind!r}")
         self.language: str | None = settings.get("language", str, None)
+        problem = language_problem(provider.kind, provider.title, self.language) \
+            if self.language is not None else None
+        if problem:  # PV28
+            raise settings.error(f"[settings] language {self.language!r}: {problem}")
         self.options: dict[str, Any] = dict(settings.get("options", dict, {}))
         unknown = sorted(set(self.options) - set(provider.options))
         if unknown:
@@ -216,7 +221,8 @@ class ProviderTranscriber:
         if request.warmup:  # a remote service needs no warming, and a warm-up would be billed
             return {"status": "not_tested", "error": "warm-up not sent to a cloud provider"}
         path = request.audio_path()
-        refused = None if self.language else _locale_problem(request.locale)
+        refused = None if self.language else locale_problem(request.locale) \
+            or self._code_problem(request)
         refused = refused or self._over_limit(path)
         if refused:
             return {"status": "unsupported", "error": refused}
@@ -263,6 +269,14 @@ class ProviderTranscriber:
             facts["priced_seconds"] = float(charge.seconds)
         return facts
 
+    def _code_problem(self, request: CaptureRequest) -> str | None:
+        """Why the code made from the suite locale is not in the provider's documented
+        form (PV28), so that nothing is uploaded."""
+        code = self.provider.language(request.locale)
+        problem = language_problem(self.provider.kind, self.provider.title, code)
+        return f"language {code!r} (from the suite locale {request.locale!r}): {problem}" \
+            if problem else None
+
     def _over_limit(self, path: Path) -> str | None:
         """Why the audio is over the model's documented limits, with the figures
         (nothing is sent then)."""
@@ -276,31 +290,12 @@ class ProviderTranscriber:
             return (f"{size:,} bytes, over {model}'s {text} limit ({limits.max_bytes:,} "
                     "bytes)")
         if limits.max_seconds is not None:
-            seconds = audio_info(path).duration
-            if path.suffix.lower() == ".flac":  # a header can understate it (PV26)
-                counted = flac_samples(path)
-                if counted is not None:
-                    seconds = max(seconds, counted[0] / counted[1])
+            seconds = audio_seconds(path)  # a header can understate it (PV26)
             if seconds > limits.max_seconds:
                 text = limits.max_seconds_text or f"{limits.max_seconds:g}-second"
                 return (f"{seconds:.1f} s, over {model}'s {text} limit "
                         f"({limits.max_seconds:g} s)")
         return None
-
-
-#: A locale a provider can take: a 2-3 letter language, optionally a script and a region.
-_LOCALE = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?")
-
-
-def _locale_problem(locale: str) -> str | None:
-    """Why no provider takes the suite locale (a private-use or malformed tag), so that
-    the item is unsupported before any upload (PV28); set ``language`` to send a code
-    as given."""
-    if _LOCALE.fullmatch(locale):
-        return None
-    return (f"locale {locale!r} is not a language a provider takes (language, optional "
-            "script and region, such as ja-JP); set [settings] language to send a code as "
-            "given")
 
 
 def header_problem(key: str) -> str | None:

@@ -15,9 +15,10 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from ...audio.io import AudioError, audio_info
+from ...audio.io import AudioError
 from ...errors import DictbenchError
 from ...model import Case, Product, Suite
+from .audio_length import audio_seconds
 from .prices import Price, price_for
 
 __all__ = ["AUDIO_TOKENS_PER_SECOND", "CaptureEstimate", "ProductEstimate", "estimated_cost"]
@@ -168,6 +169,6 @@ def _seconds(suite: Suite, case: Case) -> float | None:
     if not isinstance(audio, str):
         return None
     try:
-        return audio_info(Path(suite.root) / audio).duration
+        return audio_seconds(Path(suite.root) / audio)
     except (AudioError, OSError):
         return None
