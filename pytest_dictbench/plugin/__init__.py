@@ -121,7 +121,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"dictbench: {exc}") from None
     config.stash[SESSION_KEY] = session
     config.pluginmanager.register(session, "dictbench-session")
-    config.stash[_TERMINATION] = termination = Termination()
+    config.stash[_TERMINATION] = termination = session.termination
     termination.install()  # SIGTERM/SIGHUP end the captures' process groups first
     estimate = config.getoption("dictbench_judge_estimate")
     judge_estimate = JudgeEstimate(session, estimate or "local")
