@@ -78,3 +78,32 @@ def test_ctrl_c_still_writes_no_report(half_hanging: pytest.Pytester) -> None:
     status, out = stop_at_c2(half_hanging.path, signal.SIGINT)
     assert status == pytest.ExitCode.INTERRUPTED, out
     assert not (half_hanging.path / "reports").exists()
+
+
+#: A report hook that takes forever (as the pairwise comparisons of a huge sweep did).
+SLOW_BUILD = """
+import pathlib, time
+
+def pytest_dictbench_update_report(config, report):
+    pathlib.Path("building").write_text("yes")
+    time.sleep(1000)
+"""
+
+
+def test_a_sigterm_during_the_report_build_keeps_the_items(
+        half_hanging: pytest.Pytester) -> None:
+    (half_hanging.path / "conftest.py").write_text(SLOW_BUILD, encoding="utf-8")
+    building = half_hanging.path / "building"
+    with pytest_run(half_hanging.path, "-k", "c1") as run:
+        wait_for(building.is_file, "the report build")
+        os.kill(run.pid, signal.SIGTERM)
+        out, _ = run.communicate(timeout=_WAIT_S)
+    text = out.decode()
+    assert run.returncode == pytest.ExitCode.INTERRUPTED, text
+    assert "Traceback" not in text and "KeyboardInterrupt" not in text, text
+    assert "dictbench: run stopped by SIGTERM while the reports were built; only " \
+           "items.jsonl and run-info.json were written" in text
+    reports = half_hanging.path / "reports"
+    assert sorted(p.name for p in reports.iterdir()) == ["items.jsonl", "run-info.json"]
+    (record,) = map(json.loads, (reports / "items.jsonl").read_text().splitlines())
+    assert record["case_id"] == "c1" and record["status"] == "passed"

@@ -119,8 +119,7 @@ class DictbenchSession(ReportSet):
         self.recording = StoreRecording(config) if not self.worker else None
         #: Problems found at the end of the run (reports not written, a hook failed).
         self.problems: list[str] = []
-        #: SIGTERM/SIGHUP handlers (installed by ``plugin.pytest_configure``)
-        self.termination = Termination()
+        self.termination = Termination()  #: installed by ``plugin.pytest_configure``
         self.judge_default = judge_default(config)
         self._suites: dict[Path, Suite] = {}
         #: Draft cases per suite that xdist workers collected (see ``scheduling``).
@@ -341,10 +340,7 @@ class DictbenchSession(ReportSet):
         if exitstatus == pytest.ExitCode.INTERRUPTED and xdist_stop(self.config):
             # -x, --maxfail or crashed workers under xdist: a stop like a serial run's
             session.exitstatus = exitstatus = pytest.ExitCode.TESTS_FAILED
-        self.termination.defer()  # a signal waits for the report set (a second ends it)
-        stopped = exitstatus == pytest.ExitCode.INTERRUPTED and self.termination.signalled
-        if stopped:  # SIGTERM (PL11): the items that ran, and the rest as not run
-            session.shouldstop = f"stopped by {self.termination.signalled}"
+        stopped = self.termination.stopped(session, exitstatus)  # SIGTERM: reports (PL11)
         if (exitstatus in _NO_REPORT and not stopped) or self.config.option.collectonly:
             return  # (nothing ran under --collect-only: the last run's reports stand)
         unrun = [nodeid for nodeid in self.collected if nodeid not in self.records]
@@ -361,8 +357,8 @@ class DictbenchSession(ReportSet):
         # the lines exactly as the items wrote them, streamed from the spool in order
         files: dict[str, str | Iterator[str]] = {"items.jsonl": self.records.lines()}
         try:
-            self.termination.interruptible()  # a slow build is stopped by a signal
-            files.update(self._report_files(session, records))
+            with self.termination.interruptible():  # a slow build is stopped by a signal
+                files.update(self._report_files(session, records))
         except RunTerminated:
             session.exitstatus = pytest.ExitCode.INTERRUPTED
             self.problems.append(f"{self.termination.message()} while the reports were "
@@ -370,8 +366,6 @@ class DictbenchSession(ReportSet):
         except Exception as exc:  # a plugin hook or renderer failed: keep the items
             self.problems.append(f"building the reports failed ({_describe(exc)}); "
                                  "only items.jsonl and run-info.json were written")
-        finally:
-            self.termination.defer()
         files["run-info.json"] = dumps(self._run_info()) + "\n"
         stale = [name for name in REPORT_FILES if name not in files]
         try:

@@ -14,10 +14,14 @@ the process at once.
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import threading
+from collections.abc import Iterator
 from types import FrameType
 from typing import Any
+
+import pytest
 
 from ..adapters.process_groups import end_all
 
@@ -44,12 +48,27 @@ class Termination:
         """From now on a signal is only noted (the reports are being written)."""
         self._deferred = True
 
-    def interruptible(self) -> None:
-        """From now on a signal stops what runs; one noted while deferred does so now."""
+    @contextlib.contextmanager
+    def interruptible(self) -> Iterator[None]:
+        """Within: a signal stops what runs (one noted while deferred does so at once);
+        after: deferred again."""
         self._deferred = False
-        if self._noted:
-            self._noted = False
-            raise RunTerminated(self.message())
+        try:
+            if self._noted:
+                self._noted = False
+                raise RunTerminated(self.message())
+            yield
+        finally:
+            self._deferred = True
+
+    def stopped(self, session: pytest.Session, exitstatus: int) -> bool:
+        """Whether a signal of ours interrupted the run (``session.shouldstop`` then
+        names it, for the records of the items not run); later signals are deferred."""
+        self.defer()
+        if exitstatus != pytest.ExitCode.INTERRUPTED or self.signalled is None:
+            return False
+        session.shouldstop = f"stopped by {self.signalled}"
+        return True
 
     def message(self) -> str:
         """``dictbench: run stopped by SIGTERM``."""
