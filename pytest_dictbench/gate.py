@@ -262,13 +262,14 @@ def gate_verdicts(report: Mapping[str, Any], comparisons: Sequence[Mapping[str, 
                   analysers: tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]
                   = (None, None),
                   splits: tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]
-                  = (None, None)) -> list[dict[str, Any]]:
+                  | None = None) -> list[dict[str, Any]]:
     """One verdict per suite x product of the run, in report order:
     ``{"suite", "product", "passed", "failures": [reason, ...]}``; then one failing
     verdict per suite for each of ``products`` (the products named for the run) that no
     suite of the run has an item of. ``analysers``: the baseline's
     and this run's morphological analyser (run-info.json ``analyser``); ``splits``: the
-    baseline's and this run's ``split`` record (``--dictbench-split``, else ``None``)."""
+    baseline's and this run's ``split`` record (``--dictbench-split``, else ``None``),
+    or ``None`` when the baseline's is not known (not compared)."""
     before = group_records(baseline) if baseline is not None else None
     now = group_records(records)
     by_key = {(c["suite"], c["product"]): c for c in comparisons}
@@ -284,7 +285,7 @@ def gate_verdicts(report: Mapping[str, Any], comparisons: Sequence[Mapping[str, 
                 accepted = accepted_drops(by_key.get(key), options)
                 failures += version_failure(key[0], versions.get(key[0]), suite.get("version"))
                 failures += analyser_failure(suite.get("locale"), *analysers)
-                halves = split_failure(key[0], *splits)
+                halves = split_failure(key[0], *splits) if splits is not None else []
                 failures += halves or _baseline(key, by_key.get(key), key in before, options)
                 if key in before and not halves:
                     failures += _baseline_cases(now.get(key, []), before[key], options)

@@ -78,3 +78,11 @@ def test_the_same_half_of_another_case_list_is_refused_and_no_split_passes() -> 
         "the baseline is the dev half of another case list of suite mini (24 cases), this "
         "run's of 25 cases: halves of different case lists are not compared (make a new "
         "baseline)"]
+
+
+def test_a_half_gated_on_a_stored_run_is_not_refused_for_its_unknown_split(
+        halves: pytest.Pytester) -> None:
+    """A stored run keeps no split record: the gate compares its figures as before."""
+    result = halves.runpytest("--product=p1", "--dictbench-split=dev",
+                              "--dictbench-baseline=store:latest", "--dictbench-max-drop=1")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()

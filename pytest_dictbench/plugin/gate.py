@@ -47,11 +47,13 @@ class Gating:
             self.baseline_versions: dict[str, str] = found.versions
             self.baseline_analyser: dict[str, Any] | None = found.analyser
             self.baseline_split: dict[str, Any] | None = None
+            self.split_known = False  # a stored run keeps no split record: not compared
         else:
             self.baseline = load_baseline(value, config.invocation_params.dir)
             self.baseline_versions = baseline_versions(value, config.invocation_params.dir)
             self.baseline_analyser = baseline_analyser(value, config.invocation_params.dir)
             self.baseline_split = baseline_split(value, config.invocation_params.dir)
+            self.split_known = True
         self.options: GateOptions | None = None
         if self.baseline is None:  # a drop is measured against a baseline run (CF8)
             for name in ("max_drop", "max_drop_abs"):
@@ -100,7 +102,8 @@ class Gating:
                                       records=records, products=products,
                                       baseline_versions=self.baseline_versions,
                                       analysers=(self.baseline_analyser, analyser_info()),
-                                      splits=(self.baseline_split, split))
+                                      splits=(self.baseline_split, split)
+                                      if self.split_known else None)
         self.failures = gate_failures(self.verdicts)
         self.notes = gate_notes(self.verdicts)
         report["gate"] = {
