@@ -42,6 +42,7 @@ __all__ = [
     "gate_notes",
     "gate_verdicts",
     "group_records",
+    "split_failure",
     "version_failure",
     "why_missing",
 ]
@@ -196,6 +197,40 @@ def version_failure(suite: str, before: str | None, now: str | None) -> list[str
             "of different suite versions are not compared (make a new baseline)"]
 
 
+def _half(split: Mapping[str, Any] | None) -> tuple[Any, Any] | None:
+    return None if not split else (split.get("half"), split.get("seed"))
+
+
+def _split_words(half: tuple[Any, Any] | None, seed: bool) -> str:
+    if half is None:
+        return "every case"
+    return f"the {half[0]} half" + (f" (seed {half[1]})" if seed else "")
+
+
+def split_failure(suite: str, before: Mapping[str, Any] | None,
+                  now: Mapping[str, Any] | None) -> list[str]:
+    """The baseline ran another ``--dictbench-split`` half of the suite than this run
+    (or the whole suite against a half, another seed, another case list): refused,
+    both named. ``before``, ``now``: the reports' ``split`` records (``None``: no split)."""
+    a, b = _half(before), _half(now)
+    if a == b:
+        if a is None or before is None or now is None:
+            return []
+        was, is_ = (s.get("suites", {}).get(suite, {}) for s in (before, now))
+        digests = (was.get("suite_cases_sha256"), is_.get("suite_cases_sha256"))
+        if None in digests or digests[0] == digests[1]:
+            return []
+        return [f"the baseline is the {a[0]} half of another case list of suite {suite} "
+                f"({was.get('of')} cases), this run's of {is_.get('of')} cases: halves of "
+                "different case lists are not compared (make a new baseline)"]
+    first = _split_words(a, seed=True).replace(" half", f" half of suite {suite}", 1) \
+        if a is not None else f"every case of suite {suite}"
+    second = _split_words(b, seed=a is None or b is None or a[1] != b[1])
+    return [f"the baseline is {first}, this run {second}: these hold different cases and "
+            "are not compared (gate on a baseline run of the same --dictbench-split half "
+            "and seed)"]
+
+
 #: What must match between a baseline's analyser and this run's for Japanese scores to
 #: be compared (the analyser's own version may differ).
 ANALYSER_KEYS = ("analyser", "dictionary", "dictionary_version", "split_mode")
@@ -225,12 +260,16 @@ def gate_verdicts(report: Mapping[str, Any], comparisons: Sequence[Mapping[str, 
                   records: Iterable[ItemRecord] = (), products: Sequence[str] = (),
                   baseline_versions: Mapping[str, str] | None = None,
                   analysers: tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]
-                  = (None, None)) -> list[dict[str, Any]]:
+                  = (None, None),
+                  splits: tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]
+                  | None = None) -> list[dict[str, Any]]:
     """One verdict per suite x product of the run, in report order:
     ``{"suite", "product", "passed", "failures": [reason, ...]}``; then one failing
     verdict per suite for each of ``products`` (the products named for the run) that no
     suite of the run has an item of. ``analysers``: the baseline's
-    and this run's morphological analyser (run-info.json ``analyser``)."""
+    and this run's morphological analyser (run-info.json ``analyser``); ``splits``: the
+    baseline's and this run's ``split`` record (``--dictbench-split``, else ``None``),
+    or ``None`` when the baseline's is not known (not compared)."""
     before = group_records(baseline) if baseline is not None else None
     now = group_records(records)
     by_key = {(c["suite"], c["product"]): c for c in comparisons}
@@ -246,8 +285,9 @@ def gate_verdicts(report: Mapping[str, Any], comparisons: Sequence[Mapping[str, 
                 accepted = accepted_drops(by_key.get(key), options)
                 failures += version_failure(key[0], versions.get(key[0]), suite.get("version"))
                 failures += analyser_failure(suite.get("locale"), *analysers)
-                failures += _baseline(key, by_key.get(key), key in before, options)
-                if key in before:
+                halves = split_failure(key[0], *splits) if splits is not None else []
+                failures += halves or _baseline(key, by_key.get(key), key in before, options)
+                if key in before and not halves:
                     failures += _baseline_cases(now.get(key, []), before[key], options)
             failures += _min_score(entry, options)
             verdicts.append({"suite": key[0], "product": key[1], "passed": not failures,

@@ -121,14 +121,15 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"dictbench: {exc}") from None
     config.stash[SESSION_KEY] = session
     config.pluginmanager.register(session, "dictbench-session")
-    config.stash[_TERMINATION] = termination = Termination()
+    config.stash[_TERMINATION] = termination = session.termination
     termination.install()  # SIGTERM/SIGHUP end the captures' process groups first
     estimate = config.getoption("dictbench_judge_estimate")
+    judge_estimate = JudgeEstimate(session, estimate or "local")
     if estimate:
         if getattr(config.option, "numprocesses", None) or is_worker(config):
             raise pytest.UsageError("dictbench: --judge-estimate runs in one process; "
                                     "drop -n")
-        config.pluginmanager.register(JudgeEstimate(session, estimate), ESTIMATE_PLUGIN)
+        config.pluginmanager.register(judge_estimate, ESTIMATE_PLUGIN)
     config.pluginmanager.register(capture_plan.CapturePlan(), capture_plan.PLUGIN_NAME)
     if not getattr(config.option, "numprocesses", None) and not is_worker(config) \
             and not config.getoption("dictbench_capture_estimate") \
@@ -139,7 +140,8 @@ def pytest_configure(config: pytest.Config) -> None:
         if getattr(config.option, "numprocesses", None) or is_worker(config):
             raise pytest.UsageError("dictbench: --capture-estimate runs in one process; drop -n")
         config.pluginmanager.register(capture_estimate.CaptureEstimatePlugin(
-            config.getoption("dictbench_recapture")), capture_estimate.PLUGIN_NAME)
+            config.getoption("dictbench_recapture"), judge_estimate,
+            show_judge=not estimate), capture_estimate.PLUGIN_NAME)
     half = config.getoption("dictbench_split", None)
     if half:
         config.pluginmanager.register(

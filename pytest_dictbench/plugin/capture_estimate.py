@@ -4,8 +4,10 @@ Registered as its own pytest plugin when the option is given. After collection i
 counts every selected item of a live product whose output is not cached (see
 :mod:`pytest_dictbench.adapters.providers.estimate`), and for a pipeline product its
 recogniser's captures (once per case, however many pipelines share it) and each refine
-step's requests (:mod:`pytest_dictbench.adapters.pipeline.estimate`); it prints the
-counts and costs, and deselects every item: nothing is sent, captured, judged or scored.
+step's requests (:mod:`pytest_dictbench.adapters.pipeline.estimate`), and the judge
+requests of suites with judged rules (the ``--judge-estimate`` plugin's count, local
+token estimate); it prints the counts and costs, and deselects every item: nothing is
+sent, captured, judged or scored.
 """
 
 from __future__ import annotations
@@ -26,18 +28,22 @@ def add_option(group: Any) -> None:
         "--capture-estimate", dest="dictbench_capture_estimate", action="store_true",
         default=False,
         help="Send nothing and run no item: print how many captures the selected items of "
-        "live products need (cached outputs excluded) and what they would cost.")
+        "live products need (cached outputs excluded), the refine and judge requests, and "
+        "what they would cost.")
 
 
 class CaptureEstimatePlugin:
     """The estimate plugin (see module doc)."""
 
-    def __init__(self, recapture: bool) -> None:
+    def __init__(self, recapture: bool, judge: Any, *, show_judge: bool = True) -> None:
+        """``judge``: the run's ``JudgeEstimate`` (``show_judge``: False when the
+        ``--judge-estimate`` plugin prints it itself)."""
         from ..adapters.providers import PROVIDERS
         from ..adapters.providers.estimate import CaptureEstimate
 
         self.estimate = CaptureEstimate({k: p.default_model for k, p in PROVIDERS.items()})
         self.recapture = recapture
+        self.judge, self.show_judge = judge, show_judge
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config,
@@ -54,6 +60,7 @@ class CaptureEstimatePlugin:
                 continue
             self.estimate.add(product, item.suite, item.case, item.repetition, adapter,
                               self.recapture)
+        self.judge.count(items)
         config.hook.pytest_deselected(items=list(items))
         items[:] = []
 
@@ -84,6 +91,9 @@ class CaptureEstimatePlugin:
         terminalreporter.write_sep("=", "dictbench capture estimate")
         for line in self.estimate.lines():
             terminalreporter.write_line(line)
+        if self.show_judge and self.judge.needed():
+            for line in self.judge.lines():
+                terminalreporter.write_line(line)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

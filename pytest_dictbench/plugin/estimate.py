@@ -7,7 +7,8 @@ batch, and estimates the rest per judge (see :mod:`.judge.estimate`); then it de
 every item, so nothing is captured, judged or scored, and no report is written.
 
 Only outputs that need no capture are estimated: items of live products are counted as
-not estimated (their outputs do not exist before they run).
+not estimated (their outputs do not exist before they run). ``--capture-estimate``
+counts the judge requests with this same plugin (:meth:`JudgeEstimate.count`).
 """
 
 from __future__ import annotations
@@ -32,10 +33,24 @@ class JudgeEstimate:
         self.not_estimated = 0
         self.in_batches = 0
         self.cached = 0
+        self.counted = False
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config,
                                       items: list[pytest.Item]) -> None:
+        self.count(items)
+        config.hook.pytest_deselected(items=list(items))
+        items[:] = []
+
+    def needed(self) -> bool:
+        """Whether any selected item has judged rules (so there is an estimate to show)."""
+        return bool(self.estimates or self.cached or self.in_batches or self.not_estimated)
+
+    def count(self, items: Sequence[pytest.Item]) -> None:
+        """Estimate the judge requests of ``items`` (once: a second call does nothing)."""
+        if self.counted:
+            return
+        self.counted = True
         from ..judge.batch import BOOK_FILE, BatchBook
         from ..judge.cache import VerdictCache
         from ..judge.estimate import Estimate
@@ -84,8 +99,6 @@ class JudgeEstimate:
         for (_, judge, prompt, rules), tokens in zip(todo, counted, strict=True):
             estimate = self.estimates.setdefault(judge.name, Estimate(judge.name, judge.model))
             estimate.add(judge, prompt, rules, tokens)
-        config.hook.pytest_deselected(items=list(items))
-        items[:] = []
 
     async def _count(self, todo: Sequence[tuple[Any, Any, Any, int]]) -> list[int | None]:
         """Input tokens by the API's own count (Anthropic judges; others stay local)."""

@@ -31,7 +31,7 @@ from ..suites import MANIFEST
 from ..text.japanese import analyser_info
 from .store import read_store_baseline
 
-__all__ = ["Gating", "baseline_analyser", "load_baseline"]
+__all__ = ["Gating", "baseline_analyser", "baseline_split", "load_baseline"]
 
 
 class Gating:
@@ -46,10 +46,14 @@ class Gating:
             self.baseline: list[dict[str, Any]] | None = found.records
             self.baseline_versions: dict[str, str] = found.versions
             self.baseline_analyser: dict[str, Any] | None = found.analyser
+            self.baseline_split: dict[str, Any] | None = None
+            self.split_known = False  # a stored run keeps no split record: not compared
         else:
             self.baseline = load_baseline(value, config.invocation_params.dir)
             self.baseline_versions = baseline_versions(value, config.invocation_params.dir)
             self.baseline_analyser = baseline_analyser(value, config.invocation_params.dir)
+            self.baseline_split = baseline_split(value, config.invocation_params.dir)
+            self.split_known = True
         self.options: GateOptions | None = None
         if self.baseline is None:  # a drop is measured against a baseline run (CF8)
             for name in ("max_drop", "max_drop_abs"):
@@ -72,9 +76,11 @@ class Gating:
         self.notes: list[str] = []
 
     def apply(self, records: Sequence[Mapping[str, Any]], report: dict[str, Any],
-              products: Sequence[str] = ()) -> None:
+              products: Sequence[str] = (), *, split: Mapping[str, Any] | None = None
+              ) -> None:
         """Compare with the baseline and judge the gate; both go into ``report``
-        (``products``: the products named for the run)."""
+        (``products``: the products named for the run; ``split``: its
+        ``--dictbench-split`` record, if any)."""
         comparisons: list[dict[str, Any]] = []
         if self.baseline is not None:
             stats = report.get("statistics", {})
@@ -95,7 +101,9 @@ class Gating:
         self.verdicts = gate_verdicts(report, comparisons, self.options, baseline=self.baseline,
                                       records=records, products=products,
                                       baseline_versions=self.baseline_versions,
-                                      analysers=(self.baseline_analyser, analyser_info()))
+                                      analysers=(self.baseline_analyser, analyser_info()),
+                                      splits=(self.baseline_split, split)
+                                      if self.split_known else None)
         self.failures = gate_failures(self.verdicts)
         self.notes = gate_notes(self.verdicts)
         report["gate"] = {
@@ -150,16 +158,30 @@ def load_baseline(value: str | None, cwd: Path) -> list[dict[str, Any]] | None:
     return records
 
 
+def _baseline_report(value: str, cwd: Path) -> Any:
+    path = cwd / value
+    return read_json((path if path.is_dir() else path.parent) / "dictbench.json",
+                     DictbenchError)
+
+
 def baseline_versions(value: str | None, cwd: Path) -> dict[str, str]:
     """Suite id -> version of each suite in a baseline run's ``dictbench.json``."""
     if value is None:
         return {}
-    path = cwd / value
-    report = read_json((path if path.is_dir() else path.parent) / "dictbench.json",
-                       DictbenchError)
+    report = _baseline_report(value, cwd)
     suites = report.get("suites", []) if isinstance(report, dict) else []
     return {s["id"]: s["version"] for s in suites if isinstance(s, dict)
             and isinstance(s.get("id"), str) and isinstance(s.get("version"), str)}
+
+
+def baseline_split(value: str | None, cwd: Path) -> dict[str, Any] | None:
+    """The ``split`` record of a baseline run's ``dictbench.json`` (``None``: no
+    baseline, or a run of every case)."""
+    if value is None:
+        return None
+    report = _baseline_report(value, cwd)
+    split = report.get("split") if isinstance(report, dict) else None
+    return dict(split) if isinstance(split, dict) else None
 
 
 def baseline_analyser(value: str | None, cwd: Path) -> dict[str, Any] | None:

@@ -39,6 +39,7 @@ from .options import bootstrap_seed, ini_folder, judge_default, max_text_chars
 from .session_reports import ReportSet
 from .split import PLUGIN_NAME as SPLIT_PLUGIN
 from .store import StoreRecording
+from .terminate import RunTerminated, Termination
 from .unrun import stop_reason, unrun_reports, xdist_stop
 
 __all__ = ["CAPTURED_PROPERTY", "HEAP_KEY", "RECORD_PROPERTY", "SESSION_KEY", "DictbenchSession"]
@@ -118,6 +119,7 @@ class DictbenchSession(ReportSet):
         self.recording = StoreRecording(config) if not self.worker else None
         #: Problems found at the end of the run (reports not written, a hook failed).
         self.problems: list[str] = []
+        self.termination = Termination()  #: installed by ``plugin.pytest_configure``
         self.judge_default = judge_default(config)
         self._suites: dict[Path, Suite] = {}
         #: Draft cases per suite that xdist workers collected (see ``scheduling``).
@@ -338,7 +340,8 @@ class DictbenchSession(ReportSet):
         if exitstatus == pytest.ExitCode.INTERRUPTED and xdist_stop(self.config):
             # -x, --maxfail or crashed workers under xdist: a stop like a serial run's
             session.exitstatus = exitstatus = pytest.ExitCode.TESTS_FAILED
-        if exitstatus in _NO_REPORT or self.config.option.collectonly:
+        stopped = self.termination.stopped(session, exitstatus)  # SIGTERM: reports (PL11)
+        if (exitstatus in _NO_REPORT and not stopped) or self.config.option.collectonly:
             return  # (nothing ran under --collect-only: the last run's reports stand)
         unrun = [nodeid for nodeid in self.collected if nodeid not in self.records]
         for report in unrun_reports(self, unrun, stop_reason(session), RECORD_PROPERTY,
@@ -354,7 +357,12 @@ class DictbenchSession(ReportSet):
         # the lines exactly as the items wrote them, streamed from the spool in order
         files: dict[str, str | Iterator[str]] = {"items.jsonl": self.records.lines()}
         try:
-            files.update(self._report_files(session, records))
+            with self.termination.interruptible():  # a slow build is stopped by a signal
+                files.update(self._report_files(session, records))
+        except RunTerminated:
+            session.exitstatus = pytest.ExitCode.INTERRUPTED
+            self.problems.append(f"{self.termination.message()} while the reports were "
+                                 "built; only items.jsonl and run-info.json were written")
         except Exception as exc:  # a plugin hook or renderer failed: keep the items
             self.problems.append(f"building the reports failed ({_describe(exc)}); "
                                  "only items.jsonl and run-info.json were written")

@@ -35,6 +35,7 @@ from .gate import Gating
 from .judge import Judging
 from .junit import session_result
 from .report_hooks import generate_report, update_report
+from .split import PLUGIN_NAME as SPLIT_PLUGIN
 from .store import StoreRecording
 
 __all__ = ["ReportSet"]
@@ -76,7 +77,9 @@ class ReportSet:
                       ) -> dict[str, str]:
         """The report files of the run by name (besides items.jsonl and run-info.json)."""
         report = generate_report(self.config, records, self.problems)
-        self.gating.apply(records, report, [p.name for p in self.products])
+        split = self.config.pluginmanager.get_plugin(SPLIT_PLUGIN)
+        self.gating.apply(records, report, [p.name for p in self.products],
+                          split=split.record() if split is not None else None)
         report = update_report(self.config, report, self.problems)
         self.report = report
         files = {"dictbench.json": dumps(report) + "\n"}

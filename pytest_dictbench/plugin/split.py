@@ -74,7 +74,11 @@ class SplitPlugin:
                 f"): the {self.half} half is empty (seed {self.seed}); no item of it runs"
                 for suite_id, s in sorted(self.suites.items()) if s["cases"] == 0]
 
+    def record(self) -> dict[str, Any]:
+        """The report's ``split`` entry (the gate compares it with its baseline's)."""
+        return {"half": self.half, "seed": self.seed, "rule": RULE,
+                "suites": dict(sorted(self.suites.items()))}
+
     def pytest_dictbench_update_report(self, config: pytest.Config,
                                        report: dict[str, Any]) -> None:
-        report["split"] = {"half": self.half, "seed": self.seed, "rule": RULE,
-                           "suites": dict(sorted(self.suites.items()))}
+        report["split"] = self.record()
