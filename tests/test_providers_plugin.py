@@ -166,7 +166,7 @@ def test_a_missing_key_is_one_preflight_error_naming_the_variable_and_products(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: dictbench: environment variable {KEY_ENV} "
                                  "(api_key_env) is not set: products dg, dg2 need it to "
-                                 "capture 6 items"])
+                                 "capture 6 items; export it, or leave the product out"])
     assert fake.requests == []
     assert project.runpytest("--product=dg", "--collect-only", "-p",
                              "no:cacheprovider").ret == 0

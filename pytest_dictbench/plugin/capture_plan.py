@@ -7,10 +7,7 @@ gets its (case, repetition) pairs in the order the items will run, so that it ca
 the next captures concurrently while keeping the outputs in that order. Under
 pytest-xdist all items of a live product run on one worker, in this order.
 
-A cloud product whose key variable is not set while some of its planned items are not
-cached stops the run here with one line naming the variable and the products that need
-it (not one error per item); ``--collect-only`` and ``--capture-estimate`` need no key.
-Under pytest-xdist the workers collect, and each item reports the missing key.
+A key variable that is not set is checked before, by :mod:`.keys`.
 
 At the end of the session each planned adapter with a ``finish`` method is told so: a
 run stopped early (``-x``) keeps the captures already made ahead in the cache (an
@@ -47,11 +44,6 @@ class CapturePlan:
         for adapter, items in plans.values():
             adapter.plan(items)
             self._planned.append(adapter)
-        config = session.config
-        # an xdist worker leaves it to its items (the controller collects none)
-        if not (config.option.collectonly or config.getoption("dictbench_capture_estimate")
-                or hasattr(config, "workerinput")):
-            _preflight_keys(adapter for adapter, _ in plans.values())
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
@@ -72,19 +64,3 @@ class CapturePlan:
             terminalreporter.write_sep("-", "dictbench captures: estimated and billed")
             for line in self._spend:
                 terminalreporter.write_line(line)
-
-
-def _preflight_keys(adapters: Any) -> None:
-    """One usage error per key variable that is not set while planned items need
-    captures with it, naming the products, before any item runs (not one error per
-    item). A fully cached product needs no key."""
-    missing: dict[str, list[tuple[str, int]]] = {}
-    for adapter in adapters:
-        found = getattr(adapter, "missing_key", lambda: None)()
-        if found:
-            missing.setdefault(found[0], []).append((adapter.product.name, found[1]))
-    if missing:
-        raise pytest.UsageError("\n".join(
-            f"dictbench: environment variable {variable} (api_key_env) is not set: products "
-            f"{', '.join(sorted({name for name, _ in users}))} need it to capture "
-            f"{sum(n for _, n in users)} items" for variable, users in sorted(missing.items())))

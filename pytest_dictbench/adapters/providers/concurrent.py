@@ -17,7 +17,6 @@ their items would have, so the next run does not send them again.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections import deque
@@ -144,17 +143,6 @@ class ProviderAdapter(LiveAdapter):
             else ""
         return (f"{self.product.name}: {len(made)} captured; estimated {_usd(estimate)}, "
                 f"billed {_usd(billed)}{waits}")
-
-    def missing_key(self) -> tuple[str, int] | None:
-        """``(variable, captures)`` when the planned items need captures and the key's
-        variable is not set (a preflight error naming it, before any item runs); None
-        when the key is there or every planned item is cached."""
-        if not self.key_env or os.environ.get(self.key_env):
-            return None
-        needed = sum(1 for case, repetition in self._plan
-                     if self.options.recapture or (cached := self._cached.get(
-                         (case.id, repetition))) is None or cached.is_error)
-        return (self.key_env, needed) if needed else None
 
     def finish(self, wait: bool = True) -> int:
         """Cache the captures made ahead whose items never ran (see module doc); the
