@@ -41,7 +41,7 @@ class JudgeError(DictbenchError):
 
 
 def install_hint(packages: Sequence[str], extra: str) -> str:
-    """``needs the optional package 'meeteval': pip install 'pytest-dictbench[rig]'``."""
+    """``needs the optional package 'scipy': pip install 'pytest-dictbench[rig]'``."""
     named = ", ".join(repr(p) for p in packages)
     plural = "s" if len(packages) > 1 else ""
     return f"needs the optional package{plural} {named}: pip install 'pytest-dictbench[{extra}]'"
@@ -52,7 +52,7 @@ def require(module: str, extra: str, purpose: str, *, package: str | None = None
     how to install it, never the import's traceback::
 
         DictbenchError: speaker attribution (cpWER) needs the optional package
-        'meeteval': pip install 'pytest-dictbench[rig]'
+        'scipy': pip install 'pytest-dictbench[rig]'
     """
     try:
         return importlib.import_module(module)

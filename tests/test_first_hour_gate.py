@@ -5,6 +5,7 @@ says so (CF18)."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import test_plugin_gate
@@ -75,3 +76,16 @@ def test_cf16_a_named_product_without_items_is_listed_with_the_reason(
         {"product": "p2", "reason": "no item selected"}]
     assert "p2: named with --product" in (gated.path / "reports" / "dictbench.md").read_text()
     assert "p2: named with --product" in (gated.path / "reports" / "dictbench.html").read_text()
+
+
+@pytest.mark.parametrize("verbosity", [[], ["-v"], ["-n", "2"]], ids=["quiet", "verbose", "xdist"])
+def test_cf18_the_gate_result_keeps_the_progress_within_100_percent(
+        gated: pytest.Pytester, verbosity: list[str]) -> None:
+    """CF18: the gate verdict is a test result reported after the items; it is counted in
+    pytest's progress total, so the column never passes 100 % (it read ``[103%]``)."""
+    result = gated.runpytest(*GATE, "--dictbench-max-drop=2", *verbosity)
+    result.assert_outcomes(passed=31)
+    shown = [int(p) for p in re.findall(r"\[\s*(\d+)%\]", result.stdout.str())]
+    assert shown and max(shown) == 100, shown
+    if verbosity == ["-v"]:
+        result.stdout.fnmatch_lines(["*::dictbench-gate[[]p1[]] PASSED*[[]100%[]]"])

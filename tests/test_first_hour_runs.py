@@ -44,30 +44,38 @@ def _openai_products(pytester: pytest.Pytester, names: list[str]) -> None:
             'base_url = "http://127.0.0.1:9/v1"\n', encoding="utf-8")
 
 
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
 def test_cf24_a_missing_key_is_one_usage_error_per_product(
-        live: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+        live: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: list[str]) -> None:
+    """CF24: one usage error naming each variable and its products, before any item
+    runs; under ``-n 2`` too (the controller checks the workers' collection)."""
     _openai_products(live, ["cloud1", "cloud2"])
     for name in ("CLOUD1", "CLOUD2"):
         monkeypatch.delenv(f"DICTBENCH_UNSET_KEY_{name}", raising=False)
     result = live.runpytest("--product=cloud1", "--product=cloud2", "--product=ok",
-                            "-p", "no:cacheprovider")
+                            "-p", "no:cacheprovider", *workers)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([
-        "*cloud1: environment variable DICTBENCH_UNSET_KEY_CLOUD1 (api_key_env) is not set, "
-        "and 4 selected items need a capture*",
-        "*cloud2: environment variable DICTBENCH_UNSET_KEY_CLOUD2 (api_key_env) is not set, "
-        "and 4 selected items need a capture*"])
+        "ERROR: dictbench: environment variable DICTBENCH_UNSET_KEY_CLOUD1 (api_key_env) is "
+        "not set: product cloud1 needs it to capture 4 items; export it, or leave the "
+        "product out",
+        "dictbench: environment variable DICTBENCH_UNSET_KEY_CLOUD2 (api_key_env) is not "
+        "set: product cloud2 needs it to capture 4 items; export it, or leave the product "
+        "out"])
+    assert result.stderr.str().count("DICTBENCH_UNSET_KEY_CLOUD1") == 1
     assert "capture error" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["*= no tests ran in *"])
 
 
-def test_cf24_cached_outputs_need_no_key(live: pytest.Pytester,
-                                         monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_cf24_cached_outputs_need_no_key(live: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+                                         workers: list[str]) -> None:
     _openai_products(live, ["cloud1"])
     monkeypatch.delenv("DICTBENCH_UNSET_KEY_CLOUD1", raising=False)
     (live.path / "products" / "cloud1").mkdir()
     (live.path / "products" / "cloud1" / "mini.jsonl").write_text("".join(
         f'{{"case_id": "{c["id"]}", "text": "hello there"}}\n' for c in CASES))
-    result = live.runpytest("--product=cloud1", "-p", "no:cacheprovider")
+    result = live.runpytest("--product=cloud1", "-p", "no:cacheprovider", *workers)
     result.assert_outcomes(passed=4)
 
 

@@ -6,7 +6,6 @@ import json
 import shutil
 from pathlib import Path
 
-import meeteval.wer.wer.cp  # noqa: F401
 import pyloudnorm  # noqa: F401
 import pytest
 import scipy.optimize  # noqa: F401

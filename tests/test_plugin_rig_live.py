@@ -9,7 +9,6 @@ import shutil
 import sys
 from pathlib import Path
 
-import meeteval.wer.wer.cp  # noqa: F401
 import numpy as np
 import pyloudnorm  # noqa: F401
 import pytest

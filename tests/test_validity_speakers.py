@@ -78,11 +78,10 @@ def test_bad_json_turns_are_refused_with_the_turn_number() -> None:
 
 
 @pytest.mark.parametrize(("module", "purpose", "package"), [
-    ("meeteval.wer.wer.cp", "speaker attribution (cpWER)", "meeteval"),
     ("scipy.optimize", "speaker attribution (the label-to-speaker assignment)", "scipy")])
 def test_a_missing_optional_package_is_one_line_naming_the_extra(
         monkeypatch: pytest.MonkeyPatch, module: str, purpose: str, package: str) -> None:
-    # S40: a missing meeteval was a ~740-line traceback ending in ModuleNotFoundError
+    # S40: a missing package was a ~740-line traceback ending in ModuleNotFoundError
     monkeypatch.setitem(sys.modules, module, None)  # Python's own way to block an import
     hyp = [Turn("Ann", "hi there"), Turn("Bob", "fine thanks"), Turn("Ann", "good")]
     with pytest.raises(DictbenchError) as caught:

@@ -134,7 +134,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not getattr(config.option, "numprocesses", None) and not is_worker(config) \
             and not config.getoption("dictbench_capture_estimate") \
             and not config.option.collectonly:
-        config.pluginmanager.register(MissingKeys(config.getoption("dictbench_recapture")),
+        config.pluginmanager.register(MissingKeys(session.options),
                                       KEYS_PLUGIN)  # one usage error per missing key
     if config.getoption("dictbench_capture_estimate"):
         if getattr(config.option, "numprocesses", None) or is_worker(config):

@@ -7,10 +7,7 @@ gets its (case, repetition) pairs in the order the items will run, so that it ca
 the next captures concurrently while keeping the outputs in that order. Under
 pytest-xdist all items of a live product run on one worker, in this order.
 
-A cloud product whose key variable is not set while some of its planned items are not
-cached stops the run here with one line naming the variable and the products that need
-it (not one error per item); ``--collect-only`` and ``--capture-estimate`` need no key.
-Under pytest-xdist the workers collect, and each item reports the missing key.
+A key variable that is not set is checked before, by :mod:`.keys`.
 
 At the end of the session each planned adapter with a ``finish`` method is told so: a
 run stopped early (``-x``) keeps the captures already made ahead in the cache (an

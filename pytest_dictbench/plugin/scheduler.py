@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 from xdist.scheduler import LoadScopeScheduling
 
+from ..errors import DictbenchError
 from .collect import capture_group, split_item_id
+from .keys import Need, check_keys
 from .session import RECORD_PROPERTY, SESSION_KEY, record_line
 from .unrun import item_record
 
@@ -155,6 +157,8 @@ class XdistHooks:
         none): those that never run get records at the end."""
         session = self.config.stash.get(SESSION_KEY, None)
         if session is not None and not session.collected:
+            if not self.config.option.collectonly:  # before any item is scheduled (CF24)
+                check_keys(_needs(session, ids), session.options)
             session.items_collected(list(ids))
 
     def _crash_record(self, crashitem: str, report: pytest.TestReport
@@ -168,3 +172,18 @@ class XdistHooks:
                    "(its process ended without a result, e.g. a segfault or os._exit in the "
                    "engine); it was not run again")
         return item_record(session, crashitem, "error", message)
+
+
+def _needs(session: Any, ids: list[str]) -> Iterator[Need]:
+    """The (product, suite, case id, repetition) of each dictbench item among ``ids``."""
+    products = {p.name: p for p in session.products}
+    for nodeid in ids:
+        parts = split_item_id(nodeid, tuple(products))
+        if parts is None:
+            continue
+        path, case_id, product, repetition = parts
+        try:
+            suite = session.load_suite(session.config.rootpath / path)
+        except DictbenchError:
+            continue  # the worker's collection said it
+        yield products[product], suite, case_id, repetition

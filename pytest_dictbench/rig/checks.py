@@ -29,8 +29,8 @@ __all__ = ["RIG_PACKAGES", "audio_blocking", "exclusion_facts", "missing_package
            "package_checks"]
 
 #: What a rig run imports beyond the core, all in the extra ``rig``: (module, package).
-RIG_PACKAGES = (("icu", "PyICU"), ("scipy", "scipy"), ("meeteval", "meeteval"),
-                ("pyloudnorm", "pyloudnorm"), ("soxr", "soxr"))
+RIG_PACKAGES = (("icu", "PyICU"), ("scipy", "scipy"), ("pyloudnorm", "pyloudnorm"),
+                ("soxr", "soxr"))
 
 
 def missing_packages(packages: Iterable[tuple[str, str]] = RIG_PACKAGES) -> list[str]:

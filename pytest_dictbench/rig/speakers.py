@@ -19,15 +19,12 @@ Example: reference ``A: hi there / B: fine thanks / A: good`` and a product that
 labels S1, S1, S2. Mapping S1 -> A makes one turn correct; S1 -> B and S2 -> A make two,
 so the count is 2 of 3: the merged turn costs one.
 
-cpWER (concatenated minimum-permutation WER, meeteval) is reported next to it.
+cpWER (concatenated minimum-permutation WER, as meeteval defines it) is reported next to it.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import logging
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -37,7 +34,7 @@ from typing import Any
 from ..errors import require
 from ..stats import round_half_away
 from ..text.normalize import normalize_for_wer
-from ..text.rig import word_tokens
+from ..text.rig import edit_distance, word_tokens
 
 __all__ = [
     "Attribution",
@@ -220,21 +217,25 @@ def _best_mapping(dominant: Sequence[str | None], speakers: Sequence[str | None]
 
 def _cpwer(reference: Sequence[Turn], hypothesis: Sequence[Turn],
            split: Callable[[str], list[str]]) -> float | None:
-    ref = _by_speaker(reference, split)
-    if not sum(len(text.split()) for text in ref.values()):
+    """Concatenated minimum-permutation WER: each speaker's words form one stream; the
+    reference and product streams are paired one to one (the shorter side padded with
+    empty streams) so that the summed word edit distance is least (scipy's
+    ``linear_sum_assignment``); that sum over the reference's word count."""
+    ref = [text.split() for text in _by_speaker(reference, split).values()]
+    words = sum(len(stream) for stream in ref)
+    if not words:
         return None
-    hyp = _by_speaker(hypothesis, split)
-    cp_word_error_rate = require("meeteval.wer.wer.cp", "rig",
-                                 "speaker attribution (cpWER)").cp_word_error_rate
-    quiet = logging.getLogger("preprocess")  # meeteval logs that texts carry no times
-    level = quiet.level
-    quiet.setLevel(logging.ERROR)
-    try:
-        with contextlib.redirect_stdout(io.StringIO()), \
-                contextlib.redirect_stderr(io.StringIO()):
-            return float(cp_word_error_rate(reference=ref, hypothesis=hyp).error_rate)
-    finally:
-        quiet.setLevel(level)
+    hyp = [text.split() for text in _by_speaker(hypothesis, split).values()]
+    size = max(len(ref), len(hyp))
+    ref += [[]] * (size - len(ref))
+    hyp += [[]] * (size - len(hyp))
+    import numpy as np
+
+    linear_sum_assignment = require("scipy.optimize", "rig", "speaker attribution "
+                                    "(cpWER)").linear_sum_assignment
+    cost = np.array([[edit_distance(r, h) for h in hyp] for r in ref], dtype=np.int64)
+    rows, cols = linear_sum_assignment(cost)
+    return int(cost[rows, cols].sum()) / words
 
 
 def _by_speaker(turns: Sequence[Turn], split: Callable[[str], list[str]]) -> dict[str, str]:
