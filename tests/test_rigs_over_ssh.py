@@ -148,7 +148,7 @@ def test_two_rigs_keep_each_group_on_one_rig_and_match_a_serial_run_of_their_cap
     assert report_bytes(project) == over_ssh
 
 
-def test_a_dropped_rig_costs_only_its_item_in_flight(
+def test_a_dropped_rig_costs_only_one_item(
         project: pytest.Pytester, ssh_config: Path) -> None:
     tx = two_rigs(project, ssh_config)
     result = run(project, "--product=droppy", "--product=a", *tx)
@@ -159,13 +159,18 @@ def test_a_dropped_rig_costs_only_its_item_in_flight(
     by_status = defaultdict(list)
     for record in records:
         by_status[record["status"]].append((record["product"], record["case_id"]))
-    assert by_status["error"] == [("droppy", "c3")], output
+    # one item is lost: the first of droppy's whose report had not reached the controller
+    # when the connection dropped (c3 was running; the reports of c1 and c2 may have been
+    # on the wire and lost with it)
+    [(product, case)] = by_status["error"]
+    assert product == "droppy" and case in {"c1", "c2", "c3"}, output
     crashed = next(r for r in records if r["status"] == "error")
     assert "crashed while running this item" in crashed["message"]
     # everything else ran and passed: a's six, droppy's other five (resumed after the drop)
     assert sorted(by_status["passed"]) == sorted(
-        [("a", c["id"]) for c in CASES] + [("droppy", c["id"]) for c in CASES if c["id"] != "c3"])
-    result.stdout.fnmatch_lines(["*ERROR*c3[[]droppy[]]*"])
+        [("a", c["id"]) for c in CASES] + [("droppy", c["id"]) for c in CASES if c["id"] != case])
+    assert len(records) == 2 * len(CASES)
+    result.stdout.fnmatch_lines([f"*ERROR*{case}[[]droppy[]]*"])
 
 
 def test_no_key_or_ssh_secret_reaches_a_report(

@@ -277,3 +277,4 @@ class Tap:
             self._process.wait(timeout=5)
         except subprocess.TimeoutExpired:
             self._process.kill()
+            self._process.wait()  # gone before the rig says it is closed
