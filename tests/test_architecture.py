@@ -86,7 +86,7 @@ def test_the_entry_point_names_the_shell() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     # a loader module with no hook, which loads the shell under its module name (PL17)
     assert config["project"]["entry-points"]["pytest11"] == {
-        "dictbench": "pytest_dictbench.plugin.entry"}
+        "dictbench": "pytest_dictbench.plugin_entry"}
 
 
 def test_the_architecture_page_names_every_top_level_part() -> None:

@@ -1,7 +1,7 @@
 """PL17: the plugin can be named by its module, as pytest's usual ways of naming a
 plugin do, besides loading itself from its ``pytest11`` entry point (``dictbench``).
 
-The entry point names a module that holds no hook (``pytest_dictbench.plugin.entry``)
+The entry point names a module that holds no hook (``pytest_dictbench.plugin_entry``)
 and asks pytest to load ``pytest_dictbench.plugin`` under its module name, which pytest
 does once however often it is named. Here the entry point is loaded with ``-p`` (plugin
 autoload off), as pytest loads an entry point: ``register(module, name)``.
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-ENTRY = "pytest_dictbench.plugin.entry"
+ENTRY = "pytest_dictbench.plugin_entry"
 
 
 def run(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -61,3 +61,12 @@ def test_naming_the_module_in_pytest_plugins_of_a_conftest_works(folder: Path) -
     assert "1 passed" in result.stdout
     result = run(folder, "-q", "--help")  # the conftest alone loads it too
     assert "--dictbench-split" in result.stdout
+
+
+def test_loading_through_the_entry_point_warns_of_nothing(folder: Path) -> None:
+    """The entry module sits outside the plugin package: importing it must not import
+    ``pytest_dictbench.plugin`` before pytest marks that for assertion rewriting (every
+    run printed a PytestAssertRewriteWarning when it did)."""
+    result = run(folder, "-p", ENTRY, "-q", "-W", "error::pytest.PytestAssertRewriteWarning")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "PytestAssertRewriteWarning" not in result.stdout + result.stderr
