@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 from ...errors import CaptureError, ProductError
 from ...model import Product, Suite
 from ...private import is_private
-from ...redact import register_secret
+from ...redact import key_problem, register_secret
 from ..base import AdapterOptions
 from ..live import CaptureRequest
 from ..settings import Settings
@@ -298,6 +298,31 @@ class ProviderTranscriber:
         return None
 
 
+def refuse_inline_key(product: Product) -> None:
+    """A key written into the product file is refused: it belongs in an environment
+    variable that ``api_key_env`` names."""
+    if "api_key" in product.settings:
+        raise ProductError("[settings] api_key is not accepted: put the key in an "
+                           "environment variable and name that variable in api_key_env",
+                           path=product.path)
+
+
+def read_key(product: Product, key_env: str | None) -> str | None:
+    """The key in the variable ``key_env`` names, registered as a secret (None without
+    ``api_key_env``). Unset: a capture error of the item. Blank, too short to be scrubbed,
+    or not sendable in a header: the product is refused once, before any request, the key
+    never quoted (PV13)."""
+    key = os.environ.get(key_env) if key_env else None
+    if key_env and not key:
+        raise CaptureError(f"environment variable {key_env} (api_key_env) is not set")
+    problem = (header_problem(key) or key_problem(key)) if key else None
+    if problem:
+        raise ProductError(f"environment variable {key_env} (api_key_env) holds {problem}; "
+                           "it is not sent", path=product.path)
+    register_secret(key)
+    return key
+
+
 def header_problem(key: str) -> str | None:
     """Why ``key`` cannot be sent as an HTTP header value (without quoting it), else
     None: surrounding whitespace, quotes around it, control or non-ASCII characters."""
@@ -351,10 +376,7 @@ def provider_adapter(provider: Provider) -> Callable[[Product, Suite, AdapterOpt
     known: Iterable[str] = PROVIDER_SETTINGS | provider.settings
 
     def factory(product: Product, suite: Suite, options: AdapterOptions) -> ProviderAdapter:
-        if "api_key" in product.settings:
-            raise ProductError("[settings] api_key is not accepted: put the key in an "
-                               "environment variable and name that variable in api_key_env",
-                               path=product.path)
+        refuse_inline_key(product)
         settings = Settings(product, known)
         key_env: str | None = settings.get("api_key_env", str, None)
         concurrency = settings.get("concurrency", int, DEFAULT_CONCURRENCY)
@@ -373,15 +395,7 @@ def provider_adapter(provider: Provider) -> Callable[[Product, Suite, AdapterOpt
         _check_private(provider, product, suite, checked.client.base_url)
 
         def make() -> ProviderTranscriber:
-            key = os.environ.get(key_env) if key_env else None
-            if key_env and not key:
-                raise CaptureError(f"environment variable {key_env} (api_key_env) is not set")
-            problem = header_problem(key) if key else None
-            if problem:  # refused once, before any request: never retried (PV13)
-                raise ProductError(f"environment variable {key_env} (api_key_env) holds "
-                                   f"{problem}", path=product.path)
-            register_secret(key)
-            return ProviderTranscriber(provider, settings, key)
+            return ProviderTranscriber(provider, settings, read_key(product, key_env))
 
         return ProviderAdapter(product, suite, options, make, concurrency=concurrency)
 

@@ -14,16 +14,16 @@ bound is ``invalid``: its text is not scored and its timings stay in the record.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from ...errors import CaptureError, ProductError
+from ...errors import CaptureError
 from ...model import Product, Suite
-from ...redact import key_problem, register_secret, scrub
+from ...redact import scrub
 from ..base import AdapterOptions
 from ..live import CaptureRequest
+from ..providers.base import read_key, refuse_inline_key
 from ..providers.concurrent import DEFAULT_CONCURRENCY, Ahead, ProviderAdapter, timed
 from ..providers.prices import price_for
 from ..settings import Settings
@@ -151,24 +151,13 @@ def streaming_adapter(protocol: Protocol) -> Callable[[Product, Suite, AdapterOp
     from ``api_key_env`` when the first item runs."""
 
     def factory(product: Product, suite: Suite, options: AdapterOptions) -> ProviderAdapter:
-        if "api_key" in product.settings:
-            raise ProductError("[settings] api_key is not accepted: put the key in an "
-                               "environment variable and name that variable in api_key_env",
-                               path=product.path)
+        refuse_inline_key(product)
         settings = Settings(product, STREAMING_SETTINGS)
         key_env: str | None = settings.get("api_key_env", str, None)
         StreamingTranscriber(protocol, settings, None)  # check the settings now
 
         def make() -> StreamingTranscriber:
-            key = os.environ.get(key_env) if key_env else None
-            if key_env and not key:
-                raise CaptureError(f"environment variable {key_env} (api_key_env) is not set")
-            problem = key_problem(key) if key is not None else None
-            if problem:
-                raise CaptureError(f"environment variable {key_env} (api_key_env) holds "
-                                   f"{problem}; it is not sent")
-            register_secret(key)
-            return StreamingTranscriber(protocol, settings, key)
+            return StreamingTranscriber(protocol, settings, read_key(product, key_env))
 
         return ProviderAdapter(product, suite, options, make,
                                concurrency=settings.get("concurrency", int, DEFAULT_CONCURRENCY))
