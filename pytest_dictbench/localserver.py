@@ -119,6 +119,20 @@ class LoopbackHandler(BaseHTTPRequestHandler):
         if hosts[0].strip().lower() not in (f"127.0.0.1:{port}", f"localhost:{port}"):
             raise Refused(HTTPStatus.MISDIRECTED_REQUEST, "unexpected Host header")
 
+    def do_GET(self) -> None:
+        """A GET (or HEAD) addressed to this server by its loopback name is :meth:`get`'s."""
+        self.answer(self._checked_get)
+
+    do_HEAD = do_GET
+
+    def _checked_get(self) -> None:
+        self.check_host()
+        self.get()
+
+    def get(self) -> None:
+        """Answer a GET whose Host was checked (a server's pages); none by default."""
+        raise Refused(HTTPStatus.NOT_FOUND, "not found")
+
     def answer(self, work: Any) -> None:
         """Run ``work``; a refusal or an unexpected failure becomes a JSON error."""
         try:

@@ -86,13 +86,7 @@ class Handler(LoopbackHandler):
 
     # -- GET ----------------------------------------------------------------------------
 
-    def do_GET(self) -> None:
-        self.answer(self._get)
-
-    do_HEAD = do_GET
-
-    def _get(self) -> None:
-        self.check_host()
+    def get(self) -> None:
         bench = self.server.workbench
         path = urlsplit(self.path).path
         try:
