@@ -9,7 +9,6 @@ engine (:class:`~pytest_dictbench.adapters.live.LiveAdapter`).
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -23,7 +22,6 @@ from urllib.parse import urlsplit
 from ...errors import CaptureError, ProductError
 from ...model import Product, Suite
 from ...private import is_private
-from ...redact import key_problem, register_secret
 from ..base import AdapterOptions
 from ..live import CaptureRequest
 from ..settings import Settings
@@ -31,6 +29,7 @@ from .audio_length import audio_seconds
 from .client import ProviderClient, Session, check_base_url, import_httpx
 from .concurrent import DEFAULT_CONCURRENCY, Ahead, ProviderAdapter, timed
 from .jobs import JobJournal, job_key
+from .keys import read_key, refuse_inline_key
 from .languages import language_problem, locale_problem
 from .prices import Price, price_for
 
@@ -296,45 +295,6 @@ class ProviderTranscriber:
                 return (f"{seconds:.1f} s, over {model}'s {text} limit "
                         f"({limits.max_seconds:g} s)")
         return None
-
-
-def refuse_inline_key(product: Product) -> None:
-    """A key written into the product file is refused: it belongs in an environment
-    variable that ``api_key_env`` names."""
-    if "api_key" in product.settings:
-        raise ProductError("[settings] api_key is not accepted: put the key in an "
-                           "environment variable and name that variable in api_key_env",
-                           path=product.path)
-
-
-def read_key(product: Product, key_env: str | None) -> str | None:
-    """The key in the variable ``key_env`` names, registered as a secret (None without
-    ``api_key_env``). Unset: a capture error of the item. Blank, too short to be scrubbed,
-    or not sendable in a header: the product is refused once, before any request, the key
-    never quoted (PV13)."""
-    key = os.environ.get(key_env) if key_env else None
-    if key_env and not key:
-        raise CaptureError(f"environment variable {key_env} (api_key_env) is not set")
-    problem = (header_problem(key) or key_problem(key)) if key else None
-    if problem:
-        raise ProductError(f"environment variable {key_env} (api_key_env) holds {problem}; "
-                           "it is not sent", path=product.path)
-    register_secret(key)
-    return key
-
-
-def header_problem(key: str) -> str | None:
-    """Why ``key`` cannot be sent as an HTTP header value (without quoting it), else
-    None: surrounding whitespace, quotes around it, control or non-ASCII characters."""
-    if key != key.strip():
-        return "spaces or line breaks around the key; remove them"
-    if len(key) > 1 and key[0] == key[-1] and key[0] in "\"'":
-        return "the key in quotes; remove them"
-    for char in key:
-        if ord(char) < 0x21 or ord(char) > 0x7E:
-            return (f"a character that cannot be sent in a header (U+{ord(char):04X}); "
-                    "keys are printable ASCII")
-    return None
 
 
 def _default_root(provider: Provider, settings: Settings) -> str:

@@ -23,8 +23,8 @@ from ...model import Product, Suite
 from ...redact import scrub
 from ..base import AdapterOptions
 from ..live import CaptureRequest
-from ..providers.base import read_key, refuse_inline_key
 from ..providers.concurrent import DEFAULT_CONCURRENCY, Ahead, ProviderAdapter, timed
+from ..providers.keys import read_key, refuse_inline_key
 from ..providers.prices import price_for
 from ..settings import Settings
 from .audio import stream_audio
