@@ -50,8 +50,10 @@ def _normalizer() -> Callable[[str], str]:
 
 
 def whisper_english(text: str) -> str:
-    """``text`` as OpenAI's Whisper English normaliser writes it (lower case, words apart)."""
-    return " ".join(_normalizer()(text).split())
+    """``text`` as OpenAI's Whisper English normaliser writes it, byte for byte: lower
+    case, words one space apart, and (as OpenAI's does) a leading space where a removed
+    word began the text; scoring splits on whitespace, so that space counts for nothing."""
+    return _normalizer()(text)
 
 
 def whisper_normalizer_info() -> dict[str, str]:
