@@ -214,7 +214,7 @@ def test_flac_length_from_the_last_frame_equals_the_samples_written(
     import numpy as np
     import soundfile as sf
 
-    from pytest_dictbench.adapters.providers.flac_length import flac_samples
+    from pytest_dictbench.audio.flac_length import flac_samples
 
     buffer = io.BytesIO()
     sf.write(buffer, (0.1 * np.sin(np.arange(samples) / 7)).astype(np.float32), rate,
@@ -230,7 +230,7 @@ def test_flac_length_from_the_last_frame_equals_the_samples_written(
 def test_flac_length_of_any_bytes_never_raises(raw: bytes) -> None:
     import tempfile
 
-    from pytest_dictbench.adapters.providers.flac_length import flac_samples
+    from pytest_dictbench.audio.flac_length import flac_samples
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "a.flac"

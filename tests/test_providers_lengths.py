@@ -22,8 +22,8 @@ from provider_servers import KEY_ENV, AzureFake, OpenAIFake, ProviderServer, Req
 
 from pytest_dictbench.adapters.base import AdapterOptions
 from pytest_dictbench.adapters.providers import PROVIDERS
-from pytest_dictbench.adapters.providers.audio_length import audio_seconds
 from pytest_dictbench.adapters.providers.base import Limits, provider_adapter
+from pytest_dictbench.audio.length import audio_seconds
 from pytest_dictbench.model import Output, Product, Suite
 
 pytestmark = pytest.mark.usefixtures("provider_key")
@@ -178,7 +178,7 @@ def test_an_honest_mp3s_length_is_its_headers(tmp_path: Path) -> None:
 def test_mp3_length_of_any_bytes_never_raises(raw: bytes) -> None:
     import tempfile
 
-    from pytest_dictbench.adapters.providers.mp3_length import mp3_samples
+    from pytest_dictbench.audio.mp3_length import mp3_samples
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "a.mp3"
@@ -194,7 +194,7 @@ def test_an_mp3s_frame_count_exceeds_its_gapless_length_by_the_encoder_slack_onl
     """PV26: the count is the encoded length plus the encoder's delay and padding."""
     import tempfile
 
-    from pytest_dictbench.adapters.providers.mp3_length import mp3_samples
+    from pytest_dictbench.audio.mp3_length import mp3_samples
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "a.mp3"
@@ -203,3 +203,22 @@ def test_an_mp3s_frame_count_exceeds_its_gapless_length_by_the_encoder_slack_onl
         assert found is not None and found[1] == RATE
         assert 0 <= found[0] - sf.info(str(path)).frames <= 3 * 1152
         assert audio_seconds(path) == sf.info(str(path)).duration
+
+
+def test_the_capture_records_the_length_of_the_audio_present(tmp_path: Path) -> None:
+    """PV26: the record's ``audio_duration_s`` (and so its RTF) is the audio present,
+    as the limit and the bill count it, not the header's length: 5 s of audio whose data
+    chunk says 1 s, which libsndfile believes. (A data chunk that says more than is
+    present is refused as truncated before anything is sent.)"""
+    seconds = 5.0
+    suite = one_case(tmp_path, wav(seconds, data_size=2 * RATE))
+    with ProviderServer(Plain()) as server:
+        product = make_product(tmp_path / "p", "openai", {
+            "base_url": server.url, "api_key_env": KEY_ENV, "model": "whisper-1"})
+        adapter = provider_adapter(PROVIDERS["openai"])(product, suite,
+                                                        AdapterOptions(warmup=False))
+        output = adapter.get(suite.cases[0], 1)
+    assert output is not None and output.status == "complete", output
+    assert output.meta["audio_duration_s"] == seconds
+    assert output.latency_ms is not None
+    assert output.meta["rtf"] == pytest.approx(output.latency_ms / 1000 / seconds, abs=1e-5)

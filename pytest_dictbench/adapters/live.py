@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from ..audio.io import AudioError, audio_info, read_audio, sha256_file
+from ..audio.io import AudioError, read_audio, sha256_file
+from ..audio.length import audio_seconds
 from ..environment import detect_environment
 from ..errors import CaptureError, DictbenchError
 from ..model import Case, Output, Product, Suite
@@ -304,13 +305,14 @@ class LiveAdapter:
     def _audio(self, case: Case) -> _Audio:
         relative = case.data["audio"]
         path = (self.suite.root / relative).resolve()
-        info = audio_info(path)
+        # the length present, as the limits and bills count it, not the header's (PV26)
+        seconds = audio_seconds(path)
         digest = self._digest(path)
         listed = self._listed_sha.get(_norm(relative))
         if listed is not None and listed != digest:
             raise CaptureError(f"audio sha256 is {digest}, but the suite lists {listed}",
                                path=path)
-        return _Audio(path, digest, info.duration)
+        return _Audio(path, digest, seconds)
 
     def _digest(self, path: Path) -> str:
         """The file's SHA-256, once per file and adapter (repetitions share audio)."""

@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from ...audio.length import audio_seconds
 from ...errors import CaptureError, ProductError
 from ...model import Product, Suite
 from ...private import is_private
 from ..base import AdapterOptions
 from ..live import CaptureRequest
 from ..settings import Settings
-from .audio_length import audio_seconds
 from .client import ProviderClient, Session, check_base_url, import_httpx
 from .concurrent import DEFAULT_CONCURRENCY, Ahead, ProviderAdapter, timed
 from .jobs import JobJournal, job_key
@@ -71,7 +71,7 @@ class Audio:
     @cached_property
     def duration_s(self) -> float:
         """Length in seconds, counted from the bytes present where the format allows
-        (:mod:`.audio_length`), when a provider bills by it."""
+        (:mod:`pytest_dictbench.audio.length`), when a provider bills by it."""
         return audio_seconds(self.path)
 
 

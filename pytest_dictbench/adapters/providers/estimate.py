@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from ...audio.io import AudioError
+from ...audio.length import audio_seconds
 from ...errors import DictbenchError
 from ...model import Case, Product, Suite
-from .audio_length import audio_seconds
 from .prices import Price, price_for
 
 __all__ = ["AUDIO_TOKENS_PER_SECOND", "CaptureEstimate", "ProductEstimate", "estimated_cost"]

@@ -17,8 +17,8 @@ import struct
 from pathlib import Path
 from typing import BinaryIO
 
-from ...audio.io import audio_info
 from .flac_length import flac_samples
+from .io import audio_info
 from .mp3_length import mp3_samples
 
 __all__ = ["audio_seconds", "wav_frames"]
