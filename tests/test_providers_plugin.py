@@ -248,3 +248,21 @@ def test_the_rank_reason_names_an_unsupported_item_and_why() -> None:
                                 "accepts (.wav))")
     assert _lacking({"case_id": "c2", "status": "not_tested", "output_status": None,
                      "message": "no output"}) == "c2: not_tested"
+
+
+def test_under_xdist_the_spend_lines_reach_the_controller(
+        project: pytest.Pytester, fake: DeepgramFake) -> None:
+    """Issue 44 (PV17 under ``-n``): the workers capture, and the controller prints and
+    reports each product's spend in the order a serial run gives."""
+    (project.path / "products" / "dg2.toml").write_text(
+        (project.path / "products" / "dg.toml").read_text().replace('"dg"', '"dg2"'))
+    result = project.runpytest("--product=dg", "--product=dg2", "-n", "2",
+                               "--dictbench-no-warmup", "-p", "no:cacheprovider",
+                               "--dictbench-report", "reports")
+    assert result.ret == 0
+    lines = [f"{name}: 3 captured; estimated $0.000108, billed $0.000108"
+             for name in ("dg", "dg2")]
+    result.stdout.fnmatch_lines(["*dictbench captures: estimated and billed*", *lines])
+    report = json.loads((project.path / "reports" / "dictbench.json").read_text())
+    assert report["capture_spend"] == lines
+    assert len(fake.requests) == 6

@@ -13,7 +13,9 @@ At the end of the session each planned adapter with a ``finish`` method is told 
 run stopped early (``-x``) keeps the captures already made ahead in the cache (an
 interrupted run keeps those that had finished). The captures each one made, estimated
 and billed, go to the terminal summary and to ``dictbench.json`` (``capture_spend``, PV17),
-which the md and html show.
+which the md and html show. Under pytest-xdist the workers capture: each hands its lines
+to the controller (``workeroutput``) with the adapter's place in the collection, which
+every worker collects alike, so the controller lists them in a serial run's order.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ __all__ = ["PLUGIN_NAME", "CapturePlan"]
 
 #: Name under which the plugin is registered.
 PLUGIN_NAME = "dictbench-capture-plan"
+#: The ``workeroutput`` key of a worker's spend lines.
+_WORKER_KEY = "dictbench_capture_spend"
 
 
 class CapturePlan:
@@ -33,8 +37,9 @@ class CapturePlan:
 
     def __init__(self) -> None:
         self._planned: list[Any] = []
-        #: Per product that captured: captures, estimate and billed cost (PV17).
-        self._spend: list[str] = []
+        #: Per adapter that captured, by its place in the collection: captures, estimate
+        #: and billed cost (PV17).
+        self._spend: list[tuple[int, str]] = []
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         plans: dict[int, tuple[Any, list[tuple[Any, int]]]] = {}
@@ -50,25 +55,37 @@ class CapturePlan:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         wait = exitstatus != pytest.ExitCode.INTERRUPTED
-        for adapter in self._planned:
+        for place, adapter in enumerate(self._planned):
             finish = getattr(adapter, "finish", None)
             if callable(finish):
                 finish(wait=wait)
             line = getattr(adapter, "spend_line", lambda: None)()
             if line:
-                self._spend.append(line)
+                self._spend.append((place, line))
         self._planned.clear()
+        output = getattr(session.config, "workeroutput", None)
+        if output is not None:  # an xdist worker: the controller reports
+            output[_WORKER_KEY] = [list(entry) for entry in self._spend]
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """A worker's spend lines, on the controller."""
+        entries = (getattr(node, "workeroutput", None) or {}).get(_WORKER_KEY) or ()
+        self._spend.extend((int(place), str(line)) for place, line in entries)
+
+    def _lines(self) -> list[str]:
+        return [line for _, line in sorted(self._spend)]
 
     def pytest_dictbench_update_report(self, report: dict[str, Any]) -> None:
         """The same lines in ``dictbench.json`` (``capture_spend``), for the md and html;
         left out when nothing was captured."""
         if self._spend:
-            report["capture_spend"] = list(self._spend)
+            report["capture_spend"] = self._lines()
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """The spend of the captures made, beside what ``--capture-estimate`` would have
         said of them."""
         if self._spend:
             terminalreporter.write_sep("-", "dictbench captures: estimated and billed")
-            for line in self._spend:
+            for line in self._lines():
                 terminalreporter.write_line(line)
