@@ -5,7 +5,8 @@ It is taken from the ``whisper-normalizer`` package (MIT, pure Python, its spell
 shipped inside it: nothing is downloaded), extra ``normalizer``, which differs from
 OpenAI's files in four replacements of its own (``kinda``, ``sorta``, ``dunno`` and
 ``cause``: the last turns every ``cause`` into ``because``); they are removed here, so
-the output is OpenAI's. An ``error_rate`` suite chooses it with
+the output is OpenAI's, byte for byte (``tests/test_whisper_normalizer_oracle.py`` checks
+it against an oracle of OpenAI's files at c0d2f624). An ``error_rate`` suite chooses it with
 ``[params] normalization = "whisper"``. The Open ASR Leaderboard scored English with
 this normaliser until 2025-09; docs/error-rate.md lists what it has changed since.
 
