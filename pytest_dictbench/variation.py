@@ -1,6 +1,8 @@
 """Run-to-run variation: how much one product's results move between two measurements of
 the same items, and whether a difference between two products is larger than that.
-Pure: item records in, JSON-ready figures out (no store, no pytest).
+Item records in, JSON-ready figures out (no pytest); :func:`measure_variation` reads
+the records of stored runs from a :class:`~pytest_dictbench.store.Store`, for ``dictbench
+variation`` and the reports' ``history.md`` alike.
 
 Items pair by case id and repetition. An output is *identical* to its pair when the two
 texts are equal character for character once line breaks are taken out (the rubric
@@ -13,6 +15,7 @@ seeded bootstrap interval).
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import statistics
@@ -21,9 +24,10 @@ from typing import Any
 
 from .compare import compare_records, per_case
 from .methods.base import ItemRecord
+from .store.interface import Store, StoreError
 
-__all__ = ["beyond_variation", "flips", "identical_outputs", "line_free", "pair_runs",
-           "score_spread", "shared_pairs"]
+__all__ = ["beyond_variation", "flips", "identical_outputs", "line_free",
+           "measure_variation", "pair_runs", "runs_of", "score_spread", "shared_pairs"]
 
 _LINE_BREAKS = re.compile(r"\r\n|[\r\n\u2028\u2029\x0b\x0c\x85]")
 
@@ -122,3 +126,49 @@ def beyond_variation(between: Mapping[str, Any] | None,
     beyond = low > reach or high < -reach
     return {"difference": between["mean_difference"], "interval": [low, high],
             "own_variation": reach, "beyond": bool(beyond) and math.isfinite(reach)}
+
+
+def runs_of(store: Store, suite: str, product: str, *, version: str | None = None
+            ) -> list[str]:
+    """The complete stored runs of ``product`` on ``suite`` version ``version`` (default:
+    the suite version of its newest run), oldest first; a run stopped early is left
+    out (its unrun items would count as changes)."""
+    summaries = store.summaries(suite, product)
+    if not summaries:
+        raise StoreError(f"no stored run of {product} on {suite}")
+    version = version if version is not None else summaries[-1].suite_version
+    complete = {r.run_id for r in store.runs(suite=suite, product=product,
+                                             suite_version=version) if r.complete}
+    found = [s.run_id for s in summaries if s.suite_version == version and s.run_id in complete]
+    if not found:
+        raise StoreError(f"no complete stored run of {product} on {suite} {version}")
+    return found
+
+
+def measure_variation(store: Store, suite: str, runs: Mapping[str, Sequence[str]], *,
+                      resamples: int, seed: int) -> dict[str, Any]:
+    """Run-to-run variation on ``suite`` of each product over its runs (``runs``:
+    ``{product: run ids, oldest first}``): each run against the one before
+    (:func:`pair_runs`) and the score spread (:func:`score_spread`); then, for every two
+    products, their newest runs against each other and whether that difference is
+    beyond either's own run-to-run variation (:func:`beyond_variation`). What
+    ``dictbench variation`` prints and the reports' ``history.md`` shows."""
+    opts = {"resamples": resamples, "seed": seed}
+    products: dict[str, Any] = {}
+    within: dict[str, list[Any]] = {}
+    latest: dict[str, Sequence[ItemRecord]] = {}
+    for product, ids in runs.items():
+        records = [store.items(r, suite=suite, product=product) for r in ids]
+        pairs = [{"a": ids[i], "b": ids[i + 1], **pair_runs(records[i], records[i + 1],
+                                                            **opts)}
+                 for i in range(len(ids) - 1)]
+        within[product] = [p["comparison"] for p in pairs]
+        latest[product] = records[-1]
+        products[product] = {"runs": list(ids), "pairs": pairs,
+                             "spread": score_spread(records)}
+    between = []
+    for a, b in itertools.combinations(runs, 2):
+        moved = pair_runs(latest[a], latest[b], **opts)
+        between.append({"a": a, "b": b, **moved, "beyond_own_variation": beyond_variation(
+            moved["comparison"], within[a] + within[b])})
+    return {"suite": suite, "products": products, "between": between}

@@ -1,0 +1,184 @@
+"""The reports name the official run and show run-to-run variation when the store holds
+history (issue 42: "Reports, publish and the viewer say which run is official", "a
+section in the reports when the store holds repeated runs"), on SQLite and PostgreSQL;
+the main report set stays the same bytes with or without a store, and a report folder
+never keeps the history files of another run."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from store_support import store_url
+from support import MINI_CASES
+
+from pytest_dictbench.cli import main
+from pytest_dictbench.store import open_store
+
+MAIN_FILES = ("dictbench.json", "items.jsonl", "dictbench.md", "dictbench.html")
+HISTORY = ("history.md", "history.json")
+REFERENCES = [c["reference"] for c in MINI_CASES]
+#: c2 with a line break after a space: identical once line breaks are taken out
+BROKEN_LINE = "Please send the invoice \nby Friday."
+#: c3 wrong: 2 of 6 words, score 100 * (1 - 2/6) = 66.67, below the 0.2 error gate
+WRONG_C3 = "The meeting moved to a room for."
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    yield from store_url(request.param, tmp_path / "store")
+
+
+def _outputs(texts: list[str]) -> list[dict[str, str]]:
+    return [{"case_id": c["id"], "text": t} for c, t in zip(MINI_CASES, texts, strict=True)]
+
+
+def _main_files(root: Path) -> dict[str, bytes]:
+    return {name: (root / "reports" / name).read_bytes() for name in MAIN_FILES}
+
+
+def _history(root: Path) -> tuple[str, dict]:
+    reports = root / "reports"
+    return ((reports / "history.md").read_text(encoding="utf-8"),
+            json.loads((reports / "history.json").read_text(encoding="utf-8")))
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    capsys.readouterr()
+    assert main(list(args)) == 0
+    return capsys.readouterr().out
+
+
+def test_history_of_three_runs_then_an_official_one(mini: pytest.Pytester, write_product,
+                                                    url: str, capsys) -> None:
+    (mini.path / "store").mkdir(exist_ok=True)
+    store_opt = f"--dictbench-store={url}"
+    reports = mini.path / "reports"
+    write_product(outputs=_outputs(REFERENCES))
+    mini.runpytest("--product=p1", "--dictbench-store=off").assert_outcomes(passed=4)
+    without = _main_files(mini.path)
+    mini.runpytest("--product=p1", store_opt).assert_outcomes(passed=4)
+    assert _main_files(mini.path) == without  # a fresh store: one run, no history
+    assert not any((reports / name).exists() for name in HISTORY)
+
+    second = list(REFERENCES)
+    second[1], second[2] = BROKEN_LINE, WRONG_C3
+    write_product(outputs=_outputs(second))
+    mini.runpytest("--product=p1", store_opt).assert_outcomes(passed=3, failed=1)
+    text, facts = _history(mini.path)
+    [suite] = facts["suites"]
+    [entry] = suite["products"]
+    assert (suite["id"], suite["version"], entry["product"]) == ("mini", "1.0", "p1")
+    assert len(entry["runs"]) == 2 and entry["official"] is None
+    third = list(REFERENCES)
+    third[1] = BROKEN_LINE
+    write_product(outputs=_outputs(third))
+    mini.runpytest("--product=p1", store_opt).assert_outcomes(passed=4)
+
+    text, facts = _history(mini.path)
+    store = open_store(url)
+    run1, run2, run3 = (r.run_id for r in store.runs())
+    [entry] = facts["suites"][0]["products"]
+    assert facts["run_id"] == run3 and entry["runs"] == [run1, run2, run3]
+    one, two = entry["pairs"]
+    # run 2 against run 1: c1, c2 (its line break taken out) and c4 the same; c3 not
+    assert one["identical"] == {"items": 4, "identical": 3, "by": "text",
+                                "different": ["c3"]}
+    assert one["flips"] == {"passed_to_failed": ["c3"], "failed_to_passed": []}
+    assert two["flips"] == {"passed_to_failed": [], "failed_to_passed": ["c3"]}
+    assert one["comparison"]["mean_difference"] == pytest.approx(-100 / 3 / 4)
+    spread = entry["spread"]
+    assert spread["suite_scores"] == pytest.approx([100.0, 100 - 100 / 12, 100.0])
+    assert (spread["items_varying"], spread["items"]) == (1, 4)
+    assert list(spread["per_item"]) == ["c3"]
+    assert spread["per_item"]["c3"]["range"] == pytest.approx(100 / 3)
+    assert f"| `{run2}` | `{run1}` | 3 of 4 | 1 (c3) | 0 | -8.33 |" in text
+    assert f"| `{run3}` | `{run2}` | 3 of 4 | 0 | 1 (c3) | +8.33 |" in text
+    assert "Suite score per run on the 4 cases every run scored: 100.00, 91.67, 100.00 " \
+           "(range 8.33, sd 4.81)." in text
+    assert "| c3 | 3 | 33.33 | 19.25 |" in text
+    assert "No official run is declared." in text
+
+    # the same figures dictbench variation prints (one implementation)
+    printed = _cli(capsys, "variation", "--store", url, "mini", "p1", "--json")
+    for said, written in zip(json.loads(printed)["products"]["p1"]["pairs"], entry["pairs"],
+                             strict=True):
+        assert (said["a"], said["b"], said["identical"], said["flips"]) == \
+            (written["a"], written["b"], written["identical"], written["flips"])
+        for key in ("low", "high"):  # (history.json rounds its floats)
+            assert said["comparison"]["interval"][key] == \
+                pytest.approx(written["comparison"]["interval"][key], abs=1e-6)
+
+    _cli(capsys, "official", "--store", url, run2, "--product", "p1",
+         "--reason", "the second run, as planned")
+    fourth = mini.runpytest("--product=p1", store_opt)
+    fourth.assert_outcomes(passed=4)
+    fourth.stdout.fnmatch_lines(["dictbench: recorded run * in *; its history: "
+                                 "*reports/history.md"])
+    run4 = store.runs()[-1].run_id
+    text, facts = _history(mini.path)
+    [entry] = facts["suites"][0]["products"]
+    official = entry["official"]
+    assert (official["run_id"], official["this_run"], official["reason"]) == \
+        (run2, False, "the second run, as planned")
+    assert official["passed_over"] == [{"run_id": run1,
+                                        "why": "not declared (no condition registered)"}]
+    assert f"Official run: `{run2}` (suite version 1.0), declared " \
+           f"{official['declared_utc']}: the second run, as planned; this run is not it." \
+        in text
+    assert f"| `{run4}` | `{run3}` | 4 of 4 | 0 | 0 | +0.00 |" in text
+
+    published = mini.path / "published"
+    assert main(["publish", str(reports), str(published)]) == 0
+    summary = json.loads((published / "summary.json").read_text(encoding="utf-8"))
+    assert summary["suites"][0]["official"] == [
+        {"product": "p1", "run_id": run2, "declared_utc": official["declared_utc"],
+         "this_run": False}]
+    assert f"Official run of p1: `{run2}` (declared {official['declared_utc']}); not this " \
+           "run." in (published / "summary.md").read_text(encoding="utf-8")
+    shown = _cli(capsys, "show", "--store", url, run4)
+    assert "mini 1.0 / p1: score 100.00" in shown and f"official run: {run2}" in shown
+    assert "OFFICIAL" in _cli(capsys, "show", "--store", url, run2)
+
+    with_store = _main_files(mini.path)
+    mini.runpytest("--product=p1", "--dictbench-store=off").assert_outcomes(passed=4)
+    assert _main_files(mini.path) == with_store  # history beside, never inside
+    assert not any((reports / name).exists() for name in HISTORY)  # no stale history
+    assert main(["publish", str(reports), str(published)]) == 0
+    assert "official" not in json.loads((published / "summary.json").read_text())["suites"][0]
+    store.close()
+
+
+def test_history_is_written_by_the_xdist_controller(mini: pytest.Pytester,
+                                                    write_product) -> None:
+    write_product(outputs=_outputs(REFERENCES))
+    mini.runpytest("--product=p1")
+    result = mini.runpytest("--product=p1", "-n", "2")
+    result.assert_outcomes(passed=4)
+    _, facts = _history(mini.path)
+    [entry] = facts["suites"][0]["products"]
+    assert len(entry["runs"]) == 2
+    assert entry["pairs"][0]["identical"]["identical"] == 4
+    assert entry["spread"]["items_varying"] == 0
+
+
+def test_a_private_suites_history_holds_no_text(pytester: pytest.Pytester, write_suite,
+                                                write_product) -> None:
+    pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
+    write_suite(extra="private = true")
+    write_product(outputs=_outputs(REFERENCES))
+    pytester.runpytest("--product=p1").assert_outcomes(passed=4)
+    changed = list(REFERENCES)
+    changed[2] = WRONG_C3
+    write_product(outputs=_outputs(changed))
+    pytester.runpytest("--product=p1").assert_outcomes(passed=3, failed=1)
+    text, facts = _history(pytester.path)
+    [entry] = facts["suites"][0]["products"]
+    assert entry["pairs"][0]["identical"]["by"] == "digest"
+    assert entry["pairs"][0]["identical"]["identical"] == 3
+    assert len(entry["pairs"][0]["flips"]["passed_to_failed"]) == 1
+    raw = text + (pytester.path / "reports/history.json").read_text(encoding="utf-8")
+    for words in [*REFERENCES, WRONG_C3, "Maria", "invoice", "meeting", "milk"]:
+        assert words not in raw
