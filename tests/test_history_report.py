@@ -182,3 +182,29 @@ def test_a_private_suites_history_holds_no_text(pytester: pytest.Pytester, write
     raw = text + (pytester.path / "reports/history.json").read_text(encoding="utf-8")
     for words in [*REFERENCES, WRONG_C3, "Maria", "invoice", "meeting", "milk"]:
         assert words not in raw
+
+
+def test_a_store_error_in_the_history_leaves_the_report_set(mini: pytest.Pytester,
+                                                            write_product) -> None:
+    """A corrupt item row of an earlier run: this run is recorded and its report set
+    written, the same bytes as without a store; the history is not written (the stale
+    one is gone with the old set) and the run fails naming the corrupt run."""
+    write_product(outputs=_outputs(REFERENCES))
+    mini.runpytest("--product=p1").assert_outcomes(passed=4)
+    mini.runpytest("--product=p1").assert_outcomes(passed=4)
+    assert (mini.path / "reports/history.md").is_file()
+    store = open_store(f"sqlite:///{mini.path}/.dictbench/store.sqlite")
+    first = store.runs()[0].run_id
+    with store.backend.engine.begin() as conn:
+        conn.exec_driver_sql("UPDATE items SET record = '{broken' WHERE ordinal = 1 AND "
+                             f"run = (SELECT id FROM runs WHERE run_id = '{first}')")
+    store.close()
+    result = mini.runpytest("--product=p1")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines([f"*dictbench ERROR: run * was recorded in the results store "
+                                 f"*, but its history files were not written: *run {first}: "
+                                 "item 2 is corrupt*"])
+    with_store = _main_files(mini.path)
+    assert not any((mini.path / "reports" / name).exists() for name in HISTORY)
+    mini.runpytest("--product=p1", "--dictbench-store=off").assert_outcomes(passed=4)
+    assert _main_files(mini.path) == with_store
