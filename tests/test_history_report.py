@@ -7,6 +7,7 @@ never keeps the history files of another run."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -141,6 +142,8 @@ def test_history_of_three_runs_then_an_official_one(mini: pytest.Pytester, write
     shown = _cli(capsys, "show", "--store", url, run4)
     assert "mini 1.0 / p1: score 100.00" in shown and f"official run: {run2}" in shown
     assert "OFFICIAL" in _cli(capsys, "show", "--store", url, run2)
+    assert json.loads(_cli(capsys, "show", "--store", url, run4, "--json"))[
+        "official_runs"] == {"mini/p1": run2}
 
     with_store = _main_files(mini.path)
     mini.runpytest("--product=p1", "--dictbench-store=off").assert_outcomes(passed=4)
@@ -151,17 +154,40 @@ def test_history_of_three_runs_then_an_official_one(mini: pytest.Pytester, write
     store.close()
 
 
-def test_history_is_written_by_the_xdist_controller(mini: pytest.Pytester,
-                                                    write_product) -> None:
+def test_history_is_the_same_with_or_without_xdist(mini: pytest.Pytester,
+                                                   write_product) -> None:
+    """From the same store, a serial run and a run with -n 2 (its controller writes the
+    history) give the same history files but for their own run ids; two products of
+    one suite are compared against their own run-to-run variation."""
     write_product(outputs=_outputs(REFERENCES))
-    mini.runpytest("--product=p1")
-    result = mini.runpytest("--product=p1", "-n", "2")
-    result.assert_outcomes(passed=4)
-    _, facts = _history(mini.path)
-    [entry] = facts["suites"][0]["products"]
-    assert len(entry["runs"]) == 2
-    assert entry["pairs"][0]["identical"]["identical"] == 4
-    assert entry["spread"]["items_varying"] == 0
+    changed = list(REFERENCES)
+    changed[0] = "Hello Mario, see you at noon."  # 1 of 6 words: still passes
+    write_product("p2", outputs=_outputs(changed))
+    products = ("--product=p1", "--product=p2")
+    mini.runpytest(*products).assert_outcomes(passed=8)
+    saved = mini.path / "saved-store"
+    shutil.copytree(mini.path / ".dictbench", saved)
+    mini.runpytest(*products).assert_outcomes(passed=8)
+    serial = {n: (mini.path / "reports" / n).read_text(encoding="utf-8") for n in HISTORY}
+    serial_run = json.loads(serial["history.json"])["run_id"]
+    shutil.rmtree(mini.path / ".dictbench")
+    shutil.copytree(saved, mini.path / ".dictbench")
+    mini.runpytest(*products, "-n", "2").assert_outcomes(passed=8)
+    parallel = {n: (mini.path / "reports" / n).read_text(encoding="utf-8") for n in HISTORY}
+    parallel_run = json.loads(parallel["history.json"])["run_id"]
+    assert serial_run != parallel_run
+    assert {n: t.replace(serial_run, parallel_run) for n, t in serial.items()} == parallel
+    text, facts = _history(mini.path)
+    suite = facts["suites"][0]
+    assert [e["product"] for e in suite["products"]] == ["p1", "p2"]
+    assert all(e["pairs"][0]["identical"]["identical"] == 4 for e in suite["products"])
+    [between] = suite["between"]
+    assert (between["a"], between["b"], between["identical"]["identical"]) == ("p1", "p2", 3)
+    assert between["comparison"]["mean_difference"] == pytest.approx(-100 / 6 / 4)
+    # neither product moved between its own runs: its own variation is 0, and the
+    # difference's interval (-12.5 to 0 in bootstrap) does not lie beyond it
+    assert between["beyond_own_variation"]["own_variation"] == 0
+    assert "| p1 | p2 | 3 of 4 | -4.17 |" in text
 
 
 def test_a_private_suites_history_holds_no_text(pytester: pytest.Pytester, write_suite,
