@@ -234,3 +234,18 @@ def test_a_store_error_in_the_history_leaves_the_report_set(mini: pytest.Pyteste
     assert not any((mini.path / "reports" / name).exists() for name in HISTORY)
     mini.runpytest("--product=p1", "--dictbench-store=off").assert_outcomes(passed=4)
     assert _main_files(mini.path) == with_store
+
+
+def test_publish_refuses_a_history_file_it_cannot_read(tmp_path: Path) -> None:
+    """A history.json that is not one is named, not skipped (the summary would then say
+    no run is official); one without a declaration names none."""
+    from pytest_dictbench.errors import DictbenchError
+    from pytest_dictbench.workbench.publish import official_runs
+
+    assert official_runs(tmp_path) == {}
+    (tmp_path / "history.json").write_text('{"suites": [{"id": "s", "products": [{}]}]}')
+    with pytest.raises(DictbenchError, match=r"history\.json.*not a dictbench history file"):
+        official_runs(tmp_path)
+    (tmp_path / "history.json").write_text(
+        '{"suites": [{"id": "s", "products": [{"product": "p", "official": null}]}]}')
+    assert official_runs(tmp_path) == {}
