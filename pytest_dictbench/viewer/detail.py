@@ -87,7 +87,7 @@ def compare_page(a: StoredRun, b: StoredRun, entries: Sequence[Mapping[str, Any]
             official = entry["official"]
             side = ("" if official is None else " (the run before)" if official == a.run_id
                     else " (the run after)" if official == b.run_id else " (neither run)")
-            note = official_note("", entry["suite"], entry["product"], official)
+            note = official_note(entry["suite"], entry["product"], official)
             body.append(f"<p class=official>{note[0].upper()}{note[1:]}{side}.</p>")
         body.append("<table class=pair><thead><tr><th>case</th><th>before</th><th>after</th>"
                     "<th>score before</th><th>score after</th><th>change</th></tr></thead>"

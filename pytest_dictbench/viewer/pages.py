@@ -173,8 +173,10 @@ def trend_page(suite: str, product: str, points: Sequence[Mapping[str, Any]]) ->
                  body)
 
 
-def official_note(run_id: str, suite: str, product: str, official: str | None) -> str:
-    """Which run is official for ``product`` on ``suite``, said from ``run_id``'s side."""
+def official_note(suite: str, product: str, official: str | None, *,
+                  run_id: str | None = None) -> str:
+    """Which run is official for ``product`` on ``suite`` (``run_id``: said from that
+    run's side)."""
     if official is None:
         return f"no official run of {escape(product)} on {escape(suite)} is declared"
     if official == run_id:
@@ -187,7 +189,7 @@ def run_report_page(run_id: str, report_html: str,
     """The run's report page with a bar on top leading back to the runs and its items,
     and saying which run is official for each suite and product of the run
     (``officials``: ``{(suite, product): official run id or None}``)."""
-    notes = "".join(f"<li>{official_note(run_id, suite, product, official)}</li>"
+    notes = "".join(f"<li>{official_note(suite, product, official, run_id=run_id)}</li>"
                     for (suite, product), official in sorted((officials or {}).items()))
     bar = (f'<nav style="font:14px sans-serif;padding:6px 0"><a href="/">Runs</a> · run '
            f'{escape(run_id)} · <a href="/run/{quote(run_id, safe="")}/items">every item</a>'
