@@ -36,14 +36,17 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import stats
 from .methods.base import ItemRecord
 from .model import SCORED_STATUSES
 from .stats import bonferroni, holm
+
+if TYPE_CHECKING:
+    from .stats import Draws
 
 __all__ = ["ALL_PAIRS_UP_TO", "CORRECTIONS", "adjust_pvalues", "compare_products",
            "compare_records", "comparison_scope", "correct_gaps", "per_case"]
@@ -89,7 +92,9 @@ def per_case(records: Iterable[ItemRecord]) -> dict[str, tuple[float, bool]]:
 
 
 def compare_records(a: Iterable[ItemRecord], b: Iterable[ItemRecord], *,
-                    resamples: int, seed: int) -> dict[str, Any] | None:
+                    resamples: int, seed: int,
+                    draws: Callable[[int], Draws | None] | None = None
+                    ) -> dict[str, Any] | None:
     """Compare B with A on their shared scored cases, or ``None`` when they share none.
 
     ``n`` is the number of shared cases; ``cases_a`` and ``cases_b`` count the cases each
@@ -97,6 +102,8 @@ def compare_records(a: Iterable[ItemRecord], b: Iterable[ItemRecord], *,
     ``provisional_a`` / ``provisional_b`` count the provisional cases left out;
     ``cases_only_a_failed`` / ``cases_only_b_failed`` name the discordant cases (for a
     baseline comparison: the cases that pass again and those that regressed).
+    ``draws(n)`` may give the bootstrap's indices drawn ahead for ``n`` shared cases
+    (``stats.draw_indices``; the same figures, without drawing again).
     """
     a, b = list(a), list(b)
     left, right = per_case(a), per_case(b)
@@ -106,7 +113,8 @@ def compare_records(a: Iterable[ItemRecord], b: Iterable[ItemRecord], *,
     result = {**stats.compare_paired(
         [left[c][0] for c in shared], [right[c][0] for c in shared],
         [left[c][1] for c in shared], [right[c][1] for c in shared],
-        resamples=resamples, seed=seed), "cases_a": len(left), "cases_b": len(right),
+        resamples=resamples, seed=seed, draws=draws(len(shared)) if draws else None),
+        "cases_a": len(left), "cases_b": len(right),
         "cases_only_a_failed": [c for c in shared if left[c][1] and not right[c][1]],
         "cases_only_b_failed": [c for c in shared if right[c][1] and not left[c][1]]}
     waiting = (_provisional_cases(a), _provisional_cases(b))

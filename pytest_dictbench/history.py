@@ -35,7 +35,7 @@ from .store import (
 from .store.official import declare_official, now_utc, official_run_id
 from .store.reportset import import_report_set
 from .trend import sparkline, trend_points
-from .variation import measure_variation, pair_runs, runs_of, shared_pairs
+from .variation import measure_variation, pair_runs, select_runs, shared_pairs
 
 __all__ = ["add_commands", "open_named_store"]
 
@@ -234,7 +234,8 @@ def cmd_official(args: argparse.Namespace) -> int:
 def cmd_variation(args: argparse.Namespace) -> int:
     store = open_named_store(args)
     runs = {product: [store.run(r).run_id for r in args.runs]
-            if args.runs and len(args.products) == 1 else runs_of(store, args.suite, product)
+            if args.runs and len(args.products) == 1
+            else select_runs(store, args.suite, product).runs
             for product in args.products}
     result = measure_variation(store, args.suite, runs, resamples=args.resamples,
                                seed=args.seed)

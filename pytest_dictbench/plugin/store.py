@@ -25,7 +25,7 @@ from ..model import Product, Suite
 from ..private import is_private
 from ..redact import public_args, register_secret, url_password
 from ..report.files import write_report_set
-from ..report.history import HISTORY_FILES, history_texts
+from ..report.history import DEFAULT_HISTORY_RUNS, HISTORY_FILES, history_texts
 from ..stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..store import (
     ProductFacts,
@@ -56,6 +56,9 @@ def add_store_options(group: Any, parser: pytest.Parser) -> None:
         "dictbench_store, else .dictbench/store.sqlite under the rootdir.")
     parser.addini("dictbench_store", "Results store of every run (--dictbench-store); a "
                   "relative path is under the rootdir.", default="")
+    parser.addini("dictbench_history_runs", "The newest complete stored runs of a suite "
+                  "version whose variation the reports' history.md shows (at least 2; "
+                  f"default {DEFAULT_HISTORY_RUNS}).", default=str(DEFAULT_HISTORY_RUNS))
 
 
 def location(config: pytest.Config) -> str | None:
@@ -66,6 +69,16 @@ def location(config: pytest.Config) -> str | None:
     if found:
         register_secret(url_password(found))
     return found
+
+
+def history_runs(config: pytest.Config) -> int:
+    """ini ``dictbench_history_runs``: the window of runs the history covers."""
+    value = str(config.getini("dictbench_history_runs")).strip()
+    if not value.isdigit() or int(value) < 2:
+        raise DictbenchError(f"ini dictbench_history_runs = {value}: give a whole number of "
+                             "runs, at least 2 (the variation pairs each run with the one "
+                             "before)")
+    return int(value)
 
 
 def read_store_baseline(config: pytest.Config, value: str,
@@ -123,6 +136,8 @@ class StoreRecording:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.location = location(config)
+        #: the newest complete runs the history's variation covers
+        self.history_runs = history_runs(config)
         self.started = time.time()
         #: the run id once recorded
         self.recorded: str | None = None
@@ -173,7 +188,8 @@ class StoreRecording:
         try:
             texts = history_texts(store, self.recorded,
                                   resamples=stats.get("resamples", DEFAULT_RESAMPLES),
-                                  seed=stats.get("seed", DEFAULT_SEED))
+                                  seed=stats.get("seed", DEFAULT_SEED),
+                                  window=self.history_runs)
             if texts:
                 write_report_set(report_dir, texts)
                 self.history = report_dir / "history.md"

@@ -1,8 +1,10 @@
 """The reports' history files, ``history.md`` and ``history.json`` (docs/store.md,
 "History in the reports"): per suite and product of a run just recorded, the official
-run in force and whether this run is it, and the run-to-run variation over the stored
-complete runs of the same suite version (``variation.measure_variation``, what
-``dictbench variation`` prints).
+run in force and whether this run is it, and the run-to-run variation over the newest
+complete runs of the same suite version (a window of ``dictbench_history_runs`` runs,
+:data:`DEFAULT_HISTORY_RUNS` by default; ``variation.measure_variation``, what
+``dictbench variation`` prints). A run the store refuses (a corrupt row) is left out and
+named with the store's reason.
 
 Written only when the store holds history for the run (repeated runs or a declaration);
 the main report set never mentions the store, so it is the same bytes with or without
@@ -18,39 +20,54 @@ from typing import Any
 
 from ..store.interface import Store, StoreError
 from ..store.official import declaration_in_force
-from ..variation import measure_variation, runs_of
+from ..variation import RunSelection, measure_variation, select_runs
 from .files import dumps
 from .markdown import md
 
-__all__ = ["HISTORY_FILES", "history_facts", "history_texts", "render_history"]
+__all__ = ["DEFAULT_HISTORY_RUNS", "HISTORY_FILES", "history_facts", "history_texts",
+           "render_history"]
 
 #: The files a run writes beside its report set when the store holds its history.
 HISTORY_FILES = ("history.md", "history.json")
 HISTORY_VERSION = 1
+#: The newest complete runs of a suite version the variation covers by default (ini
+#: ``dictbench_history_runs``): what a run pays for its history stays the same however
+#: many runs the store holds.
+DEFAULT_HISTORY_RUNS = 10
 #: Case ids named in one Markdown cell at most (history.json names them all).
 _NAMED = 10
 
 
-def _official(store: Store, suite: str, product: str, run_id: str) -> dict[str, Any] | None:
+def _official(store: Store, suite: str, product: str, run_id: str,
+              versions: Mapping[str, str]) -> dict[str, Any] | None:
     found = declaration_in_force(store, suite, product)
     if found is None:
         return None
-    return {**found.as_dict(), "suite_version": store.run(found.run_id).suites.get(suite),
+    return {**found.as_dict(), "suite_version": versions.get(found.run_id),
             "this_run": found.run_id == run_id}
 
 
-def _complete_runs(store: Store, suite: str, product: str, version: str) -> list[str]:
+def _selection(store: Store, suite: str, product: str, version: str,
+               window: int) -> RunSelection:
     try:
-        return runs_of(store, suite, product, version=version)
+        return select_runs(store, suite, product, version=version, last=window)
     except StoreError:  # no complete run on this version (this one stopped early)
-        return []
+        return RunSelection(suite_version=version, runs=[], older=[])
 
 
-def history_facts(store: Store, run_id: str, *, resamples: int, seed: int
-                  ) -> dict[str, Any] | None:
+def _window(chosen: RunSelection, window: int) -> dict[str, Any]:
+    older = chosen.older
+    return {"runs": window, "complete_runs": len(chosen.runs) + len(older),
+            "left_out": len(older), "left_out_oldest": older[0] if older else None,
+            "left_out_newest": older[-1] if older else None}
+
+
+def history_facts(store: Store, run_id: str, *, resamples: int, seed: int,
+                  window: int = DEFAULT_HISTORY_RUNS) -> dict[str, Any] | None:
     """The history of the suites and products of ``run_id``, or None when the store
     holds none (no suite x product with two complete runs on the suite version, and no
-    declaration)."""
+    declaration). The variation covers the newest ``window`` complete runs; an earlier
+    run the store refuses is left out and named (this run's own: StoreError)."""
     run = store.run(run_id)
     suites = []
     for suite in sorted(run.suites):
@@ -58,28 +75,32 @@ def history_facts(store: Store, run_id: str, *, resamples: int, seed: int
         entries: dict[str, dict[str, Any]] = {}
         repeated: dict[str, list[str]] = {}
         for product in sorted(run.products):
-            measured = {s.run_id for s in store.summaries(suite, product,
-                                                          suite_version=version)}
-            if run.run_id not in measured:
+            versions = {s.run_id: s.suite_version for s in store.summaries(suite, product)}
+            if versions.get(run.run_id) != version:
                 continue
-            official = _official(store, suite, product, run.run_id)
-            runs = _complete_runs(store, suite, product, version)
-            if len(runs) < 2 and official is None:
+            official = _official(store, suite, product, run.run_id, versions)
+            chosen = _selection(store, suite, product, version, window)
+            if len(chosen.runs) < 2 and official is None:
                 continue
             entries[product] = {"product": product, "official": official,
-                                "runs": runs if len(runs) > 1 else [],
-                                "this_run_among_them": run.run_id in runs}
-            if len(runs) > 1:
-                repeated[product] = runs
+                                "runs": chosen.runs if len(chosen.runs) > 1 else [],
+                                "this_run_among_them": run.run_id in chosen.runs,
+                                "window": _window(chosen, window), "refused": []}
+            if len(chosen.runs) > 1:
+                repeated[product] = chosen.runs
         if not entries:
             continue
         variation = measure_variation(store, suite, repeated, resamples=resamples,
-                                      seed=seed)
-        for product, measured_runs in variation["products"].items():
-            spread = dict(measured_runs["spread"])
+                                      seed=seed, leave_out_corrupt=True)
+        for product, measured in variation["products"].items():
+            for refused in measured["refused"]:
+                if refused["run_id"] == run.run_id:  # this run's own record
+                    raise StoreError(f"run {run.run_id}: {refused['reason']}")
+            spread = dict(measured["spread"])
             spread["per_item"] = {case: v for case, v in spread["per_item"].items()
                                   if v["range"] > 0}  # the cases that vary, by id
-            entries[product].update(pairs=measured_runs["pairs"], spread=spread)
+            entries[product].update(runs=measured["runs"], pairs=measured["pairs"],
+                                    spread=spread, refused=measured["refused"])
         suites.append({"id": suite, "version": version, "products": list(entries.values()),
                        "between": variation["between"]})
     if not suites:
@@ -124,15 +145,34 @@ def _official_lines(entry: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _covered(entry: Mapping[str, Any]) -> str:
+    """Which runs the variation covers: the window, and the older runs it left out."""
+    window = entry["window"]
+    covered = len(entry["runs"]) + len(entry["refused"])
+    if not window["left_out"]:
+        return f"the {covered} complete stored runs of this suite version"
+    left = window["left_out"]
+    which = f"`{window['left_out_oldest']}`" if left == 1 else \
+        f"`{window['left_out_oldest']}` to `{window['left_out_newest']}`"
+    return (f"the newest {covered} of the {window['complete_runs']} complete stored runs "
+            f"of this suite version (dictbench_history_runs = {window['runs']}; left out: "
+            f"{left} older run{'s' if left > 1 else ''}, {which})")
+
+
 def _variation_lines(entry: Mapping[str, Any]) -> list[str]:
     runs = entry["runs"]
-    if not runs:
+    if entry["window"]["complete_runs"] < 2:
         return []
-    lines = ["", f"Run-to-run variation over the {len(runs)} complete stored runs of this "
-             "suite version" + ("" if entry["this_run_among_them"] else
-                                " (this run stopped early and is not among them)") + ":",
-             "", "| run | against | outputs identical | passed → failed | failed → passed "
-             "| mean difference | 95% interval |", "|---|---|---:|---|---|---:|---|"]
+    lines = ["", f"Run-to-run variation over {_covered(entry)}" + (
+        "" if entry["this_run_among_them"] else
+        " (this run stopped early and is not among them)") + ":"]
+    for refused in entry["refused"]:
+        lines.append(f"Left out, the store refused it: `{refused['run_id']}` "
+                     f"({md(refused['reason'])}).")
+    if len(runs) < 2:
+        return [*lines, "Fewer than two of them could be read: no variation."]
+    lines += ["", "| run | against | outputs identical | passed → failed | failed → passed "
+              "| mean difference | 95% interval |", "|---|---|---:|---|---|---:|---|"]
     for pair in entry["pairs"]:
         same, flips = pair["identical"], pair["flips"]
         how = "" if same["by"] == "text" else " (by digest)"
@@ -195,10 +235,10 @@ def render_history(facts: Mapping[str, Any]) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def history_texts(store: Store, run_id: str, *, resamples: int, seed: int
-                  ) -> dict[str, str]:
+def history_texts(store: Store, run_id: str, *, resamples: int, seed: int,
+                  window: int = DEFAULT_HISTORY_RUNS) -> dict[str, str]:
     """``{file name: text}`` of the history files of ``run_id`` (empty: none)."""
-    facts = history_facts(store, run_id, resamples=resamples, seed=seed)
+    facts = history_facts(store, run_id, resamples=resamples, seed=seed, window=window)
     if facts is None:
         return {}
     return {"history.md": render_history(facts), "history.json": dumps(facts) + "\n"}
