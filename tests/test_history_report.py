@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from store_support import store_url
+from store_support import put, record, store_url
 from support import MINI_CASES
 
 from pytest_dictbench.cli import main
@@ -254,6 +254,71 @@ def test_a_store_error_in_the_history_leaves_the_report_set(mini: pytest.Pyteste
     with_store = _main_files(mini.path)
     mini.runpytest("--product=p1", "--dictbench-store=off").assert_outcomes(passed=4)
     assert _main_files(mini.path) == with_store
+
+
+def test_this_runs_own_unreadable_record_fails_the_run(mini: pytest.Pytester,
+                                                      write_product) -> None:
+    """The store error concerns this run's own recording (a trigger corrupts the first
+    item row of every run recorded from now on): the report set stands, no history is
+    written, and the run fails naming its own run and the store's reason."""
+    write_product(outputs=_outputs(REFERENCES))
+    mini.runpytest("--product=p1").assert_outcomes(passed=4)
+    mini.runpytest("--product=p1").assert_outcomes(passed=4)
+    url = f"sqlite:///{mini.path}/.dictbench/store.sqlite"
+    store = open_store(url)
+    with store.backend.engine.begin() as conn:
+        conn.exec_driver_sql("CREATE TRIGGER spoil AFTER INSERT ON items WHEN NEW.ordinal = 0 "
+                             "BEGIN UPDATE items SET record = '{broken' WHERE run = NEW.run "
+                             "AND ordinal = 0; END")
+    store.close()
+    result = mini.runpytest("--product=p1")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    third = open_store(url).runs()[-1].run_id
+    result.stdout.fnmatch_lines([f"*dictbench ERROR: run {third} was recorded in the results "
+                                 "store *, but its history files were not written: "
+                                 f"run {third}: item 1 is corrupt (not a JSON object)*"])
+    assert not any((mini.path / "reports" / name).exists() for name in HISTORY)
+    assert (mini.path / "reports/dictbench.json").is_file()
+
+
+def test_a_store_that_cannot_be_read_is_not_a_run_left_out(url: str) -> None:
+    """An error that is not one run's (the items table gone) stops the history with
+    the store's error; it is never taken for a corrupt run and left out."""
+    from pytest_dictbench.report.history import history_texts
+    from pytest_dictbench.store import CorruptRunError, StoreError
+
+    store = open_store(url)
+    put(store, "r1", [record(f"c{i}", 90.0) for i in range(3)],
+        finished="2026-12-01T02:00:00Z")
+    put(store, "r2", [record(f"c{i}", 80.0) for i in range(3)],
+        finished="2026-12-02T02:00:00Z")
+    assert history_texts(store, "r2", resamples=200, seed=1)  # two runs: a history
+    with store.backend.engine.begin() as conn:
+        conn.exec_driver_sql("DROP TABLE items")
+    with pytest.raises(StoreError) as raised:
+        history_texts(store, "r2", resamples=200, seed=1)
+    assert not isinstance(raised.value, CorruptRunError)
+    store.close()
+
+
+def test_reused_draws_give_the_same_comparison() -> None:
+    """The history draws the bootstrap's indices once per number of cases and reuses
+    them: the same interval, float for float, as drawing per comparison."""
+    from pytest_dictbench import stats
+    from pytest_dictbench.compare import compare_records
+
+    a = [record(f"c{i}", float(i * 7 % 100)) for i in range(40)]
+    b = [record(f"c{i}", float(i * 13 % 100)) for i in range(40)]
+    asked: list[int] = []
+
+    def draws(n: int) -> stats.Draws:
+        asked.append(n)
+        return stats.draw_indices(n, 500, 3)
+
+    fresh = compare_records(a, b, resamples=500, seed=3)
+    reused = compare_records(a, b, resamples=500, seed=3, draws=draws)
+    assert asked == [40] and reused == fresh
+    assert fresh is not None and fresh["interval"]["low"] < fresh["interval"]["high"]
 
 
 def test_the_history_covers_a_window_of_the_newest_runs(mini: pytest.Pytester,
