@@ -7,7 +7,7 @@
                                         (a sparkline; --figure FILE.svg draws it)
     dictbench official RUN --product P --reason "..."   declare the official run
     dictbench official --register SUITE --max-items N --flag F   pre-register a condition
-    dictbench variation SUITE PRODUCT [PRODUCT2]         run-to-run variation
+    dictbench variation SUITE PRODUCT [PRODUCT2] [--last N]   run-to-run variation
     dictbench store import REPORTS_DIR  record an existing report set
 
 The store is ``--store``, else ``$DICTBENCH_STORE``, else the nearest
@@ -22,6 +22,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .report.pipelines import scope_note
 from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .store import (
     DEFAULT_STORE,
@@ -231,14 +232,30 @@ def cmd_official(args: argparse.Namespace) -> int:
     return 0
 
 
+def _left_out(window: dict[str, Any]) -> str:
+    """`` (the newest 2 of 3 complete runs; left out: 1 older run, r1)``, or ``""``."""
+    left = window["left_out"]
+    if not left:
+        return ""
+    which = window["left_out_oldest"] if left == 1 else \
+        f"{window['left_out_oldest']} to {window['left_out_newest']}"
+    return (f" (the newest {window['complete_runs'] - left} of {window['complete_runs']} "
+            f"complete runs, --last {window['runs']}; left out: {left} older "
+            f"run{'s' if left > 1 else ''}, {which})")
+
+
 def cmd_variation(args: argparse.Namespace) -> int:
     store = open_named_store(args)
-    runs = {product: [store.run(r).run_id for r in args.runs]
-            if args.runs and len(args.products) == 1
-            else select_runs(store, args.suite, product).runs
-            for product in args.products}
+    if args.runs and len(args.products) == 1:
+        runs, windows = {args.products[0]: [store.run(r).run_id for r in args.runs]}, {}
+    else:
+        chosen = {p: select_runs(store, args.suite, p, last=args.last) for p in args.products}
+        runs = {p: c.runs for p, c in chosen.items()}
+        windows = {p: c.window(args.last) for p, c in chosen.items()}
     result = measure_variation(store, args.suite, runs, resamples=args.resamples,
                                seed=args.seed)
+    for product, window in windows.items():
+        result["products"][product]["window"] = window
     if args.json:
         for entry in result["products"].values():
             entry["spread"].pop("per_item")
@@ -246,7 +263,9 @@ def cmd_variation(args: argparse.Namespace) -> int:
         return 0
     for product, entry in result["products"].items():
         spread = entry["spread"]
-        print(f"{args.suite} / {product}: {len(entry['runs'])} run(s)")
+        window = windows.get(product)
+        print(f"{args.suite} / {product}: {len(entry['runs'])} run(s)"
+              + (_left_out(window) if window else ""))
         for pair in entry["pairs"]:
             _print_pair(pair, f"{pair['b']} against {pair['a']}")
         if spread["suite_scores"]:
@@ -257,6 +276,9 @@ def cmd_variation(args: argparse.Namespace) -> int:
         print(f"  cases whose score varies between runs: {spread['items_varying']} of "
               f"{spread['items']}" + (f" (widest range {widest['range']:.2f}: "
                                       f"{widest['case']})" if widest else ""))
+    scope = scope_note(result)  # above compare.ALL_PAIRS_UP_TO products: each vs the best
+    if scope:
+        print(f"{args.suite}: {scope}")
     for between in result["between"]:
         _print_pair(between, f"{between['b']} against {between['a']} (newest runs)")
         beyond = between["beyond_own_variation"]
@@ -275,6 +297,13 @@ def cmd_store_import(args: argparse.Namespace) -> int:
         run_id = import_report_set(store, Path(folder), new_run_id())
         print(f"{folder}: recorded as run {run_id}")
     return 0
+
+
+def _window_size(text: str) -> int:
+    """An argparse type: a whole number of runs, at least 1."""
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of runs (1 or more)")
+    return int(text)
 
 
 def add_commands(sub: Any) -> None:
@@ -340,9 +369,13 @@ def add_commands(sub: Any) -> None:
     variation.add_argument("products", nargs="+", metavar="PRODUCT",
                            help="a product (two: their difference against their own "
                            "run-to-run variation)")
-    variation.add_argument("--run", dest="runs", action="append", default=[],
-                           help="a run to use (repeat; one product; default: every complete "
-                           "run on the newest suite version)")
+    chosen = variation.add_mutually_exclusive_group()
+    chosen.add_argument("--run", dest="runs", action="append", default=[],
+                        help="a run to use (repeat; one product; default: every complete "
+                        "run on the newest suite version)")
+    chosen.add_argument("--last", type=_window_size, metavar="N",
+                        help="the newest N complete runs of each product only (the older "
+                        "ones are counted and named)")
     variation.set_defaults(run=cmd_variation)
 
     store = sub.add_parser("store", help="the results store itself")

@@ -15,7 +15,6 @@ seeded bootstrap interval).
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
 import statistics
@@ -24,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import stats
-from .compare import compare_records, per_case
+from .compare import compare_records, compared_pairs, comparison_scope, per_case
 from .methods.base import ItemRecord
 from .store.interface import CorruptRunError, Store, StoreError
 
@@ -152,6 +151,15 @@ class RunSelection:
     #: the older complete runs the window left out, oldest first
     older: list[str]
 
+    def window(self, last: int | None) -> dict[str, Any]:
+        """The window as ``history.json`` and ``dictbench variation --json`` give it:
+        ``runs`` (``last``), ``complete_runs``, how many it ``left_out`` and the oldest
+        and newest of those."""
+        older = self.older
+        return {"runs": last, "complete_runs": len(self.runs) + len(older),
+                "left_out": len(older), "left_out_oldest": older[0] if older else None,
+                "left_out_newest": older[-1] if older else None}
+
 
 def select_runs(store: Store, suite: str, product: str, *, version: str | None = None,
                 last: int | None = None) -> RunSelection:
@@ -198,10 +206,12 @@ def measure_variation(store: Store, suite: str, runs: Mapping[str, Sequence[str]
                       ) -> dict[str, Any]:
     """Run-to-run variation on ``suite`` of each product over its runs (``runs``:
     ``{product: run ids, oldest first}``): each run against the one before
-    (:func:`pair_runs`) and the score spread (:func:`score_spread`); then, for every two
-    products, their newest runs against each other and whether that difference is
-    beyond either's own run-to-run variation (:func:`beyond_variation`). What
-    ``dictbench variation`` prints and the reports' ``history.md`` shows.
+    (:func:`pair_runs`) and the score spread (:func:`score_spread`); then products'
+    newest runs against each other and whether that difference is beyond either's own
+    run-to-run variation (:func:`beyond_variation`): every two products, or above
+    ``compare.ALL_PAIRS_UP_TO`` products each against the best (the reports' rule,
+    ``compare.compared_pairs``; ``comparison_scope`` says which). What ``dictbench
+    variation`` prints and the reports' ``history.md`` shows.
 
     A run the store refuses (:class:`CorruptRunError`) raises, or with
     ``leave_out_corrupt`` is left out and named in the product's ``refused`` with the
@@ -229,9 +239,11 @@ def measure_variation(store: Store, suite: str, runs: Mapping[str, Sequence[str]
             latest[product] = records[-1]
         products[product] = {"runs": ids, "pairs": pairs, "spread": score_spread(records),
                              "refused": refused}
+    scope = comparison_scope(latest)
     between = []
-    for a, b in itertools.combinations(latest, 2):
+    for a, b in compared_pairs(latest, scope):
         moved = pair_runs(latest[a], latest[b], **opts)
         between.append({"a": a, "b": b, **moved, "beyond_own_variation": beyond_variation(
             moved["comparison"], within[a] + within[b])})
-    return {"suite": suite, "products": products, "between": between}
+    return {"suite": suite, "products": products, "between": between,
+            "comparison_scope": scope}

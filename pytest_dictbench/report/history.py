@@ -4,7 +4,9 @@ run in force and whether this run is it, and the run-to-run variation over the n
 complete runs of the same suite version (a window of ``dictbench_history_runs`` runs,
 :data:`DEFAULT_HISTORY_RUNS` by default; ``variation.measure_variation``, what
 ``dictbench variation`` prints). A run the store refuses (a corrupt row) is left out and
-named with the store's reason.
+named with the store's reason. Products' newest runs are compared by the reports' rule
+(every two, or above ``compare.ALL_PAIRS_UP_TO`` products each with the best; the suite's
+``comparison_scope`` and the report's sentence say which).
 
 Written only when the store holds history for the run (repeated runs or a declaration);
 the main report set never mentions the store, so it is the same bytes with or without
@@ -23,6 +25,7 @@ from ..store.official import declaration_in_force
 from ..variation import RunSelection, measure_variation, select_runs
 from .files import dumps
 from .markdown import md
+from .pipelines import scope_note
 
 __all__ = ["DEFAULT_HISTORY_RUNS", "HISTORY_FILES", "history_facts", "history_texts",
            "render_history"]
@@ -55,13 +58,6 @@ def _selection(store: Store, suite: str, product: str, version: str,
         return RunSelection(suite_version=version, runs=[], older=[])
 
 
-def _window(chosen: RunSelection, window: int) -> dict[str, Any]:
-    older = chosen.older
-    return {"runs": window, "complete_runs": len(chosen.runs) + len(older),
-            "left_out": len(older), "left_out_oldest": older[0] if older else None,
-            "left_out_newest": older[-1] if older else None}
-
-
 def history_facts(store: Store, run_id: str, *, resamples: int, seed: int,
                   window: int = DEFAULT_HISTORY_RUNS) -> dict[str, Any] | None:
     """The history of the suites and products of ``run_id``, or None when the store
@@ -85,7 +81,7 @@ def history_facts(store: Store, run_id: str, *, resamples: int, seed: int,
             entries[product] = {"product": product, "official": official,
                                 "runs": chosen.runs if len(chosen.runs) > 1 else [],
                                 "this_run_among_them": run.run_id in chosen.runs,
-                                "window": _window(chosen, window), "refused": []}
+                                "window": chosen.window(window), "refused": []}
             if len(chosen.runs) > 1:
                 repeated[product] = chosen.runs
         if not entries:
@@ -102,7 +98,8 @@ def history_facts(store: Store, run_id: str, *, resamples: int, seed: int,
             entries[product].update(runs=measured["runs"], pairs=measured["pairs"],
                                     spread=spread, refused=measured["refused"])
         suites.append({"id": suite, "version": version, "products": list(entries.values()),
-                       "between": variation["between"]})
+                       "between": variation["between"],
+                       "comparison_scope": variation["comparison_scope"]})
     if not suites:
         return None
     return {"history_version": HISTORY_VERSION, "run_id": run.run_id,
@@ -199,10 +196,13 @@ def _variation_lines(entry: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def _between_lines(between: Sequence[Mapping[str, Any]]) -> list[str]:
+def _between_lines(suite: Mapping[str, Any]) -> list[str]:
+    between = suite["between"]
     if not between:
         return []
+    scope = scope_note(suite)  # above compare.ALL_PAIRS_UP_TO products: each vs the best
     lines = ["", "Between products (their newest complete runs):", "",
+             *([md(scope), ""] if scope else []),
              "| A | B | outputs identical | B - A | 95% interval | own variation up to "
              "| larger than own variation |", "|---|---|---:|---:|---|---:|---|"]
     for pair in between:
@@ -230,7 +230,7 @@ def render_history(facts: Mapping[str, Any]) -> str:
         for entry in suite["products"]:
             lines += [f"### {md(entry['product'])}", "", *_official_lines(entry),
                       *_variation_lines(entry), ""]
-        lines += _between_lines(suite["between"])
+        lines += _between_lines(suite)
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"
 
