@@ -63,6 +63,10 @@ BENCHMARKS = (
     Benchmark("bench_store.py", (),
               ("--items", "200", "--rounds", "1", "--runs", "20", "--run-items", "20")),
     Benchmark("bench_streaming.py", (), ("--items", "8", "--concurrency", "4")),
+    Benchmark("bench_history.py", (), ("--runs", "4,8", "--run-items", "20", "--window", "3",
+                                       "--resamples", "200", "--rounds", "1",
+                                       "--products", "3,25", "--product-items", "10",
+                                       "--product-runs", "2")),
 )
 
 #: A line a benchmark prints about its target (``... (target <= 1.1)``, ``target: ...``).

@@ -29,24 +29,30 @@ Which pairs: every pair while a suite has at most :data:`ALL_PAIRS_UP_TO` produc
 (190 comparisons at most). Above that, all pairs would grow as n(n-1)/2 (499,500 for a
 sweep of 1,000 configurations), so each product is compared with the *best* one only
 (the highest mean of its final per-case scores, ties broken by name): n - 1
-comparisons, the best always as ``a``. :func:`comparison_scope` says which was done.
+comparisons, the best always as ``a``. :func:`comparison_scope` says which was done and
+:func:`compared_pairs` lists the pairs; the reports' history and ``dictbench variation``
+compare products' newest runs by the same rule (``variation.measure_variation``).
 """
 
 from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import stats
 from .methods.base import ItemRecord
 from .model import SCORED_STATUSES
 from .stats import bonferroni, holm
 
+if TYPE_CHECKING:
+    from .stats import Draws
+
 __all__ = ["ALL_PAIRS_UP_TO", "CORRECTIONS", "adjust_pvalues", "compare_products",
-           "compare_records", "comparison_scope", "correct_gaps", "per_case"]
+           "compare_records", "compared_pairs", "comparison_scope", "correct_gaps",
+           "per_case"]
 
 #: The corrections a suite may choose for its score gaps, by ``[comparisons]
 #: correction`` value, with the report's name.
@@ -89,7 +95,9 @@ def per_case(records: Iterable[ItemRecord]) -> dict[str, tuple[float, bool]]:
 
 
 def compare_records(a: Iterable[ItemRecord], b: Iterable[ItemRecord], *,
-                    resamples: int, seed: int) -> dict[str, Any] | None:
+                    resamples: int, seed: int,
+                    draws: Callable[[int], Draws | None] | None = None
+                    ) -> dict[str, Any] | None:
     """Compare B with A on their shared scored cases, or ``None`` when they share none.
 
     ``n`` is the number of shared cases; ``cases_a`` and ``cases_b`` count the cases each
@@ -97,6 +105,8 @@ def compare_records(a: Iterable[ItemRecord], b: Iterable[ItemRecord], *,
     ``provisional_a`` / ``provisional_b`` count the provisional cases left out;
     ``cases_only_a_failed`` / ``cases_only_b_failed`` name the discordant cases (for a
     baseline comparison: the cases that pass again and those that regressed).
+    ``draws(n)`` may give the bootstrap's indices drawn ahead for ``n`` shared cases
+    (``stats.draw_indices``; the same figures, without drawing again).
     """
     a, b = list(a), list(b)
     left, right = per_case(a), per_case(b)
@@ -106,7 +116,8 @@ def compare_records(a: Iterable[ItemRecord], b: Iterable[ItemRecord], *,
     result = {**stats.compare_paired(
         [left[c][0] for c in shared], [right[c][0] for c in shared],
         [left[c][1] for c in shared], [right[c][1] for c in shared],
-        resamples=resamples, seed=seed), "cases_a": len(left), "cases_b": len(right),
+        resamples=resamples, seed=seed, draws=draws(len(shared)) if draws else None),
+        "cases_a": len(left), "cases_b": len(right),
         "cases_only_a_failed": [c for c in shared if left[c][1] and not right[c][1]],
         "cases_only_b_failed": [c for c in shared if right[c][1] and not left[c][1]]}
     waiting = (_provisional_cases(a), _provisional_cases(b))
@@ -134,15 +145,24 @@ def comparison_scope(by_product: Mapping[str, Sequence[ItemRecord]]) -> dict[str
             "products": len(by_product), "all_pairs_up_to": ALL_PAIRS_UP_TO}
 
 
+def compared_pairs(by_product: Mapping[str, Sequence[ItemRecord]],
+                   scope: Mapping[str, Any] | None = None) -> list[tuple[str, str]]:
+    """The (A, B) pairs the rule compares, in the order of ``by_product``: every two
+    products (A first), or above :data:`ALL_PAIRS_UP_TO` products each product (B)
+    against the best (A). ``scope``: :func:`comparison_scope` of ``by_product``, when
+    already worked out."""
+    reference = (scope or comparison_scope(by_product))["reference"]
+    if reference is None:
+        return list(combinations(by_product, 2))
+    return [(reference, b) for b in by_product if b != reference]
+
+
 def compare_products(by_product: Mapping[str, Sequence[ItemRecord]], *, resamples: int,
                      seed: int) -> list[dict[str, Any]]:
     """Every pair (A, B) of products, A before B by name, compared on shared items; above
     :data:`ALL_PAIRS_UP_TO` products, each product (B) against the best (A)."""
-    reference = comparison_scope(by_product)["reference"]
-    pairs = combinations(sorted(by_product), 2) if reference is None else \
-        ((reference, b) for b in sorted(by_product) if b != reference)
     comparisons = []
-    for a, b in pairs:
+    for a, b in compared_pairs({name: by_product[name] for name in sorted(by_product)}):
         result = compare_records(by_product[a], by_product[b], resamples=resamples, seed=seed)
         if result is not None:
             comparisons.append({"a": a, "b": b, **result})

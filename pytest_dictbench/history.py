@@ -7,7 +7,7 @@
                                         (a sparkline; --figure FILE.svg draws it)
     dictbench official RUN --product P --reason "..."   declare the official run
     dictbench official --register SUITE --max-items N --flag F   pre-register a condition
-    dictbench variation SUITE PRODUCT [PRODUCT2]         run-to-run variation
+    dictbench variation SUITE PRODUCT [PRODUCT2] [--last N]   run-to-run variation
     dictbench store import REPORTS_DIR  record an existing report set
 
 The store is ``--store``, else ``$DICTBENCH_STORE``, else the nearest
@@ -19,10 +19,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .report.pipelines import scope_note
 from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .store import (
     DEFAULT_STORE,
@@ -33,10 +33,10 @@ from .store import (
     open_store,
     store_location,
 )
-from .store.official import declare_official, now_utc
+from .store.official import declare_official, now_utc, official_run_id
 from .store.reportset import import_report_set
 from .trend import sparkline, trend_points
-from .variation import beyond_variation, pair_runs, score_spread, shared_pairs
+from .variation import measure_variation, pair_runs, select_runs, shared_pairs
 
 __all__ = ["add_commands", "open_named_store"]
 
@@ -96,7 +96,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     run = store.run(args.run_id)
     report = json.loads(store.report(run.run_id))
     if args.json:
-        _print_json({**run.as_dict(), "report": report})
+        _print_json({**run.as_dict(), "report": report, "official_runs": {
+            f"{s['id']}/{e['product']}": official_run_id(store, s["id"], e["product"])
+            for s in report.get("suites", []) for e in s.get("products", [])}})
         return 0
     print(f"run {run.run_id} ({run.source}), finished {run.finished_utc}")
     print(f"  commit {run.git_commit or '-'}{' (dirty tree)' if run.git_dirty else ''}, "
@@ -104,10 +106,11 @@ def cmd_show(args: argparse.Namespace) -> int:
           f"cohort {run.cohort or '-'}")
     if not run.complete:
         print(f"  stopped early: {run.stop_reason}")
-    official = set(run.official)
     for suite in report.get("suites", []):
         for entry in suite.get("products", []):
-            mark = "  OFFICIAL" if (suite["id"], entry["product"]) in official else ""
+            official = official_run_id(store, suite["id"], entry["product"])
+            mark = "  OFFICIAL" if official == run.run_id else \
+                f"  (official run: {official})" if official else ""
             ci = entry.get("score_ci") or {}
             print(f"  {suite['id']} {suite.get('version', '')} / {entry['product']}: score "
                   f"{_score(entry.get('score'))} [{_score(ci.get('low'))}, "
@@ -229,40 +232,30 @@ def cmd_official(args: argparse.Namespace) -> int:
     return 0
 
 
-def _runs_of(store: Store, suite: str, product: str, chosen: Sequence[str]) -> list[str]:
-    """The runs of ``product`` on ``suite``: those named, else every run on the suite
-    version of the newest one."""
-    if chosen:
-        return [store.run(r).run_id for r in chosen]
-    summaries = store.summaries(suite, product)
-    if not summaries:
-        raise StoreError(f"no stored run of {product} on {suite}")
-    version = summaries[-1].suite_version
-    return [s.run_id for s in summaries if s.suite_version == version]
+def _left_out(window: dict[str, Any]) -> str:
+    """`` (the newest 2 of 3 complete runs; left out: 1 older run, r1)``, or ``""``."""
+    left = window["left_out"]
+    if not left:
+        return ""
+    which = window["left_out_oldest"] if left == 1 else \
+        f"{window['left_out_oldest']} to {window['left_out_newest']}"
+    return (f" (the newest {window['complete_runs'] - left} of {window['complete_runs']} "
+            f"complete runs, --last {window['runs']}; left out: {left} older "
+            f"run{'s' if left > 1 else ''}, {which})")
 
 
 def cmd_variation(args: argparse.Namespace) -> int:
     store = open_named_store(args)
-    opts = {"resamples": args.resamples, "seed": args.seed}
-    result: dict[str, Any] = {"suite": args.suite, "products": {}}
-    within: dict[str, list[Any]] = {}
-    latest: dict[str, list[dict[str, Any]]] = {}
-    for product in args.products:
-        runs = _runs_of(store, args.suite, product, args.runs if len(args.products) == 1
-                        else ())
-        records = [store.items(r, suite=args.suite, product=product) for r in runs]
-        pairs = [{"a": runs[i], "b": runs[i + 1], **pair_runs(records[i], records[i + 1],
-                                                              **opts)}
-                 for i in range(len(runs) - 1)]
-        within[product] = [p["comparison"] for p in pairs]
-        latest[product] = records[-1]
-        spread = score_spread(records)
-        result["products"][product] = {"runs": runs, "pairs": pairs, "spread": spread}
-    if len(args.products) == 2:
-        a, b = args.products
-        between = pair_runs(latest[a], latest[b], **opts)
-        result["between"] = {"a": a, "b": b, **between, "beyond_own_variation":
-                             beyond_variation(between["comparison"], within[a] + within[b])}
+    if args.runs and len(args.products) == 1:
+        runs, windows = {args.products[0]: [store.run(r).run_id for r in args.runs]}, {}
+    else:
+        chosen = {p: select_runs(store, args.suite, p, last=args.last) for p in args.products}
+        runs = {p: c.runs for p, c in chosen.items()}
+        windows = {p: c.window(args.last) for p, c in chosen.items()}
+    result = measure_variation(store, args.suite, runs, resamples=args.resamples,
+                               seed=args.seed)
+    for product, window in windows.items():
+        result["products"][product]["window"] = window
     if args.json:
         for entry in result["products"].values():
             entry["spread"].pop("per_item")
@@ -270,7 +263,9 @@ def cmd_variation(args: argparse.Namespace) -> int:
         return 0
     for product, entry in result["products"].items():
         spread = entry["spread"]
-        print(f"{args.suite} / {product}: {len(entry['runs'])} run(s)")
+        window = windows.get(product)
+        print(f"{args.suite} / {product}: {len(entry['runs'])} run(s)"
+              + (_left_out(window) if window else ""))
         for pair in entry["pairs"]:
             _print_pair(pair, f"{pair['b']} against {pair['a']}")
         if spread["suite_scores"]:
@@ -281,8 +276,10 @@ def cmd_variation(args: argparse.Namespace) -> int:
         print(f"  cases whose score varies between runs: {spread['items_varying']} of "
               f"{spread['items']}" + (f" (widest range {widest['range']:.2f}: "
                                       f"{widest['case']})" if widest else ""))
-    if "between" in result:
-        between = result["between"]
+    scope = scope_note(result)  # above compare.ALL_PAIRS_UP_TO products: each vs the best
+    if scope:
+        print(f"{args.suite}: {scope}")
+    for between in result["between"]:
         _print_pair(between, f"{between['b']} against {between['a']} (newest runs)")
         beyond = between["beyond_own_variation"]
         if beyond is None:
@@ -300,6 +297,13 @@ def cmd_store_import(args: argparse.Namespace) -> int:
         run_id = import_report_set(store, Path(folder), new_run_id())
         print(f"{folder}: recorded as run {run_id}")
     return 0
+
+
+def _window_size(text: str) -> int:
+    """An argparse type: a whole number of runs, at least 1."""
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of runs (1 or more)")
+    return int(text)
 
 
 def add_commands(sub: Any) -> None:
@@ -365,9 +369,13 @@ def add_commands(sub: Any) -> None:
     variation.add_argument("products", nargs="+", metavar="PRODUCT",
                            help="a product (two: their difference against their own "
                            "run-to-run variation)")
-    variation.add_argument("--run", dest="runs", action="append", default=[],
-                           help="a run to use (repeat; one product; default: every run on "
-                           "the newest suite version)")
+    chosen = variation.add_mutually_exclusive_group()
+    chosen.add_argument("--run", dest="runs", action="append", default=[],
+                        help="a run to use (repeat; one product; default: every complete "
+                        "run on the newest suite version)")
+    chosen.add_argument("--last", type=_window_size, metavar="N",
+                        help="the newest N complete runs of each product only (the older "
+                        "ones are counted and named)")
     variation.set_defaults(run=cmd_variation)
 
     store = sub.add_parser("store", help="the results store itself")

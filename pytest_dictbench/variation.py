@@ -1,6 +1,8 @@
 """Run-to-run variation: how much one product's results move between two measurements of
 the same items, and whether a difference between two products is larger than that.
-Pure: item records in, JSON-ready figures out (no store, no pytest).
+Item records in, JSON-ready figures out (no pytest); :func:`measure_variation` reads
+the records of stored runs from a :class:`~pytest_dictbench.store.Store`, for ``dictbench
+variation`` and the reports' ``history.md`` alike.
 
 Items pair by case id and repetition. An output is *identical* to its pair when the two
 texts are equal character for character once line breaks are taken out (the rubric
@@ -16,14 +18,27 @@ from __future__ import annotations
 import math
 import re
 import statistics
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from .compare import compare_records, per_case
+from . import stats
+from .compare import compare_records, compared_pairs, comparison_scope, per_case
 from .methods.base import ItemRecord
+from .store.interface import CorruptRunError, Store, StoreError
 
-__all__ = ["beyond_variation", "flips", "identical_outputs", "line_free", "pair_runs",
-           "score_spread", "shared_pairs"]
+if TYPE_CHECKING:
+    from .stats import Draws
+
+__all__ = ["REUSED_DRAWS_BYTES", "RunSelection", "beyond_variation", "flips",
+           "identical_outputs", "line_free", "measure_variation", "pair_runs",
+           "score_spread", "select_runs", "shared_pairs"]
+
+#: One measurement draws the bootstrap's indices once per number of shared cases and
+#: reuses them for every paired comparison of that size (the same seed draws the same
+#: indices, so the figures are the same), up to this many bytes of indices in all;
+#: past it, each comparison draws its own (10,000 resamples of 1,000 cases: 20 MB).
+REUSED_DRAWS_BYTES = 64 << 20
 
 _LINE_BREAKS = re.compile(r"\r\n|[\r\n\u2028\u2029\x0b\x0c\x85]")
 
@@ -78,12 +93,14 @@ def shared_pairs(left: Any, right: Any) -> list[tuple[str, str]]:
 
 
 def pair_runs(a: Sequence[ItemRecord], b: Sequence[ItemRecord], *, resamples: int,
-              seed: int) -> dict[str, Any]:
+              seed: int, draws: Callable[[int], Draws | None] | None = None
+              ) -> dict[str, Any]:
     """Everything that moved between two runs (or two products) on the same items:
     identical outputs, flips, and the paired comparison of ``b`` against ``a`` (None
-    when no case was scored on both sides)."""
+    when no case was scored on both sides; ``draws`` as ``compare_records`` takes it)."""
     return {"identical": identical_outputs(a, b), "flips": flips(a, b),
-            "comparison": compare_records(a, b, resamples=resamples, seed=seed)}
+            "comparison": compare_records(a, b, resamples=resamples, seed=seed,
+                                          draws=draws)}
 
 
 def score_spread(runs: Sequence[Sequence[ItemRecord]]) -> dict[str, Any]:
@@ -122,3 +139,111 @@ def beyond_variation(between: Mapping[str, Any] | None,
     beyond = low > reach or high < -reach
     return {"difference": between["mean_difference"], "interval": [low, high],
             "own_variation": reach, "beyond": bool(beyond) and math.isfinite(reach)}
+
+
+@dataclass(frozen=True)
+class RunSelection:
+    """The complete stored runs of a product on a suite version that a variation covers."""
+
+    suite_version: str
+    #: the newest ``last`` complete runs (every one without a window), oldest first
+    runs: list[str]
+    #: the older complete runs the window left out, oldest first
+    older: list[str]
+
+    def window(self, last: int | None) -> dict[str, Any]:
+        """The window as ``history.json`` and ``dictbench variation --json`` give it:
+        ``runs`` (``last``), ``complete_runs``, how many it ``left_out`` and the oldest
+        and newest of those."""
+        older = self.older
+        return {"runs": last, "complete_runs": len(self.runs) + len(older),
+                "left_out": len(older), "left_out_oldest": older[0] if older else None,
+                "left_out_newest": older[-1] if older else None}
+
+
+def select_runs(store: Store, suite: str, product: str, *, version: str | None = None,
+                last: int | None = None) -> RunSelection:
+    """The complete stored runs of ``product`` on ``suite`` version ``version`` (default:
+    the suite version of its newest run), oldest first, the newest ``last`` of them when
+    given (the reports' history window; ``dictbench variation`` takes every one). A run
+    stopped early is left out (its unrun items would count as changes). Reads the runs'
+    summaries only (one row per run), never their items."""
+    if last is not None and last < 1:
+        raise ValueError(f"a window of runs holds at least 1 run, not {last}")
+    summaries = store.summaries(suite, product, suite_version=version)
+    if not summaries:
+        on = f" {version}" if version is not None else ""
+        raise StoreError(f"no stored run of {product} on {suite}{on}")
+    version = version if version is not None else summaries[-1].suite_version
+    found = [s.run_id for s in summaries if s.suite_version == version and s.complete]
+    if not found:
+        raise StoreError(f"no complete stored run of {product} on {suite} {version}")
+    cut = 0 if last is None else max(0, len(found) - last)
+    return RunSelection(suite_version=version, runs=found[cut:], older=found[:cut])
+
+
+def _reused_draws(resamples: int, seed: int) -> Callable[[int], Draws | None]:
+    """The bootstrap's indices for ``n`` cases, drawn once and kept (up to
+    :data:`REUSED_DRAWS_BYTES` in all; None past it)."""
+    drawn: dict[int, Draws] = {}
+    spent = 0
+
+    def draws(n: int) -> Draws | None:
+        nonlocal spent
+        if n not in drawn:
+            size = n * resamples * stats.index_bytes(n)
+            if n < 1 or spent + size > REUSED_DRAWS_BYTES:
+                return None
+            drawn[n] = stats.draw_indices(n, resamples, seed)
+            spent += size
+        return drawn[n]
+
+    return draws
+
+
+def measure_variation(store: Store, suite: str, runs: Mapping[str, Sequence[str]], *,
+                      resamples: int, seed: int, leave_out_corrupt: bool = False
+                      ) -> dict[str, Any]:
+    """Run-to-run variation on ``suite`` of each product over its runs (``runs``:
+    ``{product: run ids, oldest first}``): each run against the one before
+    (:func:`pair_runs`) and the score spread (:func:`score_spread`); then products'
+    newest runs against each other and whether that difference is beyond either's own
+    run-to-run variation (:func:`beyond_variation`): every two products, or above
+    ``compare.ALL_PAIRS_UP_TO`` products each against the best (the reports' rule,
+    ``compare.compared_pairs``; ``comparison_scope`` says which). What ``dictbench
+    variation`` prints and the reports' ``history.md`` shows.
+
+    A run the store refuses (:class:`CorruptRunError`) raises, or with
+    ``leave_out_corrupt`` is left out and named in the product's ``refused`` with the
+    store's reason (its neighbours then pair with each other)."""
+    opts = {"resamples": resamples, "seed": seed, "draws": _reused_draws(resamples, seed)}
+    products: dict[str, Any] = {}
+    within: dict[str, list[Any]] = {}
+    latest: dict[str, Sequence[ItemRecord]] = {}
+    for product, asked in runs.items():
+        ids, records, refused = [], [], []
+        for run_id in asked:
+            try:
+                records.append(store.items(run_id, suite=suite, product=product))
+            except CorruptRunError as exc:
+                if not leave_out_corrupt:
+                    raise
+                refused.append({"run_id": exc.run_id, "reason": exc.reason})
+                continue
+            ids.append(run_id)
+        pairs = [{"a": ids[i], "b": ids[i + 1], **pair_runs(records[i], records[i + 1],
+                                                            **opts)}
+                 for i in range(len(ids) - 1)]
+        within[product] = [p["comparison"] for p in pairs]
+        if records:
+            latest[product] = records[-1]
+        products[product] = {"runs": ids, "pairs": pairs, "spread": score_spread(records),
+                             "refused": refused}
+    scope = comparison_scope(latest)
+    between = []
+    for a, b in compared_pairs(latest, scope):
+        moved = pair_runs(latest[a], latest[b], **opts)
+        between.append({"a": a, "b": b, **moved, "beyond_own_variation": beyond_variation(
+            moved["comparison"], within[a] + within[b])})
+    return {"suite": suite, "products": products, "between": between,
+            "comparison_scope": scope}

@@ -130,7 +130,7 @@ def test_three_runs_one_official_and_their_variation(url: str, capsys) -> None:
     assert "cases whose score varies between runs: 2 of 4 (widest range 50.00: c2)" in out
     both = run_cli(capsys, "variation", "--store", url, "s1", "p1", "p2", "--json")
     result = json.loads(both)
-    between = result["between"]
+    [between] = result["between"]
     assert between["identical"]["identical"] == 0
     assert between["comparison"]["mean_difference"] == pytest.approx(20.0 - 77.5)
     ends = [abs(pair["comparison"]["interval"][end])

@@ -267,3 +267,36 @@ def test_a_private_item_shows_no_text_and_no_audio() -> None:
                      suite_found=True)
     assert "This suite is private" in html
     assert "<audio" not in html and 'id=output' not in html and "Expected" not in html
+
+
+def test_a_runs_page_and_the_compare_page_say_which_run_is_official(
+        three_runs: pytest.Pytester) -> None:
+    """Issue 42, "the viewer says which run is official": a run's report page and two runs
+    side by side name the official run of each suite and product, read in Chromium."""
+    if not CHROMIUM.exists():
+        message = "/usr/bin/chromium is not installed (.ci/run installs it)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    from pytest_dictbench.store.official import declare_official
+
+    with viewing(three_runs.path) as (server, viewer), browser() as chromium:
+        first, second, third = [run.run_id for run in viewer.store.runs()]
+        root = f"http://127.0.0.1:{server.server_address[1]}"
+        page = chromium.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(address(server))
+        page.goto(f"{root}/run/{third}")
+        assert page.inner_text("#official") == "no official run of p1 on mini is declared"
+        declare_official(viewer.store, second, "p1", "the second run, as planned")
+        page.goto(f"{root}/run/{second}")
+        assert page.inner_text("#official") == "this is the official run of p1 on mini"
+        page.goto(f"{root}/run/{third}")
+        assert page.inner_text("#official") == f"the official run of p1 on mini is {second}"
+        page.click(f"#official a >> text={second}")  # it leads to the official run
+        page.wait_for_url(f"**/run/{second}")
+        page.goto(f"{root}/compare?a={second}&b={third}")
+        assert page.inner_text("p.official") == \
+            f"The official run of p1 on mini is {second} (the run before)."
+        page.goto(f"{root}/compare?a={first}&b={third}")
+        assert page.inner_text("p.official").endswith("(neither run).")
+        page.close()

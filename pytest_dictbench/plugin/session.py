@@ -38,7 +38,7 @@ from .junit import junit_properties
 from .options import bootstrap_seed, ini_folder, judge_default, max_text_chars
 from .session_reports import ReportSet
 from .split import PLUGIN_NAME as SPLIT_PLUGIN
-from .store import StoreRecording
+from .store import HISTORY_FILES, StoreRecording
 from .terminate import RunTerminated, Termination
 from .unrun import stop_reason, unrun_reports, xdist_stop
 
@@ -57,7 +57,7 @@ SESSION_KEY = pytest.StashKey["DictbenchSession"]()
 
 #: Every file a run writes into the report folder (one set: all new or all old).
 REPORT_FILES = ("dictbench.json", "items.jsonl", PENDING_FILE, "dictbench.md",
-                "dictbench.html", "run-info.json")
+                "dictbench.html", "run-info.json", *HISTORY_FILES)
 
 #: Exit statuses after which reports are not (over)written.
 _NO_REPORT = (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.USAGE_ERROR,

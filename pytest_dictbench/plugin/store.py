@@ -8,6 +8,7 @@ the report set stands.
 from __future__ import annotations
 
 import hashlib
+import json
 import platform
 import time
 from collections.abc import Mapping, Sequence
@@ -23,9 +24,13 @@ from ..jsonl import canonical_line
 from ..model import Product, Suite
 from ..private import is_private
 from ..redact import public_args, register_secret, url_password
+from ..report.files import write_report_set
+from ..report.history import DEFAULT_HISTORY_RUNS, HISTORY_FILES, history_texts
+from ..stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..store import (
     ProductFacts,
     RunFacts,
+    Store,
     StoreError,
     SuiteFacts,
     new_run_id,
@@ -37,7 +42,7 @@ from ..store.baseline import StoreBaseline, load_store_baseline
 from ..store.git import git_state, resolve_ref
 from ..suites import MANIFEST
 
-__all__ = ["StoreRecording", "add_store_options", "read_store_baseline"]
+__all__ = ["HISTORY_FILES", "StoreRecording", "add_store_options", "read_store_baseline"]
 
 #: The environment fields that make a run's cohort (runs are compared within one).
 COHORT_FIELDS = ("hardware", "os_release")
@@ -51,6 +56,9 @@ def add_store_options(group: Any, parser: pytest.Parser) -> None:
         "dictbench_store, else .dictbench/store.sqlite under the rootdir.")
     parser.addini("dictbench_store", "Results store of every run (--dictbench-store); a "
                   "relative path is under the rootdir.", default="")
+    parser.addini("dictbench_history_runs", "The newest complete stored runs of a suite "
+                  "version whose variation the reports' history.md shows (at least 2; "
+                  f"default {DEFAULT_HISTORY_RUNS}).", default=str(DEFAULT_HISTORY_RUNS))
 
 
 def location(config: pytest.Config) -> str | None:
@@ -61,6 +69,16 @@ def location(config: pytest.Config) -> str | None:
     if found:
         register_secret(url_password(found))
     return found
+
+
+def history_runs(config: pytest.Config) -> int:
+    """ini ``dictbench_history_runs``: the window of runs the history covers."""
+    value = str(config.getini("dictbench_history_runs")).strip()
+    if not value.isdigit() or int(value) < 2:
+        raise DictbenchError(f"ini dictbench_history_runs = {value}: give a whole number of "
+                             "runs, at least 2 (the variation pairs each run with the one "
+                             "before)")
+    return int(value)
 
 
 def read_store_baseline(config: pytest.Config, value: str,
@@ -118,9 +136,13 @@ class StoreRecording:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.location = location(config)
+        #: the newest complete runs the history's variation covers
+        self.history_runs = history_runs(config)
         self.started = time.time()
         #: the run id once recorded
         self.recorded: str | None = None
+        #: history.md once written
+        self.history: Path | None = None
 
     def record(self, report_dir: Path, texts: Mapping[str, Any],
                records: Sequence[Mapping[str, Any]], suites: Sequence[Suite],
@@ -151,16 +173,36 @@ class StoreRecording:
                     pairs = zip(records, lines, strict=True)
                     self.recorded = store.record_run(facts, texts["dictbench.json"],
                                                      texts["run-info.json"], pairs)
+                return self._write_history(store, report_dir, texts["dictbench.json"])
             finally:
                 store.close()
         except (DictbenchError, OSError, ValueError) as exc:
             return (f"the run was not recorded in the results store "
                     f"{redact_url(self.location)}: {exc} (the report set was written)")
+
+    def _write_history(self, store: Store, report_dir: Path, report_text: str) -> str | None:
+        """``history.md`` and ``history.json`` beside the report set when the store holds
+        this run's history (a stale pair was removed with the report set's swap)."""
+        assert self.recorded is not None
+        stats = json.loads(report_text).get("statistics") or {}
+        try:
+            texts = history_texts(store, self.recorded,
+                                  resamples=stats.get("resamples", DEFAULT_RESAMPLES),
+                                  seed=stats.get("seed", DEFAULT_SEED),
+                                  window=self.history_runs)
+            if texts:
+                write_report_set(report_dir, texts)
+                self.history = report_dir / "history.md"
+        except (DictbenchError, OSError, ValueError) as exc:
+            return (f"run {self.recorded} was recorded in the results store "
+                    f"{redact_url(self.location or '')}, but its history files were not "
+                    f"written: {exc} (the report set was written)")
         return None
 
     def summary_line(self) -> str | None:
         if self.recorded is None or self.location is None:
             return None
         where = self.location.removeprefix("sqlite:///")
-        return f"dictbench: recorded run {self.recorded} in {redact_url(where)}"
+        history = f"; its history: {self.history}" if self.history else ""
+        return f"dictbench: recorded run {self.recorded} in {redact_url(where)}{history}"
 

@@ -66,6 +66,7 @@ def paired_bootstrap(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     confidence: float = 0.95,
+    draws: Draws | None = None,
 ) -> Interval:
     """Percentile bootstrap interval of the mean paired difference ``b - a``.
 
@@ -78,6 +79,8 @@ def paired_bootstrap(
         resamples: number of resamples (>= 1).
         seed: seed for ``numpy.random.default_rng``; the same seed gives the same interval.
         confidence: nominal coverage, strictly between 0 and 1.
+        draws: indices from :func:`draw_indices` for the same ``n``, ``resamples`` and
+            ``seed`` (others are ignored): the same interval without drawing again.
 
     Returns:
         The interval; ``estimate`` is ``mean(b - a)``. Identical inputs give (0, 0); a
@@ -97,7 +100,7 @@ def paired_bootstrap(
         raise ValueError(
             f"paired scores must be aligned; got {first.size} values in a and {second.size} in b"
         )
-    return _percentile_bootstrap(second - first, resamples, seed, confidence)
+    return _percentile_bootstrap(second - first, resamples, seed, confidence, draws)
 
 
 def paired_bootstrap_p(a: Sequence[float], b: Sequence[float],

@@ -14,6 +14,7 @@ import time
 from ..redact import redact_url
 from .interface import (
     Condition,
+    CorruptRunError,
     Declaration,
     ProductFacts,
     RunFacts,
@@ -25,9 +26,9 @@ from .interface import (
 )
 from .location import DEFAULT_STORE, store_location
 
-__all__ = ["DEFAULT_STORE", "Condition", "Declaration", "ProductFacts", "RunFacts", "Store",
-           "StoreError", "StoredRun", "SuiteFacts", "Summary", "new_run_id", "open_store",
-           "redact_url", "store_location"]
+__all__ = ["DEFAULT_STORE", "Condition", "CorruptRunError", "Declaration", "ProductFacts",
+           "RunFacts", "Store", "StoreError", "StoredRun", "SuiteFacts", "Summary", "new_run_id",
+           "open_store", "redact_url", "store_location"]
 
 
 def open_store(location: str) -> Store:

@@ -17,13 +17,23 @@ from typing import Any, Protocol
 
 from ..errors import DictbenchError
 
-__all__ = ["Condition", "Declaration", "ProductFacts", "RunFacts", "Store", "StoreError",
-           "StoredRun", "SuiteFacts", "Summary"]
+__all__ = ["Condition", "CorruptRunError", "Declaration", "ProductFacts", "RunFacts", "Store",
+           "StoreError", "StoredRun", "SuiteFacts", "Summary"]
 
 
 class StoreError(DictbenchError):
     """The results store cannot be opened, read or written (the store is named, its
     password never)."""
+
+
+class CorruptRunError(StoreError):
+    """A row of one stored run cannot be read: the store refuses that run by id (the
+    others read as before). ``reason`` is the store's one line on what is wrong."""
+
+    def __init__(self, location: str, run_id: str, reason: str) -> None:
+        super().__init__(f"{location}: run {run_id}: {reason}; the other runs are intact")
+        self.run_id = run_id
+        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -136,6 +146,8 @@ class Summary:
     errors: int
     not_tested: int
     cohort: str | None = None
+    #: False for a run that stopped early (``-x``, ``--maxfail``)
+    complete: bool = True
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ from typing import Any
 
 from .interface import Condition, Declaration, Store, StoreError
 
-__all__ = ["check_condition", "declare_official", "now_utc", "official_run_id"]
+__all__ = ["check_condition", "declaration_in_force", "declare_official", "now_utc",
+           "official_run_id"]
 
 
 def now_utc() -> str:
@@ -84,8 +85,13 @@ def declare_official(store: Store, run_id: str, product: str, reason: str, *,
         condition=condition.as_dict() if condition else None, passed_over=passed_over))
 
 
-def official_run_id(store: Store, suite: str, product: str) -> str | None:
-    """The run in force as official for ``product`` on ``suite`` (the newest
-    declaration), or None."""
+def declaration_in_force(store: Store, suite: str, product: str) -> Declaration | None:
+    """The declaration in force for ``product`` on ``suite`` (the newest), or None."""
     found = store.declarations(suite=suite, product=product)
-    return found[-1].run_id if found else None
+    return found[-1] if found else None
+
+
+def official_run_id(store: Store, suite: str, product: str) -> str | None:
+    """The run in force as official for ``product`` on ``suite``, or None."""
+    found = declaration_in_force(store, suite, product)
+    return found.run_id if found else None

@@ -18,6 +18,7 @@ from . import schema as t
 from .engines import Backend
 from .interface import (
     Condition,
+    CorruptRunError,
     Declaration,
     RunFacts,
     StoredRun,
@@ -233,8 +234,8 @@ class SqlStore:
         try:
             return json.loads(text)
         except ValueError:
-            raise StoreError(f"{self.location}: run {run_id}: its {what} is corrupt "
-                             "(not JSON); the other runs are intact") from None
+            raise CorruptRunError(self.location, run_id,
+                                  f"its {what} is corrupt (not JSON)") from None
 
     def _pk(self, conn: Connection, run_id: str) -> tuple[int, str]:
         """The row id and full id of a run named by its id or a unique prefix."""
@@ -290,8 +291,8 @@ class SqlStore:
             except ValueError:
                 record = None
             if not isinstance(record, dict):
-                raise StoreError(f"{self.location}: run {full}: item {ordinal + 1} is "
-                                 "corrupt (not a JSON object); the other runs are intact")
+                raise CorruptRunError(self.location, full, f"item {ordinal + 1} is corrupt "
+                                      "(not a JSON object)")
             records.append(record)
         return records
 
@@ -309,7 +310,8 @@ class SqlStore:
     def summaries(self, suite: str, product: str, *, suite_version: str | None = None,
                   cohort: str | None = None) -> list[Summary]:
         s, r = t.summaries, t.runs
-        query = select(r.c.run_id, r.c.finished_utc, r.c.git_commit, r.c.cohort, s).join(
+        query = select(r.c.run_id, r.c.finished_utc, r.c.git_commit, r.c.cohort,
+                       r.c.complete, s).join(
             r, r.c.id == s.c.run).where(and_(s.c.suite == suite, s.c.product == product))
         if suite_version is not None:
             query = query.where(s.c.suite_version == suite_version)
@@ -323,7 +325,8 @@ class SqlStore:
                         product_version=row["product_version"], score=row["score"],
                         low=row["score_low"], high=row["score_high"], items=row["items"],
                         passed=row["passed"], failed=row["failed"], errors=row["errors"],
-                        not_tested=row["not_tested"], cohort=row["cohort"]) for row in rows]
+                        not_tested=row["not_tested"], cohort=row["cohort"],
+                        complete=bool(row["complete"])) for row in rows]
 
     # -- official runs -------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from typing import Any
 from ..report.html_parts import diff_html
 from ..store.interface import StoredRun
 from ..text.diff import diff_against_closest
-from .pages import item_link, page, run_link
+from .pages import item_link, official_note, page, run_link
 
 __all__ = ["case_rows", "compare_page", "item_page"]
 
@@ -83,6 +83,12 @@ def compare_page(a: StoredRun, b: StoredRun, entries: Sequence[Mapping[str, Any]
                    f" ({'resolved' if c['resolved'] else 'not resolved'})" if c else ""))
         body.append(f"<h2>{escape(entry['suite'])} / {escape(entry['product'])}</h2>\n"
                     f"<p>{escape(head)}</p>")
+        if "official" in entry:
+            official = entry["official"]
+            side = ("" if official is None else " (the run before)" if official == a.run_id
+                    else " (the run after)" if official == b.run_id else " (neither run)")
+            note = official_note(entry["suite"], entry["product"], official)
+            body.append(f"<p class=official>{note[0].upper()}{note[1:]}{side}.</p>")
         body.append("<table class=pair><thead><tr><th>case</th><th>before</th><th>after</th>"
                     "<th>score before</th><th>score after</th><th>change</th></tr></thead>"
                     "<tbody>")

@@ -14,8 +14,8 @@ from urllib.parse import quote, urlencode
 
 from ..store.interface import StoredRun
 
-__all__ = ["item_link", "items_page", "page", "run_link", "run_report_page", "runs_page",
-           "trend_chart", "trend_page"]
+__all__ = ["item_link", "items_page", "official_note", "page", "run_link", "run_report_page",
+           "runs_page", "trend_chart", "trend_page"]
 
 _HEAD = ('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
          '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
@@ -173,11 +173,28 @@ def trend_page(suite: str, product: str, points: Sequence[Mapping[str, Any]]) ->
                  body)
 
 
-def run_report_page(run_id: str, report_html: str) -> str:
-    """The run's report page with a bar on top leading back to the runs and its items."""
+def official_note(suite: str, product: str, official: str | None, *,
+                  run_id: str | None = None) -> str:
+    """Which run is official for ``product`` on ``suite`` (``run_id``: said from that
+    run's side)."""
+    if official is None:
+        return f"no official run of {escape(product)} on {escape(suite)} is declared"
+    if official == run_id:
+        return f"this is the official run of {escape(product)} on {escape(suite)}"
+    return f"the official run of {escape(product)} on {escape(suite)} is {run_link(official)}"
+
+
+def run_report_page(run_id: str, report_html: str,
+                    officials: Mapping[tuple[str, str], str | None] | None = None) -> str:
+    """The run's report page with a bar on top leading back to the runs and its items,
+    and saying which run is official for each suite and product of the run
+    (``officials``: ``{(suite, product): official run id or None}``)."""
+    notes = "".join(f"<li>{official_note(suite, product, official, run_id=run_id)}</li>"
+                    for (suite, product), official in sorted((officials or {}).items()))
     bar = (f'<nav style="font:14px sans-serif;padding:6px 0"><a href="/">Runs</a> · run '
            f'{escape(run_id)} · <a href="/run/{quote(run_id, safe="")}/items">every item</a>'
-           "</nav>\n")
+           + (f'<ul id=official style="margin:4px 0">{notes}</ul>' if notes else "")
+           + "</nav>\n")
     head, marker, tail = report_html.partition("<body>\n")
     return head + marker + bar + tail if marker else bar + report_html
 

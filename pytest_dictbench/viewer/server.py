@@ -41,6 +41,7 @@ from ..report.html import render_html
 from ..report.sections import diff_unit, expected_texts
 from ..stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..store import Store, StoreError
+from ..store.official import official_run_id
 from ..trend import trend_points
 from ..variation import pair_runs, shared_pairs
 from .detail import case_rows, compare_page, item_page
@@ -180,7 +181,10 @@ class Handler(LoopbackHandler):
                 found = [s for s in map(viewer.shelf.get, sorted(filter(None, suites))) if s]
                 page = render_html(report, records, expected_texts(
                     s for s in found if not is_private(s)))
-                return self._html(run_report_page(run.run_id, page), _REPORT_CSP)
+                officials = {(s["id"], e["product"]): official_run_id(store, s["id"],
+                                                                      e["product"])
+                             for s in report.get("suites", []) for e in s.get("products", [])}
+                return self._html(run_report_page(run.run_id, page, officials), _REPORT_CSP)
         if path in ("/item", "/audio"):
             return self._item(viewer, query, audio=path == "/audio")
         if path == "/compare":
@@ -192,7 +196,8 @@ class Handler(LoopbackHandler):
                 entries.append({"suite": suite, "product": product,
                                 **pair_runs(left, right, resamples=viewer.resamples,
                                             seed=viewer.seed),
-                                "rows": case_rows(left, right)})
+                                "rows": case_rows(left, right),
+                                "official": official_run_id(store, suite, product)})
             return self._html(compare_page(a, b, entries))
         raise Refused(HTTPStatus.NOT_FOUND, "not found")
 

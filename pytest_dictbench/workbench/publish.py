@@ -5,7 +5,9 @@ items), keeps only aggregate fields - counts, scores with their intervals, ranks
 leaderboards, comparisons, latency, judge agreement and cost, where each competitor wins
 and the vendors' claims apart - and drops every field that can name or quote a case
 (failing-item tables, canary leak lists, the case list in a not-ranked reason). Writes
-``summary.json`` and ``summary.md`` with the shared writers.
+``summary.json`` and ``summary.md`` with the shared writers. When the run wrote a
+``history.json`` (its results store holds its history), the summary says which run is
+official per suite and product, and whether this run is it.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from ..report.markdown import md
 from ..report.sections import fmt, fmt_interval, fmt_p
 from ..report.wins import win_sentences, wins_basis
 
-__all__ = ["publish", "summarize_report"]
+__all__ = ["official_runs", "publish", "summarize_report"]
 
 SUMMARY_VERSION = 1
 _SUITE_FIELDS = ("id", "title", "version", "method", "locale", "headline", "repetitions")
@@ -74,8 +76,33 @@ def _comparison(c: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def summarize_report(report: Mapping[str, Any]) -> dict[str, Any]:
-    """The publishable part of a ``dictbench.json``."""
+def official_runs(report_dir: Path) -> dict[str, list[dict[str, Any]]]:
+    """Per suite id, the official run of each product as the run's ``history.json``
+    names it (run id, when declared, whether this run is it); ``{}`` without one. The
+    declaration's reason and passed-over runs stay out (free text)."""
+    path = report_dir / "history.json"
+    if not path.exists():
+        return {}
+    history = read_json(path, DictbenchError)
+    found: dict[str, list[dict[str, Any]]] = {}
+    try:
+        for suite in history["suites"]:
+            for entry in suite["products"]:
+                official = entry["official"]
+                if official:
+                    found.setdefault(str(suite["id"]), []).append(
+                        {"product": str(entry["product"]), "run_id": str(official["run_id"]),
+                         "declared_utc": str(official["declared_utc"]),
+                         "this_run": official["this_run"] is True})
+    except (KeyError, TypeError) as exc:
+        raise DictbenchError(f"not a dictbench history file (no {exc})", path=path) from None
+    return found
+
+
+def summarize_report(report: Mapping[str, Any],
+                     officials: Mapping[str, list[dict[str, Any]]] | None = None
+                     ) -> dict[str, Any]:
+    """The publishable part of a ``dictbench.json`` (and of ``official_runs``)."""
     suites = []
     for suite in report.get("suites", ()):
         entry = {k: suite[k] for k in _SUITE_FIELDS if k in suite}
@@ -93,6 +120,8 @@ def summarize_report(report: Mapping[str, Any]) -> dict[str, Any]:
                   if p.get("claims")}
         if claims:  # documented, not measured: kept apart and never ranked
             entry["vendor_claims"] = claims
+        if (officials or {}).get(suite.get("id")):
+            entry["official"] = list((officials or {})[suite["id"]])
         suites.append(entry)
     return {"summary_version": SUMMARY_VERSION,
             "statistics": _scalars(report.get("statistics", {})), "suites": suites}
@@ -141,6 +170,10 @@ def render_summary(summary: Mapping[str, Any]) -> str:
                              f"| {fmt(c.get('mean_difference'))} "
                              f"| {fmt_interval(c.get('interval'), signed=True)} "
                              f"| {fmt_p(c.get('mcnemar_p'))} | {fmt_p(c.get('p_holm'))} |")
+        lines += [""] * bool(suite.get("official")) + [
+            f"- Official run of {md(o['product'])}: `{o['run_id']}` (declared "
+            f"{md(o['declared_utc'])}); {'this run' if o['this_run'] else 'not this run'}."
+            for o in suite.get("official", ())]
         common = suite.get("common_set")
         if common:
             lost = "; ".join(f"{md(p)} {n}" for p, n in common.get("lost", {}).items()) or "none"
@@ -195,7 +228,7 @@ def publish(report_dir: Path, out_dir: Path, *, force: bool = False) -> list[Pat
         raise DictbenchError("not a dictbench report: the top level is not an object",
                              path=source)
     _check_out(report_dir, out_dir, force)
-    summary = summarize_report(report)
+    summary = summarize_report(report, official_runs(report_dir))
     out_dir.mkdir(parents=True, exist_ok=True)
     written = [out_dir / "summary.json", out_dir / "summary.md"]
     atomic_write(written[0], dumps(summary) + "\n")
