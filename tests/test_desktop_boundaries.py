@@ -268,6 +268,43 @@ def test_an_app_left_holding_the_hotkey_is_named_before_the_launch(
     assert "another X client already grabs F9" in (output.error or "")
 
 
+def test_a_probe_grab_during_the_apps_start_never_leaves_it_without_its_hotkey(
+        desktop: Desktop, tmp_path: Path) -> None:
+    """The race noted in the last round: a probe grab of the hotkey (the rig's, or a
+    test's) at the moment the app grabs it made the app's grab fail, and the test app
+    printed its ready line anyway. The rig's own probe ends (ungrab synced) before it
+    spawns the app, so it never overlaps; a probe that does overlap (here: probing
+    without pause while four apps start) must still leave each app holding its hotkey."""
+    hotkey = parse_hotkey("F9")
+    for number in range(4):
+        stop = threading.Event()
+
+        def probe(stop: threading.Event) -> None:
+            keys = XKeys()
+            while not stop.is_set():
+                keys.grabbed_elsewhere(hotkey)
+            keys.close()
+
+        thread = threading.Thread(target=probe, args=(stop,))
+        thread.start()
+        app = subprocess.Popen(app_argv("scripted_app", "--script", "/dev/null"),
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            assert app.stdout is not None
+            line = app.stdout.readline()
+            stop.set()
+            thread.join()
+            assert READY in line, line
+            checker = XKeys()
+            assert checker.grabbed_elsewhere(hotkey), f"launch {number}: the app has no grab"
+            checker.close()
+        finally:
+            stop.set()
+            app.kill()
+            app.wait()
+        time.sleep(0.3)  # X frees the killed app's grab
+
+
 # -- focus (DK22), keys (DK23), player (DK3), recorder (DK25) ---------------------------
 
 def test_a_lost_focus_names_the_window_that_took_it(rig: Rig) -> None:
