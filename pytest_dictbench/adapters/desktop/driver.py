@@ -242,7 +242,9 @@ class DesktopTranscriber:
             late = self._guard(document, verdict) if verdict.state == "settled" else None
             shots = document.snapshots()
             owner = getattr(backend, "focus_owner", None)
-            taken_by = owner() if verdict.state == "focus_lost" and callable(owner) else None
+            back = bool(shots) and shots[-1].focused  # a short loss: nobody to name
+            taken_by = owner() if verdict.state == "focus_lost" and callable(owner) and \
+                not back else None
         finally:
             if screen is not None:
                 screen.stop()
@@ -264,6 +266,8 @@ class DesktopTranscriber:
             facts["focus_lost_s"] = round(verdict.focus_lost_at - heard, 3)
             if taken_by:
                 facts["focus_taken_by"] = taken_by
+            elif back:
+                facts["focus_came_back"] = True
         early = [shot for shot in shots if shot.at < heard and shot.text.strip()]
         if early or (verdict.first_text_at is not None and verdict.first_text_at < heard):
             facts["stray_text"] = True  # typed before there was anything to hear

@@ -64,7 +64,8 @@ def _record(config: DesktopConfig, verdict: Verdict, facts: dict[str, Any], atte
                 "error": f"the text was still changing {rule.max_wait_s:g} s after the "
                          f"audio ended (max_wait_s); its last text is kept as "
                          f"desktop.last_text"}, True
-    taker = f" to {facts['focus_taken_by']}" if "focus_taken_by" in facts else ""
+    taker = f" to {facts['focus_taken_by']}" if "focus_taken_by" in facts else \
+        " (briefly: it came back)" if facts.get("focus_came_back") else ""
     return {"status": "invalid", "desktop": facts,
             "error": f"the document lost the keyboard focus "
                      f"{facts.get('focus_lost_s', 0):g} s after the first audible "
