@@ -8,16 +8,19 @@ the end of the audio to its final text, ``stable_s`` and ``late_guard_s`` (the s
 window: the rule's quiet time, then the watch for late text). Target: under 0.5 s.
 
 ``--app scripted`` uses the scripted typing app instead (types "ok" 0.2 s after the
-audio starts), which leaves out Whisper's variance.
+audio starts), which leaves out Whisper's variance. ``--isolate`` sets
+``isolate_items`` (a fresh app for every item): its overhead then includes the
+relaunch, which is the cost of that setting.
 
 Run: ``python benchmarks/bench_desktop.py [--items N] [--stable-s S] [--late-guard-s G]
-[--app reference]``
+[--app reference] [--isolate]``
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import tempfile
@@ -46,6 +49,7 @@ def main() -> None:
     parser.add_argument("--stable-s", type=float, default=2.0)
     parser.add_argument("--late-guard-s", type=float, default=1.0)
     parser.add_argument("--app", choices=("reference", "scripted"), default="reference")
+    parser.add_argument("--isolate", action="store_true", help="isolate_items = true")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-desktop-"))
     script = work / "script.json"
@@ -57,6 +61,7 @@ def main() -> None:
         config = DesktopConfig(platform="linux", app=tuple(argv), hotkey=parse_hotkey("F9"),
                                rule=SettleRule(stable_s=args.stable_s, max_wait_s=60),
                                launch_wait_s=120.0, late_guard_s=args.late_guard_s,
+                               isolate_items=args.isolate,
                                ready=Readiness(re.compile(re.escape(READY))))
         driver = DesktopTranscriber(config, LinuxBackend(None, "dictbench_mic"), work)
         driver.transcribe(CaptureRequest("warmup", clips[0], "en-US", warmup=True))
@@ -77,6 +82,8 @@ def main() -> None:
             print(f"{clip.stem:8} {duration:7.2f}  {app_after:17.2f}  {wall:6.2f}  "
                   f"{overhead:10.3f}")
         driver.close()
+    print("load average (1, 5, 15 min) at the end: "
+          + ", ".join(f"{x:.1f}" for x in os.getloadavg()) + " (timings under this load)")
     if overheads:
         worst = max(overheads)
         print(f"overhead: median {sorted(overheads)[len(overheads) // 2]:.3f} s, worst "

@@ -117,5 +117,6 @@ def test_doctor_checks_the_hotkey_has_a_mac_key_code_and_lists_each_command() ->
         + ", ".join(sorted(KEY_CODES)) + ")"]
     assert [c[:2] for c in run.calls] == [["system_profiler", "SPAudioDataType"],
                                           ["which", "sox"], ["which", "osascript"],
+                                          ["which", "SwitchAudioSource"],
                                           ["osascript", "-e"]]
     assert backend.problems([], parse_hotkey("cmd+shift+d")) == []

@@ -105,8 +105,7 @@ def run(args: argparse.Namespace, mic: Mic, on_start: Callable[[], None],
     mask = 0
     for name in hotkey.modifiers:
         mask |= _MASKS[name]
-    root.grab_key(code, mask, True, X.GrabModeAsync, X.GrabModeAsync)
-    x.sync()
+    grab(x, root, code, mask)
     if not mic.streaming.wait(60):
         fail("the default source delivered no samples in 60 s")
     if args.window:
@@ -139,6 +138,25 @@ def run(args: argparse.Namespace, mic: Mic, on_start: Callable[[], None],
         elif event.type == X.KeyPress:
             active = not active
             (on_start if active else on_stop)()
+
+
+def grab(x: Any, root: Any, code: int, mask: int, timeout_s: float = 10.0) -> None:
+    """Grab the hotkey on the root window, checked: another client may hold that grab
+    for a moment (a probe of the rig's, or a test's), so a refusal (BadAccess) is tried
+    again until ``timeout_s``; then the app fails instead of printing its ready line
+    without a hotkey."""
+    from Xlib import error
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        refused = error.CatchError(error.BadAccess)
+        root.grab_key(code, mask, True, X.GrabModeAsync, X.GrabModeAsync, onerror=refused)
+        x.sync()
+        if refused.get_error() is None:
+            return
+        if time.monotonic() > deadline:
+            fail(f"could not grab the hotkey in {timeout_s:g} s: another X client holds it")
+        time.sleep(0.02)
 
 
 def _next_soon(x: Any, wait_s: float = 0.05) -> Any:

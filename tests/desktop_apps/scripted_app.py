@@ -6,6 +6,8 @@ Steps, one object each: ``{"wait_audio": true}`` (until the microphone hears sou
 ``{"sleep_after_audio": s}`` (until ``s`` after the first audible sample), ``{"type": text}``,
 ``{"backspace": n}``, ``{"flicker": text, "times": n, "every": s}`` (type and delete),
 ``{"steal_focus": true}`` (a window of its own takes the keyboard focus),
+``{"blink_focus": n}`` (a window of its own takes the focus and gives it straight back,
+n times, 0.3 s apart: a loss of well under a millisecond),
 ``{"exit": code}`` (crash), ``{"signal": n}`` (killed by signal n),
 ``{"from_dictation": n}`` (the rest only from the n-th dictation with this script on,
 counted across launches in ``<script>.dictations``), ``{"until_dictation": n}`` (the rest
@@ -58,6 +60,31 @@ def steal_focus(stolen: threading.Event) -> None:
     time.sleep(30)
 
 
+def blink_focus(times: int) -> None:
+    """Take the input focus to a window of its own and give it straight back."""
+    from Xlib import X, display
+
+    x = display.Display()
+    screen = x.screen()
+    window = screen.root.create_window(700, 500, 80, 60, 0, screen.root_depth,
+                                       background_pixel=screen.white_pixel)
+    window.set_wm_name("focus blink")
+    window.map()
+    x.sync()
+    while window.get_attributes().map_state != X.IsViewable:
+        time.sleep(0.01)
+    for _ in range(times):
+        previous = x.get_input_focus().focus
+        window.set_input_focus(X.RevertToParent, X.CurrentTime)
+        x.sync()
+        previous.set_input_focus(X.RevertToParent, X.CurrentTime)
+        x.sync()
+        log("focus blinked")
+        time.sleep(0.3)
+    window.destroy()
+    x.close()
+
+
 def main() -> None:
     args = arguments(lambda p: p.add_argument("--script", required=True))
 
@@ -95,6 +122,8 @@ def main() -> None:
                     time.sleep(step.get("every", 0.2))
                     keys.backspace(len(step["flicker"]))
                     time.sleep(step.get("every", 0.2))
+            elif "blink_focus" in step:
+                blink_focus(int(step["blink_focus"]))
             elif step.get("steal_focus"):
                 stolen = threading.Event()
                 threading.Thread(target=steal_focus, args=(stolen,), daemon=True).start()

@@ -19,7 +19,7 @@ __all__ = ["DEFAULT_INPUT", "DesktopConfig"]
 KNOWN = {"platform", "app", "hotkey", "hotkey_mode", "stable_s", "max_wait_s", "empty_wait_s",
          "replay_if_empty", "relaunch", "record_screen", "display", "input_device",
          "launch_wait_s", "ready_log", "ready_window", "hotkey_lead_s", "focus_timeout_s",
-         "poll_s", "late_guard_s", "hotkey_grab_check"}
+         "poll_s", "late_guard_s", "late_max_s", "isolate_items", "hotkey_grab_check"}
 #: The shortest ``poll_s`` (the editor itself reports every 10 ms).
 MIN_POLL_S = 0.005
 #: The virtual input device by platform: the null sink the Linux rig sets up, and the
@@ -54,9 +54,15 @@ class DesktopConfig:
     focus_timeout_s: float = 5.0
     #: How often the document's snapshots are judged.
     poll_s: float = 0.02
-    #: Seconds the settled document is still watched: a change there is late text of
-    #: its item (``invalid``), never text of the next one.
+    #: The item ends once its settled document has been quiet this long: a change
+    #: before that is late text of the item (``invalid``, the app relaunched), never
+    #: text of the next one (see :mod:`.boundary`).
     late_guard_s: float = 1.0
+    #: The longest watch for late text after the decision (then the app is relaunched).
+    late_max_s: float = 10.0
+    #: Relaunch the app between every two items (an app that may type after a silence
+    #: longer than ``late_guard_s``).
+    isolate_items: bool = False
     #: Probe the hotkey's X grab before a launch (nobody else may hold it) and, with
     #: ``relaunch = "never"``, before the first item (the operator's app must hold it).
     hotkey_grab_check: bool = True
@@ -93,6 +99,12 @@ class DesktopConfig:
             raise s.error(f"[settings] hotkey {hotkey.spec!r}: no macOS key code for "
                           f"{hotkey.key!r} (known: {', '.join(sorted(KEY_CODES))})")
         ready = Readiness(_pattern(s, "ready_log"), _pattern(s, "ready_window"))
+        guard = _at_least(s, "late_guard_s", 1.0, 0.0)
+        late_max = _at_least(s, "late_max_s", max(10.0, guard), guard)
+        isolate = s.get("isolate_items", bool, False)
+        if isolate and relaunch == "never":
+            raise s.error("[settings] isolate_items = true needs an app the rig launches: "
+                          "with relaunch = \"never\" it cannot relaunch it between items")
         replays = s.get("replay_if_empty", int, 1)
         if replays < 0:
             raise s.error(f"[settings] replay_if_empty must be >= 0, got {replays}")
@@ -106,7 +118,7 @@ class DesktopConfig:
                    hotkey_lead_s=_at_least(s, "hotkey_lead_s", 0.3, 0.0),
                    focus_timeout_s=s.positive("focus_timeout_s", 5.0),
                    poll_s=_at_least(s, "poll_s", 0.02, MIN_POLL_S),
-                   late_guard_s=_at_least(s, "late_guard_s", 1.0, 0.0),
+                   late_guard_s=guard, late_max_s=late_max, isolate_items=isolate,
                    hotkey_grab_check=s.get("hotkey_grab_check", bool, True))
 
     def app_log(self, outputs: Path) -> Path:

@@ -55,14 +55,17 @@ def doctor(product_file: str | None, platform: str | None = None,
     elif not problems and hasattr(backend, "leftovers"):
         for line in backend.leftovers():  # type: ignore[attr-defined]
             print_line(f"UNDONE {line}")
-        from .linux_doctor import machine_problems, versions
+        if config.platform == "macos":
+            problems += backend.leftover_problems()  # type: ignore[attr-defined]
+        else:
+            from .linux_doctor import machine_problems, versions
 
-        found, notes = machine_problems(backend, config)  # type: ignore[arg-type]
-        problems += found
-        for line in versions(backend, config.record_screen):  # type: ignore[arg-type]
-            print_line(f"FOUND {line}")
-        for note in notes:
-            print_line(f"NOTE {note}")
+            found, notes = machine_problems(backend, config)  # type: ignore[arg-type]
+            problems += found
+            for line in versions(backend, config.record_screen):  # type: ignore[arg-type]
+                print_line(f"FOUND {line}")
+            for note in notes:
+                print_line(f"NOTE {note}")
         backend.close()
     for problem in problems:
         print_line(f"MISSING {problem}")

@@ -26,9 +26,11 @@ from ...errors import CaptureError, DictbenchError, ProductError
 from ..live import CaptureRequest
 from ..settings import public_settings
 from .backend import App, DesktopBackend
+from .boundary import WAITING, LateText, watch_late
 from .config import DesktopConfig
 from .launch import OperatorsApp, check_grab, exit_reason
 from .linux_process import video_problem
+from .outcome import item_answer
 from .pulse import AUDIBLE
 from .ready import LogWatch, wait_ready
 from .settle import Verdict, settle, timings
@@ -45,6 +47,15 @@ _HOLDER: list[DesktopTranscriber] = []
 
 class _RouteChanged(Exception):
     """The audio route changed during an item (its reason as the message)."""
+
+
+class _EarlyText(Exception):
+    """Text reached the fresh document before the first audible sample: late text of
+    the item before (``facts``: what the next item records of it)."""
+
+    def __init__(self, facts: dict[str, Any]) -> None:
+        super().__init__(facts.get("text", ""))
+        self.facts = facts
 
 
 def audible_span(path: Path) -> tuple[float, float]:
@@ -117,6 +128,13 @@ class DesktopTranscriber:
     # -- one item -----------------------------------------------------------------------
 
     def transcribe(self, request: CaptureRequest) -> Mapping[str, Any]:
+        try:
+            return self._item(request)
+        finally:
+            if self.config.isolate_items:  # whatever the outcome: a fresh app next
+                self._relaunch = True
+
+    def _item(self, request: CaptureRequest) -> Mapping[str, Any]:
         path = request.audio_path()
         onset, duration = audible_span(path)
         self._take_rig()
@@ -136,7 +154,7 @@ class DesktopTranscriber:
                 self._relaunch = True
                 self._ensure_app()
             try:
-                verdict, facts = self._attempt(path, onset, duration, f"{stem}.{attempt}")
+                verdict, facts = self._clean_attempt(path, onset, duration, f"{stem}.{attempt}")
             except _RouteChanged as exc:
                 return {"status": "invalid", "error": f"{exc} during the item: not scored; "
                         "the next item sets the route again",
@@ -150,14 +168,31 @@ class DesktopTranscriber:
         created = getattr(getattr(self.backend, "route", None), "created", None)
         if isinstance(created, bool):
             facts["input_device_created"] = created
-        return self._answer(verdict, facts, attempts)
+        answer, relaunch = item_answer(self.config, verdict, facts, attempts)
+        self._relaunch = self._relaunch or relaunch
+        return answer
+
+    def _clean_attempt(self, audio: Path, onset: float, duration: float, stem: str
+                       ) -> tuple[Verdict, dict[str, Any]]:
+        """One attempt; when the item before's late text reaches its fresh document
+        before the first audible sample, the app is relaunched (so the process that
+        typed it is gone) and the attempt made once more in a fresh document."""
+        redo = self.config.relaunch != "never" and self._last_item is not None
+        try:
+            return self._attempt(audio, onset, duration, stem, redo)
+        except _EarlyText as early:
+            self._relaunch = True
+            self._ensure_app()
+            verdict, facts = self._attempt(audio, onset, duration, f"{stem}.redo", False)
+            facts["previous_late_text"] = early.facts
+            return verdict, facts
 
     def _route_problem(self) -> str | None:
         check = getattr(self.backend, "route_problem", None)
         return check() if callable(check) else None
 
-    def _attempt(self, audio: Path, onset: float, duration: float, stem: str
-                 ) -> tuple[Verdict, dict[str, Any]]:
+    def _attempt(self, audio: Path, onset: float, duration: float, stem: str,
+                 redo: bool = False) -> tuple[Verdict, dict[str, Any]]:
         cfg, backend = self.config, self.backend
         document = backend.open_document(f"dictbench {stem}")
         screen = None
@@ -191,6 +226,10 @@ class DesktopTranscriber:
             if heard is None:
                 raise CaptureError("the virtual input heard nothing while the audio played: "
                                    "check the audio route (`dictbench desktop doctor`)")
+            early = [shot for shot in document.snapshots() if shot.at < heard
+                     and shot.text.strip()]
+            if early and redo:
+                raise _EarlyText(self._early_facts(early))
             audio_end = heard + (duration - onset)
             if cfg.hotkey_mode == "toggle":
                 self._wait_until(audio_end)
@@ -203,7 +242,9 @@ class DesktopTranscriber:
             late = self._guard(document, verdict) if verdict.state == "settled" else None
             shots = document.snapshots()
             owner = getattr(backend, "focus_owner", None)
-            taken_by = owner() if verdict.state == "focus_lost" and callable(owner) else None
+            back = bool(shots) and shots[-1].focused  # a short loss: nobody to name
+            taken_by = owner() if verdict.state == "focus_lost" and callable(owner) and \
+                not back else None
         finally:
             if screen is not None:
                 screen.stop()
@@ -225,6 +266,8 @@ class DesktopTranscriber:
             facts["focus_lost_s"] = round(verdict.focus_lost_at - heard, 3)
             if taken_by:
                 facts["focus_taken_by"] = taken_by
+            elif back:
+                facts["focus_came_back"] = True
         early = [shot for shot in shots if shot.at < heard and shot.text.strip()]
         if early or (verdict.first_text_at is not None and verdict.first_text_at < heard):
             facts["stray_text"] = True  # typed before there was anything to hear
@@ -235,23 +278,35 @@ class DesktopTranscriber:
                                         "after_its_decision_s":
                                         round(first - self._last_item[1], 3)}  # type: ignore[operator]
         if late is not None:
-            facts["late_text"], facts["late_text_s"] = late
+            facts.update(late_text=late.text, late_text_s=late.first_s,
+                         late_text_last_s=late.last_s)
+            if late.still_arriving:
+                facts["late_text_still_arriving"] = True
         self._last_item = (stem, verdict.settled_at or self.clock())
         return verdict, facts
 
-    def _guard(self, document: Any, verdict: Verdict) -> tuple[str, float] | None:
-        """Watch the settled document ``late_guard_s`` more: text that changes there is
-        late text of this item, (the text it became, its delay after the final text)."""
-        if self.config.late_guard_s <= 0 or (verdict.final_text_at is None and \
-                verdict.settled_at is None):
+    def _early_facts(self, early: list[Any]) -> dict[str, Any]:
+        """What an item records of the item before's late text found in its document."""
+        facts: dict[str, Any] = {"text": early[-1].text}
+        if self._last_item is not None:
+            facts.update(item=self._last_item[0],
+                         after_its_decision_s=round(early[0].at - self._last_item[1], 3))
+        return facts
+
+    def _guard(self, document: Any, verdict: Verdict) -> LateText | None:
+        """The item goes on until its settled document has been quiet ``late_guard_s``
+        (at most ``late_max_s``): its late text, if any (:mod:`.boundary`)."""
+        cfg = self.config
+        if cfg.late_guard_s <= 0 or verdict.settled_at is None:
             return None
-        decided = verdict.settled_at or self.clock()
-        self._wait_until(decided + self.config.late_guard_s)
-        changed = [shot for shot in document.snapshots()
-                   if shot.at > decided and shot.text != verdict.text]
-        if not changed:
-            return None
-        return changed[-1].text, round(changed[0].at - (verdict.final_text_at or decided), 3)
+        while True:
+            late = watch_late(document.snapshots(), text=verdict.text,
+                              final_at=verdict.final_text_at, decided=verdict.settled_at,
+                              now=self.clock(), quiet_s=cfg.late_guard_s,
+                              max_s=cfg.late_max_s)
+            if late is not WAITING:
+                return late  # type: ignore[return-value]
+            time.sleep(cfg.poll_s)
 
     def _settle(self, document: Any, start: float, audio_end: float, heard: float
                 ) -> Verdict:
@@ -278,47 +333,6 @@ class DesktopTranscriber:
         left = moment - self.clock()
         if left > 0:
             time.sleep(left)
-
-    def _answer(self, verdict: Verdict, facts: dict[str, Any], attempts: int
-                ) -> dict[str, Any]:
-        rule = self.config.rule
-        if facts.get("stray_text"):
-            self._relaunch = self.config.relaunch != "never"
-            facts["last_text"] = verdict.text
-            after = facts.get("stray_after")
-            origin = (f"late text of the item before ({after['item']}, "
-                      f"{after['after_its_decision_s']:g} s after it was decided)"
-                      if after else "left over from an earlier dictation")
-            return {"status": "invalid", "desktop": facts,
-                    "error": f"text arrived in the fresh document {-facts['first_text_s']:g} s "
-                             f"before the first audible sample: {origin} (is the app still "
-                             "typing?); not scored"}
-        if "late_text" in facts:
-            facts["last_text"] = facts["late_text"]
-            return {"status": "invalid", "desktop": facts,
-                    "error": f"the text changed {facts['late_text_s']:g} s after its final "
-                             f"text, within late_guard_s ({self.config.late_guard_s:g} s): "
-                             "the app typed late (raise stable_s); not scored"}
-        if verdict.state == "settled":
-            return {"text": verdict.text, "desktop": facts,
-                    "latency_s": facts["final_text_s"]}
-        self._relaunch = self._relaunch or self.config.relaunch != "never"
-        facts["last_text"] = verdict.text
-        if verdict.state == "empty":
-            error = (f"no text arrived within {rule.empty_wait_s:g} s after the audio, "
-                     f"{attempts} time(s) (replay_if_empty = {attempts - 1}): does the "
-                     f"hotkey {self.config.hotkey.spec!r} start the app's dictation?")
-            return {"status": "failed", "error": error, "desktop": facts}
-        if verdict.state == "timeout":
-            return {"status": "failed", "desktop": facts,
-                    "error": f"the text was still changing {rule.max_wait_s:g} s after the "
-                             f"audio ended (max_wait_s); its last text is kept as "
-                             f"desktop.last_text"}
-        taker = f" to {facts['focus_taken_by']}" if "focus_taken_by" in facts else ""
-        return {"status": "invalid", "desktop": facts,
-                "error": f"the document lost the keyboard focus "
-                         f"{facts.get('focus_lost_s', 0):g} s after the first audible "
-                         f"sample{taker}: not scored"}
 
     # -- the app ------------------------------------------------------------------------
 

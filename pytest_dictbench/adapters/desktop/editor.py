@@ -12,8 +12,9 @@ output, as JSON lines:
 - ``close``: closes the current document window;
 - while a document is open, a snapshot ``{"document": n, "at": <time.monotonic()>,
   "text": ..., "focused": ...}`` whenever its text or focus changes (it looks every
-  10 ms). On Linux ``time.monotonic`` is one clock for every process, so the rig
-  compares these times with its own;
+  10 ms; a loss of focus between two looks is read from X's FocusOut events and said
+  as a snapshot without the focus). On Linux ``time.monotonic`` is one clock for
+  every process, so the rig compares these times with its own;
 - the end of standard input ends the process.
 """
 
@@ -65,9 +66,17 @@ class Editor:
         self.frame = int(self.window.wm_frame(), 16)
         self.text.focus_set()
         # Tk alone does not give the X input focus without a window manager
-        self.x.create_resource_object("window", self.frame).set_input_focus(
-            X.RevertToParent, X.CurrentTime)
+        frame = self.x.create_resource_object("window", self.frame)
+        frame.set_input_focus(X.RevertToParent, X.CurrentTime)
+        # FocusOut events of the document's outermost window (the root's child: the
+        # focus on any window inside it leaving is said there) on this connection, so
+        # a loss of focus shorter than the poll is still seen (see focus_left)
+        outer = frame
+        while (tree := outer.query_tree()).parent.id != tree.root.id:
+            outer = tree.parent
+        outer.change_attributes(event_mask=X.FocusChangeMask)
         self.x.sync()
+        self.focus_left()  # what happened while the window was set up does not count
         self._last, self._key_ms = None, None
         self.emit({"document": self.number})
 
@@ -83,6 +92,22 @@ class Editor:
         window = getattr(self.x.get_input_focus().focus, "id", None)
         mask = self.x.display.info.resource_id_mask
         return isinstance(window, int) and window & ~mask == self.frame & ~mask
+
+    def focus_left(self) -> bool:
+        """Whether the X input focus left this editor's windows for another client's (or
+        none) since the last call, however briefly: a FocusOut of the document's
+        outermost window from X, read from the queue, so nothing between two polls is missed. Moves
+        within the editor (detail Inferior, Ancestor, Virtual) and the FocusOut a key
+        grab causes (mode Grab: an app's global hotkey pressed) are not losses; a move
+        while the keyboard is grabbed (mode WhileGrabbed) is."""
+        left = False
+        while self.x.pending_events():
+            event = self.x.next_event()
+            if event.type == X.FocusOut and event.mode in (
+                    X.NotifyNormal, X.NotifyWhileGrabbed) and event.detail in (
+                    X.NotifyNonlinear, X.NotifyNonlinearVirtual):
+                left = True
+        return left
 
     def _keyed(self, event: Any) -> None:
         if self._key_ms is None and isinstance(event.time, int):
@@ -118,6 +143,11 @@ class Editor:
                 self.close()
         if self.text is not None:
             state = (self.text.get("1.0", "end-1c"), self.focused())
+            if self.focus_left() and state[1] and self._last is not None:
+                # gone and back between two polls: said as a snapshot without the focus
+                self._last, self._last_at = (self._last[0], False), time.monotonic()
+                self.emit({"document": self.number, "at": self._last_at,
+                           "text": self._last[0], "focused": False})
             if state[1] and self.root.focus_displayof() is None:
                 # X focus is ours but Tk forgot it (a key grab's FocusOut, e.g. an app's
                 # global hotkey): without this Tk drops the keys typed next

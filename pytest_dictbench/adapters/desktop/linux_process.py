@@ -61,6 +61,10 @@ class _Process:
     def exit_code(self) -> int | None:
         return self.process.poll()
 
+    def wait(self, timeout_s: float) -> int:
+        """Its exit status, once it ended (at most ``timeout_s``)."""
+        return self.process.wait(timeout=timeout_s)
+
     def stop(self) -> None:
         """End it (ffmpeg: ``q``, to finish the file), its process group too."""
         if self.process.poll() is None and self._stop == "q" and self.process.stdin:

@@ -3,116 +3,47 @@ virtual input device (BlackHole 2ch by default).
 
 **Not yet run on a Mac by us.** Its command sequences are built here as data and tested
 as data (``tests/test_desktop_macos.py``); ``docs/desktop.md`` has the check-list for a
-first run. Everything goes through :meth:`MacBackend.run` (``osascript``, ``sox``,
-``system_profiler``), so a first run on a Mac exercises exactly these commands.
+first run. Every command goes through :meth:`MacBackend.run` (``osascript``, ``system_profiler``,
+``SwitchAudioSource``, ``ps``, ``kill``) and every process through ``start`` (the app,
+``sox``, ``screencapture``), so a first run on a Mac exercises exactly these commands;
+what the rig changes is journaled first (:mod:`.macos_journal`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import os
 import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from ...errors import ProductError
+from .journal import Journal, journal_path
 from .linux_process import _Process, rig_lock_path, start_logged
+from .macos_journal import SWITCH, default_input, process_started, restore_input, undo_mac
+from .macos_scripts import (
+    WINDOW_TITLES_SCRIPT,
+    close_document_script,
+    hotkey_script,
+    new_document_script,
+    play_command,
+    read_document_script,
+    record_command,
+)
 from .settle import Snapshot
-from .xkeys import KEY_CODES, Hotkey
+from .xkeys import KEY_CODES, Hotkey, parse_hotkey
 
 __all__ = ["KEY_CODES", "WINDOW_TITLES_SCRIPT", "MacBackend", "hotkey_script",
-           "new_document_script", "play_command", "read_document_script"]
-
-_MODIFIERS = {"Control_L": "control down", "Shift_L": "shift down", "Alt_L": "option down",
-              "Super_L": "command down", "Meta_L": "command down"}
-
-
-def _applescript(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def new_document_script(title: str) -> str:
-    """AppleScript: a new plain-text TextEdit document named ``title``, frontmost."""
-    return "\n".join([
-        'tell application "TextEdit"',
-        "  activate",
-        "  set doc to make new document",
-        f"  set name of doc to {_applescript(title)}",
-        "end tell",
-        'tell application "System Events" to tell process "TextEdit"',
-        '  keystroke "t" using {command down, shift down}',  # Format > Make Plain Text
-        "end tell",
-    ])
-
-
-def read_document_script(title: str) -> str:
-    """AppleScript printing ``focused<TAB>text``: whether TextEdit is frontmost with the
-    document ``title`` in front, then the document's text."""
-    name = _applescript(title)
-    return "\n".join([
-        'tell application "System Events" to set front to name of first process whose '
-        "frontmost is true",
-        'tell application "TextEdit"',
-        f"  set body to text of document {name}",
-        f"  set infront to (name of front window is {name})",
-        "end tell",
-        'return ((front is "TextEdit") and infront as string) & tab & body',
-    ])
-
-
-def close_document_script(title: str) -> str:
-    return (f'tell application "TextEdit" to close document {_applescript(title)} '
-            "saving no")
-
-
-def hotkey_script(hotkey: Hotkey, action: str) -> str:
-    """AppleScript sending ``hotkey`` through System Events: ``action`` is ``tap``
-    (``key code``), ``down`` or ``up`` (``key down``/``key up`` of each key, for
-    hold-to-talk)."""
-    if hotkey.key not in KEY_CODES:
-        raise ValueError(f"hotkey {hotkey.spec!r}: no macOS key code for {hotkey.key!r} "
-                         f"(known: {', '.join(sorted(KEY_CODES))})")
-    code = KEY_CODES[hotkey.key]
-    using = ", ".join(_MODIFIERS[m] for m in hotkey.modifiers)
-    lines = ['tell application "System Events"']
-    if action == "tap":
-        lines.append(f"  key code {code}" + (f" using {{{using}}}" if using else ""))
-    elif action in ("down", "up"):
-        mods = [m.removesuffix(" down") for m in (_MODIFIERS[m] for m in hotkey.modifiers)]
-        keys = [*mods, f"(key code {code})"] if action == "down" else \
-            [f"(key code {code})", *reversed(mods)]
-        lines += [f"  key {action} {key}" for key in keys]
-    else:
-        raise ValueError(f"unknown hotkey action {action!r}")
-    return "\n".join([*lines, "end tell"])
-
-
-def play_command(audio: Path, device: str) -> list[str]:
-    """Play ``audio`` once into the Core Audio device ``device`` (sox)."""
-    return ["sox", "-q", str(audio), "-t", "coreaudio", device]
-
-
-def record_command(device: str) -> list[str]:
-    """Record the device as raw 16 kHz mono samples on standard output (the tap)."""
-    return ["sox", "-q", "-t", "coreaudio", device, "-t", "raw", "-r", "16000", "-c", "1",
-            "-b", "16", "-e", "signed-integer", "-"]
-
-
-#: The titles of the visible processes' windows, one a line (``ready_window``).
-WINDOW_TITLES_SCRIPT = "\n".join([
-    'set titles to ""',
-    'tell application "System Events"',
-    "  repeat with shown in (every process whose visible is true)",
-    "    repeat with each in (every window of shown)",
-    "      set titles to titles & (name of each) & linefeed",
-    "    end repeat",
-    "  end repeat",
-    "end tell",
-    "return titles"])
-
+           "new_document_script", "play_command", "read_document_script", "record_command"]
 
 Runner = Callable[[Sequence[str]], str]
+#: Starts a process: (argv, its output log or None, how it is stopped: ``terminate``
+#: or ``q`` on its standard input) -> the started process.
+Starter = Callable[[Sequence[str], "Path | None", str], Any]
 
 
 def _run(argv: Sequence[str]) -> str:
@@ -123,11 +54,19 @@ def _run(argv: Sequence[str]) -> str:
     return done.stdout
 
 
+def _start(argv: Sequence[str], log: Path | None, stop: str) -> _Process:
+    if stop == "q":  # screencapture -v ends its recording on a key
+        return _Process(subprocess.Popen(list(argv), stdin=subprocess.PIPE,
+                                         start_new_session=True), "q")
+    return start_logged(argv, None, log)
+
+
 class MacDocument:
     """A TextEdit document, read with AppleScript every ``poll_s``."""
 
-    def __init__(self, title: str, run: Runner, poll_s: float = 0.1) -> None:
-        self.title, self.run = title, run
+    def __init__(self, title: str, run: Runner, poll_s: float = 0.1,
+                 on_close: Callable[[], None] | None = None) -> None:
+        self.title, self.run, self._on_close = title, run, on_close
         self.run(["osascript", "-e", new_document_script(title)])
         self._shots: list[Snapshot] = []
         self._stop = threading.Event()
@@ -157,15 +96,28 @@ class MacDocument:
         self._thread.join(timeout=5)
         with contextlib.suppress(RuntimeError):
             self.run(["osascript", "-e", close_document_script(self.title)])
+        if self._on_close is not None:
+            self._on_close()
 
 
 class MacBackend:
-    """See module doc; ``device`` is the virtual input (``BlackHole 2ch``)."""
+    """See module doc; ``device`` is the virtual input (``BlackHole 2ch``). Every command
+    goes through ``run`` and every process through ``start`` (fakes in the tests); what
+    the rig changes is journaled first (:mod:`.macos_journal`)."""
 
     platform = "macos"
 
-    def __init__(self, device: str, run: Runner = _run) -> None:
-        self.device, self.run = device, run
+    def __init__(self, device: str, run: Runner | None = None,
+                 start: Starter | None = None) -> None:
+        self.device = device
+        self.run: Runner = run or _run
+        self.start: Starter = start or _start
+        self.journal: Journal | None = None
+        #: What this rig undid of a killed run's leftovers when it took the rig.
+        self.recovered: list[str] = []
+        self._input_entry: int | None = None
+        self._keys_entry: int | None = None
+        self._started: list[tuple[int, Any]] = []
 
     def problems(self, app: Sequence[str], hotkey: Hotkey | None = None) -> list[str]:
         found = []
@@ -179,7 +131,8 @@ class MacBackend:
         if self.device not in devices:
             found.append(f"input device {self.device!r} is missing: install BlackHole 2ch "
                          "(brew install blackhole-2ch) or set [settings] input_device")
-        for tool, hint in (("sox", "brew install sox"), ("osascript", "part of macOS")):
+        for tool, hint in (("sox", "brew install sox"), ("osascript", "part of macOS"),
+                           (SWITCH, "brew install switchaudio-osx")):
             try:
                 self.run(["which", tool])
             except (RuntimeError, OSError):
@@ -194,38 +147,135 @@ class MacBackend:
             found.append(f"the app's binary {app[0]!r} is not found")
         return found
 
+    # -- the lock and the journal -------------------------------------------------------
+
+    def _lock(self) -> Path:
+        return rig_lock_path("route", self.device)
+
+    def busy(self) -> str | None:
+        """Who holds the rig on this device now (None: free)."""
+        path = self._lock()
+        if not path.exists():
+            return None
+        with open(path, "a+") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                handle.seek(0)
+                holder = handle.read().strip() or "another process"
+                return (f"another dictbench desktop rig ({holder}) is running on input "
+                        f"device {self.device!r}: one rig per audio route")
+        return None
+
+    def leftovers(self) -> list[str]:
+        """Undo what a killed run left (nothing while a run holds the rig)."""
+        with open(self._lock(), "a+") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return []
+            return self._undo_journal()
+
+    def _undo_journal(self) -> list[str]:
+        left = Journal.read(journal_path(f"macos-{self.device}"))
+        if left is None or not left.entries:
+            return []
+        return undo_mac(left, self.run, self._release, self._close_document)
+
+    def _release(self, hotkey: str) -> str:
+        self.run(["osascript", "-e", hotkey_script(parse_hotkey(hotkey), "up")])
+        return f"released keys {hotkey}"
+
+    def _close_document(self, title: str) -> str:
+        self.run(["osascript", "-e", close_document_script(title)])
+        return f"closed TextEdit document {title!r} without saving"
+
+    def leftover_problems(self) -> list[str]:
+        """What looks left behind with no journal naming it (for doctor)."""
+        with contextlib.suppress(RuntimeError, OSError):
+            if default_input(self.run) == self.device:
+                return [f"the default input device is the rig's own {self.device!r} with "
+                        "no run holding the rig (left by a killed run?): choose your "
+                        f"microphone again (`{SWITCH} -t input -s <name>`)"]
+        return []
+
     @contextlib.contextmanager
     def claim(self) -> Iterator[None]:
-        import fcntl
-
-        with open(rig_lock_path("route", self.device), "a+") as handle:
+        """Hold the rig on this device, undo a killed run's leftovers, start a journal,
+        make the device the default input (given back at the end)."""
+        path = self._lock()
+        with open(path, "a+") as handle:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 raise ProductError(f"another dictbench desktop rig is running on input "
                                    f"device {self.device!r}: one rig per audio route"
                                    ) from None
-            yield
+            handle.seek(0)
+            handle.truncate()
+            handle.write(f"pid {os.getpid()}")
+            handle.flush()
+            self.recovered = self._undo_journal()
+            self.journal = Journal(journal_path(f"macos-{self.device}"))
+            self.journal.add("run", pid=os.getpid(), device=self.device, locks=[str(path)])
+            try:
+                self._take_input()
+                yield
+            finally:
+                self.close()
+                if all(e["kind"] == "run" for e in self.journal.entries):
+                    self.journal.finish()
+                self.journal = None
 
-    def launch(self, argv: Sequence[str], log: Path | None) -> _Process:
-        return start_logged(argv, None, log)
+    def _take_input(self) -> None:
+        """Make the device the default input (what the app records), journaled first."""
+        previous = default_input(self.run)
+        if previous == self.device or self.journal is None:
+            return
+        self._input_entry = self.journal.add("default_input", previous=previous,
+                                             set=self.device)
+        self.run([SWITCH, "-t", "input", "-s", self.device])
+
+    def _started_process(self, what: str, argv: Sequence[str], log: Path | None,
+                         stop: str = "terminate") -> Any:
+        entry = self.journal.add("process", what=what, argv=list(argv)[:1]) \
+            if self.journal else None
+        process = self.start(argv, log, stop)
+        if self.journal is not None and entry is not None:
+            self.journal.update(entry, pid=process.pid,
+                                started=process_started(self.run, process.pid))
+            self._started.append((entry, process))
+        return process
+
+    # -- the rig ------------------------------------------------------------------------
+
+    def launch(self, argv: Sequence[str], log: Path | None) -> Any:
+        return self._started_process("app", argv, log)
 
     def open_document(self, title: str) -> MacDocument:
-        return MacDocument(title, self.run)
+        entry = self.journal.add("document", title=title) if self.journal else None
+        journal = self.journal
+        return MacDocument(title, self.run, on_close=lambda: journal.remove(entry)
+                           if journal is not None else None)
 
     def key_down(self, hotkey: Hotkey) -> None:
+        if self.journal is not None and self._keys_entry is None:
+            self._keys_entry = self.journal.add("keys", hotkey=hotkey.spec)
         self.run(["osascript", "-e", hotkey_script(hotkey, "down")])
 
     def key_up(self, hotkey: Hotkey) -> None:
         self.run(["osascript", "-e", hotkey_script(hotkey, "up")])
+        if self.journal is not None:
+            self.journal.remove(self._keys_entry)
+        self._keys_entry = None
 
     def play(self, audio: Path) -> _MacPlayback:
         from .driver import audible_span
 
         onset, _ = audible_span(audio)
         started = time.monotonic()
-        return _MacPlayback(subprocess.Popen(play_command(audio, self.device),
-                                             stderr=subprocess.PIPE), started + onset)
+        return _MacPlayback(self._started_process("player", play_command(audio, self.device),
+                                                  None), started + onset)
 
     def window_titles(self) -> list[str]:
         try:
@@ -234,24 +284,37 @@ class MacBackend:
             return []
         return [line for line in listed.splitlines() if line]
 
-    def record_screen(self, path: Path) -> _Process | None:
+    def record_screen(self, path: Path) -> Any:
         path.parent.mkdir(parents=True, exist_ok=True)
-        return _Process(subprocess.Popen(["screencapture", "-v", "-C", str(path)],
-                                         stdin=subprocess.PIPE), "q")
+        return self._started_process("recorder", ["screencapture", "-v", "-C", str(path)],
+                                     None, "q")
 
     def close(self) -> None:
-        return None
+        """Stop what the rig started, give the default input back (each journal entry
+        removed once undone)."""
+        for entry, process in reversed(self._started):
+            with contextlib.suppress(Exception):
+                process.stop()
+            if self.journal is not None:
+                self.journal.remove(entry)
+        self._started = []
+        if self._input_entry is not None and self.journal is not None:
+            for entry in self.journal.of("default_input"):
+                with contextlib.suppress(RuntimeError, OSError):
+                    restore_input(self.run, entry)
+                    self.journal.remove(entry["id"])
+            self._input_entry = None
 
 
 class _MacPlayback:
     """sox playing into the device. No tap on macOS yet: the first audible sample is
     dated as the start of sox plus the file's onset (sox's start-up latency is in it)."""
 
-    def __init__(self, process: subprocess.Popen[bytes], heard: float) -> None:
+    def __init__(self, process: Any, heard: float) -> None:
         self.process, self.heard = process, heard
 
     def wait(self, timeout_s: float) -> None:
-        code = self.process.wait(timeout=timeout_s)
+        code = self.process.wait(timeout_s)
         if code != 0:
             raise RuntimeError(f"sox exited with {code}")
 
