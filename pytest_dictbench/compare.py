@@ -37,6 +37,7 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
@@ -45,8 +46,9 @@ from .methods.base import ItemRecord
 from .model import SCORED_STATUSES
 from .stats import bonferroni, holm
 
-__all__ = ["ALL_PAIRS_UP_TO", "CORRECTIONS", "adjust_pvalues", "compare_products",
-           "compare_records", "comparison_scope", "correct_gaps", "per_case"]
+__all__ = ["ALL_PAIRS_UP_TO", "CORRECTIONS", "CaseScores", "adjust_pvalues",
+           "compare_cases", "compare_products", "compare_records", "comparison_scope",
+           "correct_gaps", "per_case"]
 
 #: The corrections a suite may choose for its score gaps, by ``[comparisons]
 #: correction`` value, with the report's name.
@@ -89,7 +91,7 @@ def per_case(records: Iterable[ItemRecord]) -> dict[str, tuple[float, bool]]:
 
 
 def compare_records(a: Iterable[ItemRecord], b: Iterable[ItemRecord], *,
-                    resamples: int, seed: int) -> dict[str, Any] | None:
+                    resamples: int, seed: int, shared: Any = None) -> dict[str, Any] | None:
     """Compare B with A on their shared scored cases, or ``None`` when they share none.
 
     ``n`` is the number of shared cases; ``cases_a`` and ``cases_b`` count the cases each
@@ -97,21 +99,52 @@ def compare_records(a: Iterable[ItemRecord], b: Iterable[ItemRecord], *,
     ``provisional_a`` / ``provisional_b`` count the provisional cases left out;
     ``cases_only_a_failed`` / ``cases_only_b_failed`` name the discordant cases (for a
     baseline comparison: the cases that pass again and those that regressed).
+    ``shared``: a :class:`stats.SharedDraws` for many comparisons (the same result).
     """
     a, b = list(a), list(b)
-    left, right = per_case(a), per_case(b)
-    shared = sorted(left.keys() & right.keys())
-    if not shared:
+    return compare_cases(CaseScores.of(a), CaseScores.of(b), resamples=resamples, seed=seed,
+                         shared=shared)
+
+
+@dataclass(frozen=True)
+class CaseScores:
+    """What a paired comparison reads of one side: each case's final score (the median
+    of its final repetitions) and whether it failed (:func:`per_case`), cases sorted,
+    and how many cases only have provisional repetitions."""
+
+    cases: tuple[str, ...]
+    scores: tuple[float, ...]
+    failed: tuple[bool, ...]
+    provisional: int = 0
+
+    @classmethod
+    def of(cls, records: Iterable[ItemRecord]) -> CaseScores:
+        records = list(records)
+        table = per_case(records)
+        cases = tuple(sorted(table))
+        return cls(cases, tuple(table[c][0] for c in cases),
+                   tuple(table[c][1] for c in cases), _provisional_cases(records))
+
+    def per_case(self) -> dict[str, tuple[float, bool]]:
+        return dict(zip(self.cases, zip(self.scores, self.failed, strict=True), strict=True))
+
+
+def compare_cases(a: CaseScores, b: CaseScores, *, resamples: int, seed: int,
+                  shared: Any = None) -> dict[str, Any] | None:
+    """:func:`compare_records` on the sides' :class:`CaseScores`."""
+    left, right = a.per_case(), b.per_case()
+    shared_cases = sorted(left.keys() & right.keys())
+    if not shared_cases:
         return None
     result = {**stats.compare_paired(
-        [left[c][0] for c in shared], [right[c][0] for c in shared],
-        [left[c][1] for c in shared], [right[c][1] for c in shared],
-        resamples=resamples, seed=seed), "cases_a": len(left), "cases_b": len(right),
-        "cases_only_a_failed": [c for c in shared if left[c][1] and not right[c][1]],
-        "cases_only_b_failed": [c for c in shared if right[c][1] and not left[c][1]]}
-    waiting = (_provisional_cases(a), _provisional_cases(b))
-    if any(waiting):
-        result["provisional_a"], result["provisional_b"] = waiting
+        [left[c][0] for c in shared_cases], [right[c][0] for c in shared_cases],
+        [left[c][1] for c in shared_cases], [right[c][1] for c in shared_cases],
+        resamples=resamples, seed=seed, shared=shared), "cases_a": len(left),
+        "cases_b": len(right),
+        "cases_only_a_failed": [c for c in shared_cases if left[c][1] and not right[c][1]],
+        "cases_only_b_failed": [c for c in shared_cases if right[c][1] and not left[c][1]]}
+    if a.provisional or b.provisional:
+        result["provisional_a"], result["provisional_b"] = a.provisional, b.provisional
     return result
 
 
