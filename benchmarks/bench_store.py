@@ -73,34 +73,41 @@ def recording(items: int, rounds: int) -> tuple[float, float]:
     return statistics.median(times), statistics.median(memory)
 
 
-def reading(runs: int, run_items: int, seed: int) -> float:
+def make_store(url: str, runs: int, run_items: int, seed: int) -> None:
+    """``runs`` runs of one product on one suite, ``run_items`` items each, a twentieth
+    of whose scores move from run to run (bench_viewer.py uses it too)."""
     rng = random.Random(seed)
+    store = open_store(url)
+    base = [min(100.0, max(0.0, rng.gauss(80, 12))) for _ in range(run_items)]
+    for n in range(runs):  # a product that changes a few outputs from run to run
+        for i in rng.sample(range(run_items), max(1, run_items // 20)):
+            base[i] = min(100.0, max(0.0, base[i] + rng.gauss(0, 10)))
+        records = [{"case_id": f"c{i:04d}", "product": "p", "repetition": 1,
+                    "score": score, "status": "passed", "suite": "s", "text": None,
+                    "text_sha256": None} for i, score in enumerate(base)]
+        mean = sum(r["score"] for r in records) / run_items
+        report = {"schema_version": 1, "suites": [{"id": "s", "version": "1", "products": [
+            {"product": "p", "version": "1", "score": mean, "items": run_items,
+             "score_ci": {"low": mean - 1, "high": mean + 1}}]}]}
+        store.record_run(
+            RunFacts(run_id=f"run{n:05d}", finished_utc=f"2026-01-01T00:00:00.{n:05d}Z",
+                     suites=[SuiteFacts("s", "1")], products=[ProductFacts("p", "1")]),
+            json.dumps(report), "{}", ((r, natural_line(r)) for r in records))
+    store.close()
+
+
+def reading(runs: int, run_items: int, seed: int) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{tmp}/trend.sqlite"
-        store = open_store(url)
-        base = [min(100.0, max(0.0, rng.gauss(80, 12))) for _ in range(run_items)]
-        for n in range(runs):  # a product that changes a few outputs from run to run
-            for i in rng.sample(range(run_items), run_items // 20):
-                base[i] = min(100.0, max(0.0, base[i] + rng.gauss(0, 10)))
-            records = [{"case_id": f"c{i:04d}", "product": "p", "repetition": 1,
-                        "score": score, "status": "passed", "suite": "s", "text": None,
-                        "text_sha256": None} for i, score in enumerate(base)]
-            mean = sum(r["score"] for r in records) / run_items
-            report = {"schema_version": 1, "suites": [{"id": "s", "version": "1", "products": [
-                {"product": "p", "version": "1", "score": mean, "items": run_items,
-                 "score_ci": {"low": mean - 1, "high": mean + 1}}]}]}
-            store.record_run(
-                RunFacts(run_id=f"run{n:05d}", finished_utc=f"2026-01-01T00:00:00.{n:05d}Z",
-                         suites=[SuiteFacts("s", "1")], products=[ProductFacts("p", "1")]),
-                json.dumps(report), "{}", ((r, natural_line(r)) for r in records))
-        store.close()
+        make_store(url, runs, run_items, seed)
         start = time.perf_counter()
         with contextlib.redirect_stdout(io.StringIO()) as out:
             dictbench(["trend", "--store", url, "s", "p"])
         elapsed = time.perf_counter() - start
         drops = out.getvalue().count("DROP")
     print(f"dictbench trend over {runs} runs of {run_items} items: {elapsed:.2f} s "
-          f"(target < {TREND_TARGET_S:.0f} s; {drops} resolved drops)")
+          f"(target < {TREND_TARGET_S:.0f} s; {drops} resolved drops; load "
+          f"{os.getloadavg()[0]:.2f})")
     return elapsed
 
 

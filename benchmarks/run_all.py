@@ -63,6 +63,7 @@ BENCHMARKS = (
     Benchmark("bench_store.py", (),
               ("--items", "200", "--rounds", "1", "--runs", "20", "--run-items", "20")),
     Benchmark("bench_streaming.py", (), ("--items", "8", "--concurrency", "4")),
+    Benchmark("bench_viewer.py", (), ("--runs", "30", "--run-items", "10", "--rounds", "1")),
 )
 
 #: A line a benchmark prints about its target (``... (target <= 1.1)``, ``target: ...``).
