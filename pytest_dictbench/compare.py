@@ -35,7 +35,6 @@ comparisons, the best always as ``a``. :func:`comparison_scope` says which was d
 from __future__ import annotations
 
 import statistics
-from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -46,9 +45,19 @@ from .methods.base import ItemRecord
 from .model import SCORED_STATUSES
 from .stats import bonferroni, holm
 
-__all__ = ["ALL_PAIRS_UP_TO", "CORRECTIONS", "CaseScores", "adjust_pvalues",
-           "compare_cases", "compare_products", "compare_records", "comparison_scope",
-           "correct_gaps", "per_case"]
+__all__ = [
+    "ALL_PAIRS_UP_TO",
+    "CORRECTIONS",
+    "CaseScores",
+    "CaseTally",
+    "adjust_pvalues",
+    "compare_cases",
+    "compare_products",
+    "compare_records",
+    "comparison_scope",
+    "correct_gaps",
+    "per_case",
+]
 
 #: The corrections a suite may choose for its score gaps, by ``[comparisons]
 #: correction`` value, with the report's name.
@@ -59,35 +68,58 @@ FAMILY_ALPHA = 0.05
 ALL_PAIRS_UP_TO = 20
 
 
+class CaseTally:
+    """:func:`per_case` record by record (the store tallies a run's records as it writes
+    them): a record counts when its score is final (a scored status, a score, and no
+    part of it waiting for a judgement); a case with only provisional repetitions is
+    counted as such."""
 
-def _final(record: ItemRecord) -> bool:
-    """A scored record whose score is final (no part of it waits for a judgement)."""
-    return record["status"] in SCORED_STATUSES and record["score"] is not None \
-        and not record.get("provisional")
+    __slots__ = ("_failures", "_scores", "_waiting")
+
+    def __init__(self) -> None:
+        self._scores: dict[Any, list[float]] = {}
+        self._failures: dict[Any, int] = {}
+        self._waiting: set[Any] = set()
+
+    def add(self, record: ItemRecord) -> None:
+        case = record["case_id"]
+        if record.get("provisional"):
+            self._waiting.add(case)
+        elif record["status"] in SCORED_STATUSES and record["score"] is not None:
+            if case in self._scores:
+                self._scores[case].append(float(record["score"]))
+            else:
+                self._scores[case] = [float(record["score"])]
+            if record["status"] == "failed":
+                self._failures[case] = self._failures.get(case, 0) + 1
+
+    def per_case(self) -> dict[str, tuple[float, bool]]:
+        return {case: (values[0] if len(values) == 1 else statistics.median(values),
+                       2 * self._failures.get(case, 0) > len(values))
+                for case, values in self._scores.items()}
+
+    def case_scores(self) -> CaseScores:
+        cases = sorted(self._scores)
+        scores, failed = [], []
+        for case in cases:
+            values = self._scores[case]
+            scores.append(values[0] if len(values) == 1 else statistics.median(values))
+            failed.append(2 * self._failures.get(case, 0) > len(values))
+        return CaseScores(tuple(cases), tuple(scores), tuple(failed),
+                          len(self._waiting - self._scores.keys()))
 
 
-def _provisional_cases(records: Iterable[ItemRecord]) -> int:
-    """Cases with a provisional repetition and no final one."""
-    waiting, final = set(), set()
-    for r in records:
-        if _final(r):
-            final.add(r["case_id"])
-        elif r.get("provisional"):
-            waiting.add(r["case_id"])
-    return len(waiting - final)
+def _tally(records: Iterable[ItemRecord]) -> CaseTally:
+    tally = CaseTally()
+    for record in records:
+        tally.add(record)
+    return tally
 
 
 def per_case(records: Iterable[ItemRecord]) -> dict[str, tuple[float, bool]]:
     """Case id -> (median score, failed) over the case's final scored repetitions
     (provisional ones left out)."""
-    scores: dict[str, list[float]] = defaultdict(list)
-    failures: dict[str, int] = defaultdict(int)
-    for r in records:
-        if _final(r):
-            scores[r["case_id"]].append(float(r["score"]))
-            failures[r["case_id"]] += r["status"] == "failed"
-    return {case: (statistics.median(values), 2 * failures[case] > len(values))
-            for case, values in scores.items()}
+    return _tally(records).per_case()
 
 
 def compare_records(a: Iterable[ItemRecord], b: Iterable[ItemRecord], *,
@@ -101,7 +133,6 @@ def compare_records(a: Iterable[ItemRecord], b: Iterable[ItemRecord], *,
     baseline comparison: the cases that pass again and those that regressed).
     ``shared``: a :class:`stats.SharedDraws` for many comparisons (the same result).
     """
-    a, b = list(a), list(b)
     return compare_cases(CaseScores.of(a), CaseScores.of(b), resamples=resamples, seed=seed,
                          shared=shared)
 
@@ -119,11 +150,7 @@ class CaseScores:
 
     @classmethod
     def of(cls, records: Iterable[ItemRecord]) -> CaseScores:
-        records = list(records)
-        table = per_case(records)
-        cases = tuple(sorted(table))
-        return cls(cases, tuple(table[c][0] for c in cases),
-                   tuple(table[c][1] for c in cases), _provisional_cases(records))
+        return _tally(records).case_scores()
 
     def per_case(self) -> dict[str, tuple[float, bool]]:
         return dict(zip(self.cases, zip(self.scores, self.failed, strict=True), strict=True))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import struct
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from sqlalchemy import Connection, select
@@ -22,12 +22,10 @@ __all__ = ["case_rows", "read_case_scores"]
 _CHUNK = 500
 
 
-def case_rows(pk: int, groups: Mapping[tuple[str, str], Sequence[Mapping[str, Any]]]
-              ) -> list[dict[str, Any]]:
-    """The rows of a run's item records, grouped by ``(suite, product)``."""
+def case_rows(pk: int, tables: Mapping[tuple[str, str], CaseScores]) -> list[dict[str, Any]]:
+    """The rows of a run's case scores, by ``(suite, product)``."""
     rows = []
-    for (suite, product), records in groups.items():
-        table = CaseScores.of(records)  # type: ignore[arg-type]
+    for (suite, product), table in tables.items():
         rows.append({"run": pk, "suite": suite, "product": product,
                      "cases": scrub(json.dumps(list(table.cases), ensure_ascii=False,
                                                separators=(",", ":"))),
