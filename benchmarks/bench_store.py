@@ -5,7 +5,9 @@
    of each a round over ``--rounds`` rounds (which goes first alternates), after a
    warm-up of each. Printed: the median of each round's own wall-time ratio (store / off)
    and of its peak-memory ratio (the pytest process's maximum resident set, from
-   ``os.wait4``). Targets: time <= 1.05, memory <= 1.10.
+   ``os.wait4``). Targets: time <= 1.05, memory <= 1.10. The CPU-time ratio (user +
+   system, also from ``os.wait4``) is printed beside them: on a loaded machine a run's
+   wall time swings by more than the store costs, its CPU time much less.
 2. Reading. ``--runs`` stored runs (1,000) of ``--run-items`` items (1,000) each, one
    product on one suite, a twentieth of whose item scores move from run to run;
    ``dictbench trend`` over them, timed (target: under 1 s on SQLite), in this process
@@ -42,8 +44,9 @@ from pytest_dictbench.store import ProductFacts, RunFacts, SuiteFacts, open_stor
 TIME_TARGET, MEMORY_TARGET, TREND_TARGET_S = 1.05, 1.10, 1.0
 
 
-def measured(args: list[str], cwd: Path) -> tuple[float, int]:
-    """Wall seconds and peak resident kilobytes of one pytest run."""
+def measured(args: list[str], cwd: Path) -> tuple[float, int, float]:
+    """Wall seconds, peak resident kilobytes and CPU seconds (user + system) of one
+    pytest run."""
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                              "--product=gen", *args], cwd=cwd, env=ENV,
@@ -52,12 +55,12 @@ def measured(args: list[str], cwd: Path) -> tuple[float, int]:
     elapsed = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) not in (0, 1):
         sys.exit(f"pytest {' '.join(args)} failed ({status})")
-    return elapsed, usage.ru_maxrss
+    return elapsed, usage.ru_maxrss, usage.ru_utime + usage.ru_stime
 
 
 def recording(items: int, rounds: int) -> tuple[float, float]:
     off, on = ["--dictbench-store=off"], ["--dictbench-store=bench.sqlite"]
-    times, memory = [], []
+    times, memory, cpu = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         make_project(root, items)
@@ -68,8 +71,14 @@ def recording(items: int, rounds: int) -> tuple[float, float]:
             without, with_store = (b, a) if round_ % 2 else (a, b)
             times.append(with_store[0] / without[0])
             memory.append(with_store[1] / without[1])
-            print(f"round {round_ + 1}: off {without[0]:.2f} s {without[1] / 1024:.0f} MB, "
-                  f"store {with_store[0]:.2f} s {with_store[1] / 1024:.0f} MB")
+            cpu.append(with_store[2] / without[2])
+            print(f"round {round_ + 1}: off {without[0]:.2f} s ({without[2]:.2f} s CPU) "
+                  f"{without[1] / 1024:.0f} MB, store {with_store[0]:.2f} s "
+                  f"({with_store[2]:.2f} s CPU) {with_store[1] / 1024:.0f} MB")
+    # on a loaded machine the wall time of a run swings by more than the store costs;
+    # its CPU time (user + system) swings far less: printed beside it, not judged
+    print(f"CPU time ratio {statistics.median(cpu):.3f} (median of the rounds; load "
+          f"{os.getloadavg()[0]:.2f})")
     return statistics.median(times), statistics.median(memory)
 
 
