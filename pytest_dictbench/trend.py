@@ -40,11 +40,14 @@ __all__ = ["BARS", "sparkline", "store_trend", "trend_points"]
 _CLOSE = 1e-9
 
 
-def differences(before: CaseScores, now: CaseScores) -> np.ndarray:
-    """``now - before`` per shared case, cases sorted (as ``compare_cases`` pairs them)."""
+def differences(before: CaseScores, now: CaseScores,
+                arrays: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """``now - before`` per shared case, cases sorted (as ``compare_cases`` pairs them);
+    ``arrays``: both sides' scores as arrays already."""
     if before.cases == now.cases:
-        return np.asarray(now.scores, dtype=np.float64) - np.asarray(before.scores,
-                                                                     dtype=np.float64)
+        left, right = arrays or (np.asarray(before.scores, dtype=np.float64),
+                                 np.asarray(now.scores, dtype=np.float64))
+        return right - left
     left = dict(zip(before.cases, before.scores, strict=True))
     right = dict(zip(now.cases, now.scores, strict=True))
     shared = sorted(left.keys() & right.keys())
@@ -92,6 +95,15 @@ def trend_points(summaries: Sequence[Any], cases_of: Callable[[str], CaseScores]
     points: list[dict[str, Any]] = []
     shared = stats.SharedDraws(resamples, seed)
     previous = None
+    arrays: dict[str, np.ndarray] = {}  # the scores of the last two runs compared
+
+    def scores(run_id: str, cases: CaseScores) -> np.ndarray:
+        if run_id not in arrays:
+            if len(arrays) > 1:
+                arrays.clear()
+            arrays[run_id] = np.asarray(cases.scores, dtype=np.float64)
+        return arrays[run_id]
+
     for summary in summaries:
         point = {"run_id": summary.run_id, "finished_utc": summary.finished_utc,
                  "git_commit": summary.git_commit, "suite_version": summary.suite_version,
@@ -102,7 +114,8 @@ def trend_points(summaries: Sequence[Any], cases_of: Callable[[str], CaseScores]
         elif previous is not None and summary.score is not None and \
                 previous.score is not None and summary.score < previous.score:
             before, now = cases_of(previous.run_id), cases_of(summary.run_id)
-            diffs = differences(before, now)
+            diffs = differences(before, now, (scores(previous.run_id, before),
+                                              scores(summary.run_id, now)))
             if may_resolve(diffs) and shared.high_may_be_negative(diffs):
                 comparison = compare_cases(before, now, resamples=resamples, seed=seed,
                                            shared=shared)

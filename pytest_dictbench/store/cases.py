@@ -37,10 +37,12 @@ def case_rows(pk: int, tables: Mapping[tuple[str, str], CaseScores]) -> list[dic
 def read_case_scores(conn: Connection, suite: str, product: str,
                      run_ids: Iterable[str]) -> dict[str, CaseScores]:
     """``run id -> CaseScores`` of those runs that have a row (runs recorded before
-    schema version 2 have none). Runs with the same cases share one tuple of them."""
+    schema version 2 have none). Runs with the same cases, or the same failures, share
+    one tuple of them."""
     wanted = list(dict.fromkeys(run_ids))
     found: dict[str, CaseScores] = {}
     parsed: dict[str, tuple[Any, ...]] = {}
+    flags: dict[bytes, tuple[bool, ...]] = {}
     c = t.case_scores.c
     for start in range(0, len(wanted), _CHUNK):
         query = select(t.runs.c.run_id, c.cases, c.scores, c.failed, c.provisional).join(
@@ -50,7 +52,10 @@ def read_case_scores(conn: Connection, suite: str, product: str,
         for run_id, cases, scores, failed, provisional in conn.execute(query):
             if cases not in parsed:
                 parsed[cases] = tuple(json.loads(cases))
-            count = len(parsed[cases])
-            found[run_id] = CaseScores(parsed[cases], struct.unpack(f"<{count}d", scores),
-                                       tuple(map(bool, failed)), provisional)
+            failed = bytes(failed)
+            if failed not in flags:
+                flags[failed] = tuple(map(bool, failed))
+            found[run_id] = CaseScores(parsed[cases],
+                                       struct.unpack(f"<{len(parsed[cases])}d", scores),
+                                       flags[failed], provisional)
     return found
