@@ -67,6 +67,7 @@ BENCHMARKS = (
                                        "--resamples", "200", "--rounds", "1",
                                        "--products", "3,25", "--product-items", "10",
                                        "--product-runs", "2")),
+    Benchmark("bench_viewer.py", (), ("--runs", "30", "--run-items", "10", "--rounds", "1")),
 )
 
 #: A line a benchmark prints about its target (``... (target <= 1.1)``, ``target: ...``).

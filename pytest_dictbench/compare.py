@@ -37,22 +37,30 @@ compare products' newest runs by the same rule (``variation.measure_variation``)
 from __future__ import annotations
 
 import statistics
-from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import stats
 from .methods.base import ItemRecord
 from .model import SCORED_STATUSES
 from .stats import bonferroni, holm
 
-if TYPE_CHECKING:
-    from .stats import Draws
-
-__all__ = ["ALL_PAIRS_UP_TO", "CORRECTIONS", "adjust_pvalues", "compare_products",
-           "compare_records", "compared_pairs", "comparison_scope", "correct_gaps",
-           "per_case"]
+__all__ = [
+    "ALL_PAIRS_UP_TO",
+    "CORRECTIONS",
+    "CaseScores",
+    "CaseTally",
+    "adjust_pvalues",
+    "compare_cases",
+    "compare_products",
+    "compare_records",
+    "compared_pairs",
+    "comparison_scope",
+    "correct_gaps",
+    "per_case",
+]
 
 #: The corrections a suite may choose for its score gaps, by ``[comparisons]
 #: correction`` value, with the report's name.
@@ -63,41 +71,62 @@ FAMILY_ALPHA = 0.05
 ALL_PAIRS_UP_TO = 20
 
 
+class CaseTally:
+    """:func:`per_case` record by record (the store tallies a run's records as it writes
+    them): a record counts when its score is final (a scored status, a score, and no
+    part of it waiting for a judgement); a case with only provisional repetitions is
+    counted as such."""
 
-def _final(record: ItemRecord) -> bool:
-    """A scored record whose score is final (no part of it waits for a judgement)."""
-    return record["status"] in SCORED_STATUSES and record["score"] is not None \
-        and not record.get("provisional")
+    __slots__ = ("_failures", "_scores", "_waiting")
+
+    def __init__(self) -> None:
+        self._scores: dict[Any, list[float]] = {}
+        self._failures: dict[Any, int] = {}
+        self._waiting: set[Any] = set()
+
+    def add(self, record: ItemRecord) -> None:
+        case = record["case_id"]
+        if record.get("provisional"):
+            self._waiting.add(case)
+        elif record["status"] in SCORED_STATUSES and record["score"] is not None:
+            if case in self._scores:
+                self._scores[case].append(float(record["score"]))
+            else:
+                self._scores[case] = [float(record["score"])]
+            if record["status"] == "failed":
+                self._failures[case] = self._failures.get(case, 0) + 1
+
+    def per_case(self) -> dict[str, tuple[float, bool]]:
+        return {case: (values[0] if len(values) == 1 else statistics.median(values),
+                       2 * self._failures.get(case, 0) > len(values))
+                for case, values in self._scores.items()}
+
+    def case_scores(self) -> CaseScores:
+        cases = sorted(self._scores)
+        scores, failed = [], []
+        for case in cases:
+            values = self._scores[case]
+            scores.append(values[0] if len(values) == 1 else statistics.median(values))
+            failed.append(2 * self._failures.get(case, 0) > len(values))
+        return CaseScores(tuple(cases), tuple(scores), tuple(failed),
+                          len(self._waiting - self._scores.keys()))
 
 
-def _provisional_cases(records: Iterable[ItemRecord]) -> int:
-    """Cases with a provisional repetition and no final one."""
-    waiting, final = set(), set()
-    for r in records:
-        if _final(r):
-            final.add(r["case_id"])
-        elif r.get("provisional"):
-            waiting.add(r["case_id"])
-    return len(waiting - final)
+def _tally(records: Iterable[ItemRecord]) -> CaseTally:
+    tally = CaseTally()
+    for record in records:
+        tally.add(record)
+    return tally
 
 
 def per_case(records: Iterable[ItemRecord]) -> dict[str, tuple[float, bool]]:
     """Case id -> (median score, failed) over the case's final scored repetitions
     (provisional ones left out)."""
-    scores: dict[str, list[float]] = defaultdict(list)
-    failures: dict[str, int] = defaultdict(int)
-    for r in records:
-        if _final(r):
-            scores[r["case_id"]].append(float(r["score"]))
-            failures[r["case_id"]] += r["status"] == "failed"
-    return {case: (statistics.median(values), 2 * failures[case] > len(values))
-            for case, values in scores.items()}
+    return _tally(records).per_case()
 
 
 def compare_records(a: Iterable[ItemRecord], b: Iterable[ItemRecord], *,
-                    resamples: int, seed: int,
-                    draws: Callable[[int], Draws | None] | None = None
-                    ) -> dict[str, Any] | None:
+                    resamples: int, seed: int, shared: Any = None) -> dict[str, Any] | None:
     """Compare B with A on their shared scored cases, or ``None`` when they share none.
 
     ``n`` is the number of shared cases; ``cases_a`` and ``cases_b`` count the cases each
@@ -105,24 +134,47 @@ def compare_records(a: Iterable[ItemRecord], b: Iterable[ItemRecord], *,
     ``provisional_a`` / ``provisional_b`` count the provisional cases left out;
     ``cases_only_a_failed`` / ``cases_only_b_failed`` name the discordant cases (for a
     baseline comparison: the cases that pass again and those that regressed).
-    ``draws(n)`` may give the bootstrap's indices drawn ahead for ``n`` shared cases
-    (``stats.draw_indices``; the same figures, without drawing again).
+    ``shared``: a :class:`stats.SharedDraws` for many comparisons (the same result).
     """
-    a, b = list(a), list(b)
-    left, right = per_case(a), per_case(b)
-    shared = sorted(left.keys() & right.keys())
-    if not shared:
+    return compare_cases(CaseScores.of(a), CaseScores.of(b), resamples=resamples, seed=seed,
+                         shared=shared)
+
+
+@dataclass(frozen=True)
+class CaseScores:
+    """What a paired comparison reads of one side: each case's final score (the median
+    of its final repetitions) and whether it failed (:func:`per_case`), cases sorted,
+    and how many cases only have provisional repetitions."""
+
+    cases: tuple[str, ...]
+    scores: tuple[float, ...]
+    failed: tuple[bool, ...]
+    provisional: int = 0
+
+    @classmethod
+    def of(cls, records: Iterable[ItemRecord]) -> CaseScores:
+        return _tally(records).case_scores()
+
+    def per_case(self) -> dict[str, tuple[float, bool]]:
+        return dict(zip(self.cases, zip(self.scores, self.failed, strict=True), strict=True))
+
+
+def compare_cases(a: CaseScores, b: CaseScores, *, resamples: int, seed: int,
+                  shared: Any = None) -> dict[str, Any] | None:
+    """:func:`compare_records` on the sides' :class:`CaseScores`."""
+    left, right = a.per_case(), b.per_case()
+    shared_cases = sorted(left.keys() & right.keys())
+    if not shared_cases:
         return None
     result = {**stats.compare_paired(
-        [left[c][0] for c in shared], [right[c][0] for c in shared],
-        [left[c][1] for c in shared], [right[c][1] for c in shared],
-        resamples=resamples, seed=seed, draws=draws(len(shared)) if draws else None),
-        "cases_a": len(left), "cases_b": len(right),
-        "cases_only_a_failed": [c for c in shared if left[c][1] and not right[c][1]],
-        "cases_only_b_failed": [c for c in shared if right[c][1] and not left[c][1]]}
-    waiting = (_provisional_cases(a), _provisional_cases(b))
-    if any(waiting):
-        result["provisional_a"], result["provisional_b"] = waiting
+        [left[c][0] for c in shared_cases], [right[c][0] for c in shared_cases],
+        [left[c][1] for c in shared_cases], [right[c][1] for c in shared_cases],
+        resamples=resamples, seed=seed, shared=shared), "cases_a": len(left),
+        "cases_b": len(right),
+        "cases_only_a_failed": [c for c in shared_cases if left[c][1] and not right[c][1]],
+        "cases_only_b_failed": [c for c in shared_cases if right[c][1] and not left[c][1]]}
+    if a.provisional or b.provisional:
+        result["provisional_a"], result["provisional_b"] = a.provisional, b.provisional
     return result
 
 

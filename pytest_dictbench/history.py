@@ -35,7 +35,7 @@ from .store import (
 )
 from .store.official import declare_official, now_utc, official_run_id
 from .store.reportset import import_report_set
-from .trend import sparkline, trend_points
+from .trend import sparkline, store_trend
 from .variation import measure_variation, pair_runs, select_runs, shared_pairs
 
 __all__ = ["add_commands", "open_named_store"]
@@ -156,20 +156,8 @@ def _print_pair(entry: dict[str, Any], title: str) -> None:
 
 def cmd_trend(args: argparse.Namespace) -> int:
     store = open_named_store(args)
-    summaries = store.summaries(args.suite, args.product, suite_version=args.suite_version,
-                                cohort=args.cohort)
-    if not summaries:
-        raise StoreError(f"no stored run of {args.product} on {args.suite}")
-    loaded: dict[str, list[dict[str, Any]]] = {}
-
-    def items_of(run_id: str) -> list[dict[str, Any]]:  # each run read once
-        if run_id not in loaded:
-            if len(loaded) > 2:
-                loaded.clear()
-            loaded[run_id] = store.item_scores(run_id, args.suite, args.product)
-        return loaded[run_id]
-
-    points = trend_points(summaries, items_of, resamples=args.resamples, seed=args.seed)
+    points = store_trend(store, args.suite, args.product, suite_version=args.suite_version,
+                         cohort=args.cohort, resamples=args.resamples, seed=args.seed)
     if args.figure:
         from .errors import require
         from .files import atomic_write

@@ -18,27 +18,18 @@ from __future__ import annotations
 import math
 import re
 import statistics
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import stats
 from .compare import compare_records, compared_pairs, comparison_scope, per_case
 from .methods.base import ItemRecord
 from .store.interface import CorruptRunError, Store, StoreError
 
-if TYPE_CHECKING:
-    from .stats import Draws
-
-__all__ = ["REUSED_DRAWS_BYTES", "RunSelection", "beyond_variation", "flips",
+__all__ = ["RunSelection", "beyond_variation", "flips",
            "identical_outputs", "line_free", "measure_variation", "pair_runs",
            "score_spread", "select_runs", "shared_pairs"]
-
-#: One measurement draws the bootstrap's indices once per number of shared cases and
-#: reuses them for every paired comparison of that size (the same seed draws the same
-#: indices, so the figures are the same), up to this many bytes of indices in all;
-#: past it, each comparison draws its own (10,000 resamples of 1,000 cases: 20 MB).
-REUSED_DRAWS_BYTES = 64 << 20
 
 _LINE_BREAKS = re.compile(r"\r\n|[\r\n\u2028\u2029\x0b\x0c\x85]")
 
@@ -93,14 +84,14 @@ def shared_pairs(left: Any, right: Any) -> list[tuple[str, str]]:
 
 
 def pair_runs(a: Sequence[ItemRecord], b: Sequence[ItemRecord], *, resamples: int,
-              seed: int, draws: Callable[[int], Draws | None] | None = None
-              ) -> dict[str, Any]:
+              seed: int, shared: stats.SharedDraws | None = None) -> dict[str, Any]:
     """Everything that moved between two runs (or two products) on the same items:
     identical outputs, flips, and the paired comparison of ``b`` against ``a`` (None
-    when no case was scored on both sides; ``draws`` as ``compare_records`` takes it)."""
+    when no case was scored on both sides; ``shared``: draws shared by many comparisons,
+    the same figures)."""
     return {"identical": identical_outputs(a, b), "flips": flips(a, b),
             "comparison": compare_records(a, b, resamples=resamples, seed=seed,
-                                          draws=draws)}
+                                          shared=shared)}
 
 
 def score_spread(runs: Sequence[Sequence[ItemRecord]]) -> dict[str, Any]:
@@ -182,25 +173,6 @@ def select_runs(store: Store, suite: str, product: str, *, version: str | None =
     return RunSelection(suite_version=version, runs=found[cut:], older=found[:cut])
 
 
-def _reused_draws(resamples: int, seed: int) -> Callable[[int], Draws | None]:
-    """The bootstrap's indices for ``n`` cases, drawn once and kept (up to
-    :data:`REUSED_DRAWS_BYTES` in all; None past it)."""
-    drawn: dict[int, Draws] = {}
-    spent = 0
-
-    def draws(n: int) -> Draws | None:
-        nonlocal spent
-        if n not in drawn:
-            size = n * resamples * stats.index_bytes(n)
-            if n < 1 or spent + size > REUSED_DRAWS_BYTES:
-                return None
-            drawn[n] = stats.draw_indices(n, resamples, seed)
-            spent += size
-        return drawn[n]
-
-    return draws
-
-
 def measure_variation(store: Store, suite: str, runs: Mapping[str, Sequence[str]], *,
                       resamples: int, seed: int, leave_out_corrupt: bool = False
                       ) -> dict[str, Any]:
@@ -216,7 +188,8 @@ def measure_variation(store: Store, suite: str, runs: Mapping[str, Sequence[str]
     A run the store refuses (:class:`CorruptRunError`) raises, or with
     ``leave_out_corrupt`` is left out and named in the product's ``refused`` with the
     store's reason (its neighbours then pair with each other)."""
-    opts = {"resamples": resamples, "seed": seed, "draws": _reused_draws(resamples, seed)}
+    opts = {"resamples": resamples, "seed": seed,
+            "shared": stats.SharedDraws(resamples, seed)}
     products: dict[str, Any] = {}
     within: dict[str, list[Any]] = {}
     latest: dict[str, Sequence[ItemRecord]] = {}

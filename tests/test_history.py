@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from store_support import put, record, report_for, store_url
 
 from pytest_dictbench.cli import main
+from pytest_dictbench.compare import CaseScores
 from pytest_dictbench.report.files import dumps, natural_line
 from pytest_dictbench.store import Summary, open_store, store_location
 from pytest_dictbench.store.reportset import import_report_set
@@ -84,7 +85,8 @@ def test_the_night_it_dropped_is_flagged() -> None:
              "r4": [record(f"c{i}", 55.0) for i in range(20)]}
     summaries = [_summary("r1", 90.0), _summary("r2", 89.9), _summary("r3", 60.0),
                  _summary("r4", 55.0, version="2.0")]
-    points = trend_points(summaries, items.__getitem__, resamples=1000, seed=7)
+    points = trend_points(summaries, lambda run: CaseScores.of(items[run]), resamples=1000,
+                          seed=7)
     assert [p["drop"] is not None for p in points] == [False, False, True, False]
     assert points[2]["drop"]["mean_difference"] == pytest.approx(-30.0)
     assert points[3]["new_version"] is True

@@ -301,24 +301,21 @@ def test_a_store_that_cannot_be_read_is_not_a_run_left_out(url: str) -> None:
     store.close()
 
 
-def test_reused_draws_give_the_same_comparison() -> None:
-    """The history draws the bootstrap's indices once per number of cases and reuses
-    them: the same interval, float for float, as drawing per comparison."""
+def test_shared_draws_give_the_same_comparison() -> None:
+    """The history shares the bootstrap's draws between its comparisons
+    (``stats.SharedDraws``): the same pairing, float for float, as drawing per pair."""
     from pytest_dictbench import stats
-    from pytest_dictbench.compare import compare_records
+    from pytest_dictbench.variation import pair_runs
 
     a = [record(f"c{i}", float(i * 7 % 100)) for i in range(40)]
     b = [record(f"c{i}", float(i * 13 % 100)) for i in range(40)]
-    asked: list[int] = []
-
-    def draws(n: int) -> stats.Draws:
-        asked.append(n)
-        return stats.draw_indices(n, 500, 3)
-
-    fresh = compare_records(a, b, resamples=500, seed=3)
-    reused = compare_records(a, b, resamples=500, seed=3, draws=draws)
-    assert asked == [40] and reused == fresh
-    assert fresh is not None and fresh["interval"]["low"] < fresh["interval"]["high"]
+    shared = stats.SharedDraws(500, 3)
+    fresh = pair_runs(a, b, resamples=500, seed=3)
+    assert pair_runs(a, b, resamples=500, seed=3, shared=shared) == fresh
+    assert pair_runs(b, a, resamples=500, seed=3, shared=shared) == \
+        pair_runs(b, a, resamples=500, seed=3)
+    interval = fresh["comparison"]["interval"]
+    assert interval["low"] < interval["high"]
 
 
 def test_the_history_covers_a_window_of_the_newest_runs(mini: pytest.Pytester,

@@ -4,13 +4,15 @@ without a store; a store that cannot be written fails the run and leaves the rep
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
 
-from pytest_dictbench.store import open_store, store_location
+from pytest_dictbench.store import StoreError, open_store, store_location
 
 REPORT_FILES = ("dictbench.json", "items.jsonl", "dictbench.md", "dictbench.html")
 
@@ -150,3 +152,62 @@ def test_the_git_commit_is_recorded_and_a_ref_names_a_baseline(mini: pytest.Pyte
     assert "gate FAILED" not in gated.stdout.str()
     report = json.loads((mini.path / "reports/dictbench.json").read_text())
     assert report["gate"]["passed"] is True and report["baseline"]["comparisons"]
+
+
+def _pages(path: Path) -> int:
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        return int(conn.execute("PRAGMA page_count").fetchone()[0])
+
+
+def test_a_full_store_fails_the_run_and_keeps_the_reports_and_earlier_runs(
+        mini: pytest.Pytester) -> None:
+    """Disk full (issue 42): the store fills up halfway through writing a run (SQLite's
+    own limit, ``?max_pages=N``, fails the write as a full disk does): the report set is
+    written, the run exits non-zero with one line naming the store error, and the
+    earlier runs read back whole, with no trace of a half run."""
+    for _ in range(2):
+        mini.runpytest("--product=p1")
+    store_file = mini.path / ".dictbench" / "store.sqlite"
+    assert not Path(f"{store_file}-wal").exists()  # closed cleanly: one file holds it all
+    earlier = _store(mini)
+    runs = earlier.runs()
+    kept = {r.run_id: earlier.item_lines(r.run_id) for r in runs}
+    earlier.close()
+    # how many pages a run takes, measured on a copy; the real store gets half of them
+    shutil.copyfile(store_file, mini.path / "copy.sqlite")
+    mini.runpytest("--product=p1", "--dictbench-store=copy.sqlite")
+    needed = _pages(mini.path / "copy.sqlite") - _pages(store_file)
+    assert needed >= 2
+    shutil.rmtree(mini.path / "reports")
+    cap = _pages(store_file) + needed // 2
+    result = mini.runpytest("--product=p1", f"--dictbench-store=.dictbench/store.sqlite"
+                                            f"?max_pages={cap}")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    errors = [line for line in result.stdout.lines if "dictbench ERROR" in line]
+    assert len(errors) == 1, result.stdout.str()
+    assert "the run was not recorded in the results store" in errors[0]
+    assert f"{store_file}: database or disk is full" in errors[0]
+    for name in (*REPORT_FILES, "run-info.json"):
+        assert (mini.path / "reports" / name).is_file()
+    after = _store(mini)
+    assert [r.run_id for r in after.runs()] == [r.run_id for r in runs]
+    assert {r.run_id: after.item_lines(r.run_id) for r in runs} == kept
+    assert len(after.case_scores("mini", "p1", list(kept))) == 2
+    after.close()
+    with contextlib.closing(sqlite3.connect(store_file)) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert conn.execute("SELECT count(*) FROM items").fetchone()[0] == \
+            sum(len(lines) for lines in kept.values())
+
+
+def test_a_sqlite_store_location_may_cap_its_pages(tmp_path: Path) -> None:
+    assert store_location("runs/s.sqlite?max_pages=40", tmp_path) == \
+        f"sqlite:///{tmp_path}/runs/s.sqlite?max_pages=40"
+    assert store_location(f"sqlite:///{tmp_path}/s.sqlite?max_pages=7", tmp_path) == \
+        f"sqlite:///{tmp_path}/s.sqlite?max_pages=7"
+    assert store_location("odd?name.sqlite", tmp_path) == f"sqlite:///{tmp_path}/odd?name.sqlite"
+    with pytest.raises(StoreError, match=r"/s\.sqlite: database or disk is full"):
+        open_store(store_location("s.sqlite?max_pages=3", tmp_path))  # no room for tables
+    store = open_store(store_location("s.sqlite?max_pages=200", tmp_path))
+    assert store.location == str(tmp_path / "s.sqlite")  # the file, without the cap
+    store.close()

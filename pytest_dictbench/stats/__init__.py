@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     )
     from ._paired import compare_paired
     from ._resampled import paired_ratio_difference, relative_change, relative_changes
+    from ._shared_draws import SharedDraws
 
 #: The names that need numpy, by the module that defines them.
 _WITH_NUMPY = {"Draws": "._intervals", "Interval": "._intervals",
@@ -40,7 +41,8 @@ _WITH_NUMPY = {"Draws": "._intervals", "Interval": "._intervals",
                "paired_bootstrap": "._intervals",
                "paired_bootstrap_p": "._intervals", "compare_paired": "._paired",
                "paired_ratio_difference": "._resampled",
-               "relative_change": "._resampled", "relative_changes": "._resampled"}
+               "relative_change": "._resampled", "relative_changes": "._resampled",
+               "SharedDraws": "._shared_draws"}
 
 
 def __getattr__(name: str) -> Any:
@@ -55,6 +57,7 @@ __all__ = [
     "DEFAULT_SEED",
     "Draws",
     "Interval",
+    "SharedDraws",
     "bonferroni",
     "cohen_kappa",
     "compare_paired",

@@ -17,12 +17,19 @@ import math
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
 from ._defaults import DEFAULT_RESAMPLES, DEFAULT_SEED, index_bytes
 from ._student_t import student_t_quantile
+
+
+class SharedQuantiles(Protocol):
+    """Bootstrap quantiles from draws shared between bootstraps (``SharedDraws``)."""
+
+    def quantiles(self, values: np.ndarray, resamples: int, seed: int,
+                  qs: Sequence[float]) -> np.ndarray | None: ...
 
 __all__ = ["DEFAULT_RESAMPLES", "DEFAULT_SEED", "Draws", "Interval", "draw_indices",
            "mean_ci", "paired_bootstrap", "paired_bootstrap_p"]
@@ -66,7 +73,7 @@ def paired_bootstrap(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     confidence: float = 0.95,
-    draws: Draws | None = None,
+    shared: SharedQuantiles | None = None,
 ) -> Interval:
     """Percentile bootstrap interval of the mean paired difference ``b - a``.
 
@@ -79,8 +86,8 @@ def paired_bootstrap(
         resamples: number of resamples (>= 1).
         seed: seed for ``numpy.random.default_rng``; the same seed gives the same interval.
         confidence: nominal coverage, strictly between 0 and 1.
-        draws: indices from :func:`draw_indices` for the same ``n``, ``resamples`` and
-            ``seed`` (others are ignored): the same interval without drawing again.
+        shared: indices drawn once for many bootstraps of one size
+            (:class:`SharedDraws`); the interval is the same, bit for bit.
 
     Returns:
         The interval; ``estimate`` is ``mean(b - a)``. Identical inputs give (0, 0); a
@@ -100,7 +107,7 @@ def paired_bootstrap(
         raise ValueError(
             f"paired scores must be aligned; got {first.size} values in a and {second.size} in b"
         )
-    return _percentile_bootstrap(second - first, resamples, seed, confidence, draws)
+    return _percentile_bootstrap(second - first, resamples, seed, confidence, shared=shared)
 
 
 def paired_bootstrap_p(a: Sequence[float], b: Sequence[float],
@@ -191,20 +198,24 @@ def mean_ci(
 
 def _percentile_bootstrap(
     values: np.ndarray, resamples: int, seed: int, confidence: float,
-    draws: Draws | None = None,
+    draws: Draws | None = None, shared: SharedQuantiles | None = None,
 ) -> Interval:
     _check_confidence(confidence)
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
         raise ValueError(f"resamples must be an integer >= 1, got {resamples!r}")
     if values.size == 0:
         raise ValueError("cannot bootstrap an empty sample: there are no items")
-    if draws is not None and (draws.n, draws.resamples, draws.seed) == \
-            (values.size, resamples, seed):
-        means = _drawn_means(values, draws)
-    else:
-        means = _bootstrap_means(values, resamples, seed)
     alpha = (1.0 - confidence) / 2.0
-    low, high = np.quantile(means, [alpha, 1.0 - alpha])
+    ends = None if shared is None else \
+        shared.quantiles(values, resamples, seed, [alpha, 1.0 - alpha])
+    if ends is None:
+        if draws is not None and (draws.n, draws.resamples, draws.seed) == \
+                (values.size, resamples, seed):
+            means = _drawn_means(values, draws)
+        else:
+            means = _bootstrap_means(values, resamples, seed)
+        ends = np.quantile(means, [alpha, 1.0 - alpha])
+    low, high = ends
     return Interval(
         low=float(low),
         high=float(high),

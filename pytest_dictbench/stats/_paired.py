@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ._intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, Draws, paired_bootstrap
+from ._intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, SharedQuantiles, paired_bootstrap
 from ._significance import mcnemar_exact
 
 __all__ = ["compare_paired"]
@@ -19,7 +19,7 @@ def compare_paired(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     confidence: float = 0.95,
-    draws: Draws | None = None,
+    shared: SharedQuantiles | None = None,
 ) -> dict[str, Any]:
     """Compare product B with product A item by item (all four inputs aligned per item).
 
@@ -36,7 +36,7 @@ def compare_paired(
         resamples: bootstrap resamples.
         seed: bootstrap seed.
         confidence: interval coverage.
-        draws: the bootstrap's indices drawn ahead (see :func:`paired_bootstrap`).
+        shared: indices drawn once for many comparisons of one size (the same result).
 
     Returns:
         A JSON-ready dict: ``n``, ``only_a_failed``, ``only_b_failed``, ``both_failed``,
@@ -62,7 +62,7 @@ def compare_paired(
     only_a = sum(1 for x, y in zip(failed_a, failed_b, strict=True) if x and not y)
     only_b = sum(1 for x, y in zip(failed_a, failed_b, strict=True) if y and not x)
     both = sum(1 for x, y in zip(failed_a, failed_b, strict=True) if x and y)
-    interval = paired_bootstrap(scores_a, scores_b, resamples, seed, confidence, draws)
+    interval = paired_bootstrap(scores_a, scores_b, resamples, seed, confidence, shared)
     n = len(scores_a)
     return {
         "n": n,

@@ -22,6 +22,7 @@ from sqlalchemy import Connection, Engine, create_engine, event, text
 
 from ..errors import require
 from ..redact import REDACTED, redact_url, register_secret, url_password
+from .location import MAX_PAGES as _MAX_PAGES
 from .location import POSTGRES as _POSTGRES
 
 __all__ = ["Backend", "backend_for"]
@@ -67,10 +68,14 @@ def backend_for(url: str) -> Backend:
                                pool_pre_ping=True)
         return Backend(engine, redact_url(url), own_database=False, password=password,
                        driver_errors=(psycopg.Error,))
-    path = Path(url[len("sqlite:///"):])
+    path_text = url[len("sqlite:///"):]
+    cap = _MAX_PAGES.search(path_text)
+    path = Path(path_text[:cap.start()] if cap else path_text)
     path.parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url)
+    engine = create_engine("sqlite:///" + str(path))
     event.listen(engine, "connect", _sqlite_connect)
+    if cap:
+        event.listen(engine, "connect", _max_pages(int(cap.group(1))))
     event.listen(engine, "begin", _sqlite_begin)
     return Backend(engine, str(path), own_database=True, driver_errors=(sqlite3.Error,))
 
@@ -86,6 +91,13 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor.execute("PRAGMA journal_mode = WAL")
     finally:
         cursor.close()
+
+
+def _max_pages(pages: int) -> Any:
+    """A connect hook capping the file at ``pages`` pages (``?max_pages=N``)."""
+    def cap(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.execute(f"PRAGMA max_page_count = {int(pages)}")
+    return cap
 
 
 def _sqlite_begin(conn: Connection) -> None:

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..compare import CaseScores
 from ..errors import DictbenchError
 
 __all__ = ["Condition", "CorruptRunError", "Declaration", "ProductFacts", "RunFacts", "Store",
@@ -234,6 +235,11 @@ class Store(Protocol):
         """What a paired comparison reads of each item of a suite x product (``case_id``,
         ``repetition``, ``status``, ``score``, ``provisional``), without parsing the
         records: fast enough for a trend over a thousand runs."""
+
+    def case_scores(self, suite: str, product: str,
+                    run_ids: Sequence[str]) -> dict[str, CaseScores]:
+        """``run id -> CaseScores`` of a suite x product in those runs, read in one go
+        (runs recorded before schema version 2 are missing: read their items)."""
 
     def summaries(self, suite: str, product: str, *, suite_version: str | None = None,
                   cohort: str | None = None) -> list[Summary]:

@@ -33,8 +33,15 @@ def _create_v1(conn: Connection) -> None:
         schema.items, schema.official_conditions, schema.official_runs])
 
 
+def _create_v2(conn: Connection) -> None:
+    """Version 2: ``case_scores``, what a trend reads of each run (runs recorded before
+    it have no row there; they are read from their items)."""
+    schema.metadata.create_all(conn, tables=[schema.case_scores])
+
+
 #: The steps, in order: ``(version, step)``.
-MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [(1, _create_v1)]
+MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [(1, _create_v1),
+                                                               (2, _create_v2)]
 #: The schema version this code reads and writes.
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -4,6 +4,9 @@
 ``run-info.json`` texts); ``run_suites``, ``run_products`` and ``summaries`` its suites,
 products and suite x product entries (what history and trends query); ``items`` every
 item record as its ``items.jsonl`` line, with the fields that are filtered on beside it.
+``case_scores`` (schema version 2) holds, per suite x product of a run, what a paired
+comparison reads: each case's final score and whether it failed, in compact columns, so
+a trend over a thousand runs reads a thousand rows, not a million items.
 ``official_conditions`` and ``official_runs`` hold pre-registered conditions and
 declarations. ``dictbench_schema`` lists the migrations applied (see ``migrations``).
 JSON values are stored as text: the same bytes on both backends.
@@ -18,6 +21,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -26,6 +30,7 @@ from sqlalchemy import (
 )
 
 __all__ = [
+    "case_scores",
     "items",
     "metadata",
     "official_conditions",
@@ -125,6 +130,20 @@ items = Table(
     Column("output_sha256", String(64)),
     Column("record", Text, nullable=False),
     Index("items_pairs", "run", "suite", "product"),
+)
+
+#: Per suite x product of a run (version 2): its cases (a JSON list, sorted), each one's
+#: final score (the median of its final repetitions; little-endian float64) and whether
+#: it failed (one byte each), and how many cases have only provisional repetitions.
+case_scores = Table(
+    "case_scores", metadata,
+    Column("run", Integer, ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True),
+    Column("suite", String(255), primary_key=True),
+    Column("product", String(255), primary_key=True),
+    Column("cases", Text, nullable=False),
+    Column("scores", LargeBinary, nullable=False),
+    Column("failed", LargeBinary, nullable=False),
+    Column("provisional", Integer, nullable=False),
 )
 
 official_conditions = Table(

@@ -13,8 +13,10 @@ from typing import Any
 from sqlalchemy import Connection, and_, func, select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
+from ..compare import CaseScores
 from ..redact import scrub
 from . import schema as t
+from .cases import read_case_scores
 from .engines import Backend
 from .interface import (
     Condition,
@@ -26,16 +28,9 @@ from .interface import (
     Summary,
 )
 from .migrations import migrate
+from .writing import json_text, write_items, write_suites_products
 
 __all__ = ["SqlStore"]
-
-#: Item rows inserted per statement.
-_BATCH = 2000
-
-
-def _json(value: Any) -> str:
-    return scrub(json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")))
-
 
 class SqlStore:
     """A results store (see :class:`~.interface.Store`)."""
@@ -97,65 +92,15 @@ class SqlStore:
                 run_id=facts.run_id, started_utc=facts.started_utc,
                 finished_utc=facts.finished_utc, git_commit=facts.git_commit,
                 git_dirty=facts.git_dirty, dictbench_version=facts.dictbench_version,
-                host=facts.host, cohort=facts.cohort, environment=_json(facts.environment),
-                options=_json(list(facts.options)), exit_status=facts.exit_status,
+                host=facts.host, cohort=facts.cohort, environment=json_text(facts.environment),
+                options=json_text(list(facts.options)), exit_status=facts.exit_status,
                 complete=facts.complete, stop_reason=scrub(facts.stop_reason),
                 source=facts.source, item_count=0, report=scrub(report_text),
                 run_info=scrub(run_info_text))).inserted_primary_key[0]
-            self._suites_products(conn, pk, facts, report)
-            count = self._items(conn, pk, facts.run_id, items, private)
+            write_suites_products(conn, pk, facts, report)
+            count = write_items(conn, pk, facts.run_id, items, private)
             conn.execute(t.runs.update().where(t.runs.c.id == pk).values(item_count=count))
         return facts.run_id
-
-    def _suites_products(self, conn: Connection, pk: int, facts: RunFacts,
-                         report: Mapping[str, Any]) -> None:
-        if facts.suites:
-            conn.execute(t.run_suites.insert(), [
-                {"run": pk, "suite": s.id, "version": s.version, "digest": s.digest,
-                 "private": s.private, "title": s.title, "locale": s.locale,
-                 "method": s.method} for s in facts.suites])
-        if facts.products:
-            conn.execute(t.run_products.insert(), [
-                {"run": pk, "product": p.name, "version": p.version, "adapter": p.adapter,
-                 "settings_digest": p.settings_digest, "environment": _json(p.environment)}
-                for p in facts.products])
-        rows = []
-        for suite in report.get("suites", []):
-            for entry in suite.get("products", []):
-                interval = entry.get("score_ci") or {}
-                rows.append({
-                    "run": pk, "suite": suite["id"], "product": entry["product"],
-                    "suite_version": str(suite.get("version", "")),
-                    "product_version": str(entry.get("version", "")),
-                    "score": entry.get("score"), "score_low": interval.get("low"),
-                    "score_high": interval.get("high"),
-                    **{k: int(entry.get(k) or 0)
-                       for k in ("items", "passed", "failed", "errors", "not_tested")}})
-        if rows:
-            conn.execute(t.summaries.insert(), rows)
-
-    def _items(self, conn: Connection, pk: int, run_id: str,
-               items: Iterable[tuple[Mapping[str, Any], str]], private: set[str]) -> int:
-        batch: list[dict[str, Any]] = []
-        count = 0
-        for record, line in items:
-            if record["suite"] in private and record.get("text") is not None:
-                raise StoreError(f"run {run_id}: an item of private suite "
-                                 f"{record['suite']} carries its output text; not stored")
-            batch.append({"run": pk, "ordinal": count, "suite": record["suite"],
-                          "product": record["product"], "case_id": str(record["case_id"]),
-                          "repetition": int(record.get("repetition") or 1),
-                          "status": record["status"], "score": record.get("score"),
-                          "provisional": int(record.get("provisional") or 0),
-                          "output_sha256": record.get("text_sha256"),
-                          "record": scrub(line.rstrip("\n"))})
-            count += 1
-            if len(batch) >= _BATCH:
-                conn.execute(t.items.insert(), batch)
-                batch = []
-        if batch:
-            conn.execute(t.items.insert(), batch)
-        return count
 
     # -- reading runs --------------------------------------------------------------
 
@@ -307,6 +252,11 @@ class SqlStore:
                      "score": score, "provisional": provisional}
                     for case, repetition, status, score, provisional in rows]
 
+    def case_scores(self, suite: str, product: str,
+                    run_ids: Sequence[str]) -> dict[str, CaseScores]:
+        with self._read() as conn:
+            return read_case_scores(conn, suite, product, run_ids)
+
     def summaries(self, suite: str, product: str, *, suite_version: str | None = None,
                   cohort: str | None = None) -> list[Summary]:
         s, r = t.summaries, t.runs
@@ -373,8 +323,8 @@ class SqlStore:
             conn.execute(t.official_runs.insert().values(
                 run=pk, suite=declaration.suite, product=declaration.product,
                 declared_utc=declaration.declared_utc, reason=scrub(declaration.reason),
-                condition=_json(declaration.condition) if declaration.condition else None,
-                passed_over=_json(list(declaration.passed_over))))
+                condition=json_text(declaration.condition) if declaration.condition else None,
+                passed_over=json_text(list(declaration.passed_over))))
         return declaration
 
     def declarations(self, *, suite: str | None = None,

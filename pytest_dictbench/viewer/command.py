@@ -7,12 +7,13 @@ import contextlib
 from typing import Any
 
 from ..history import open_named_store
-from .server import Viewer, address, make_viewer_server
 
 __all__ = ["add_parser", "cmd_view"]
 
 
 def cmd_view(args: argparse.Namespace) -> int:
+    from .server import Viewer, address, make_viewer_server  # not for every dictbench command
+
     store = open_named_store(args)
     server = make_viewer_server(Viewer(store), args.port)
     print(f"dictbench view: {store.location}\n  open {address(server)}\n"

@@ -42,7 +42,7 @@ from ..report.sections import diff_unit, expected_texts
 from ..stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..store import Store, StoreError
 from ..store.official import official_run_id
-from ..trend import trend_points
+from ..trend import store_trend
 from ..variation import pair_runs, shared_pairs
 from .detail import case_rows, compare_page, item_page
 from .pages import items_page, run_report_page, runs_page, trend_page
@@ -158,12 +158,8 @@ class Handler(LoopbackHandler):
             suite, product = query.get("suite", ""), query.get("product", "")
             if not suite or not product:
                 raise Refused(HTTPStatus.BAD_REQUEST, "a trend needs ?suite=…&product=…")
-            summaries = store.summaries(suite, product)
-            if not summaries:
-                raise StoreError(f"no stored run of {product} on {suite}")
-            points = trend_points(summaries, lambda run_id: store.items(
-                run_id, suite=suite, product=product), resamples=viewer.resamples,
-                seed=viewer.seed)
+            points = store_trend(store, suite, product, resamples=viewer.resamples,
+                                 seed=viewer.seed)
             return self._html(trend_page(suite, product, points))
         parts = path.split("/")
         if len(parts) in (3, 4) and parts[1] == "run" and parts[2]:
