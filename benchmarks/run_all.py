@@ -1,12 +1,12 @@
 """Every benchmark in one go, and the performance table from what they printed.
 
 Each ``bench_*.py`` beside this file is listed in :data:`BENCHMARKS` with the arguments of
-its full run and of a quick run. A run prints the lines a benchmark writes about its
-target (each benchmark states its ratio and target on one line) and writes them as a
-Markdown table between the markers ``<!-- benchmarks:start -->`` and
-``<!-- benchmarks:end -->`` of ``--write`` (default: docs/development.md, the performance
-page): the figures, the benchmark's exit status, the one-minute load when it started,
-the date and the commit.
+its full run and of a quick run (a script with two modes is listed once per mode). A run
+prints the lines a benchmark writes about its target (each benchmark states its ratio and
+target on one line) and writes them as a Markdown table between the markers
+``<!-- benchmarks:start -->`` and ``<!-- benchmarks:end -->`` of ``--write`` (default:
+docs/development.md, the performance page): the figures, the benchmark's exit status,
+the one-minute load when it started, the date and the commit.
 
 ``--quick`` runs each benchmark at a small size to show that it still runs; timings at
 that size mean nothing, so a quick run only fails on a crash: an exit other than 0, or
@@ -44,6 +44,10 @@ class Benchmark:
 BENCHMARKS = (
     Benchmark("bench_plugin_overhead.py", (), ("--items", "100", "--rounds", "1")),
     Benchmark("bench_memory.py", ("--items", "100000"), ("--items", "200")),
+    Benchmark("bench_memory.py", ("--items", "100000", "--scale", "1000000"),
+              ("--items", "200", "--scale", "2000")),
+    Benchmark("bench_sweep.py", ("--small", "100", "--large", "1000"),
+              ("--small", "3", "--large", "12", "--cases", "4")),
     Benchmark("bench_judge.py", ("--case", "live", "--items", "1000"),
               ("--case", "live", "--items", "10", "--delay", "0.01", "--concurrency", "4")),
     Benchmark("bench_cloud_capture.py", ("--concurrency", "32"),
