@@ -61,6 +61,8 @@ class ItemStore:
         #: key -> its record as parsed, in a run that keeps them (see :meth:`expect`).
         self._parsed: dict[str, dict[str, Any]] = {}
         self._keep_parsed = False
+        #: The records :meth:`records` gave last in a large run (closed with the store).
+        self._spooled: SpooledRecords | None = None
 
     def expect(self, items: int) -> None:
         """The run has ``items`` items: up to :data:`PARSED_ITEMS`, a record handed to
@@ -113,7 +115,11 @@ class ItemStore:
             self._order = [keys[i] for i in sorted(range(len(keys)),
                                                    key=sort_keys.__getitem__)]
             del sort_keys
-            return SpooledRecords(self._parsed_page, [self._where[key] for key in self._order])
+            if self._spooled is not None:
+                self._spooled.close()
+            self._spooled = SpooledRecords(self._parsed_page,
+                                           [self._where[key] for key in self._order])
+            return self._spooled
         parsed = self._parsed
         records: list[dict[str, Any]] = [parsed.get(key) for key in keys]  # type: ignore[misc]
         missing = [i for i, record in enumerate(records) if record is None]
@@ -158,6 +164,9 @@ class ItemStore:
             self._spool.close()
         self._spool, self._where, self._end, self._order = None, {}, 0, None
         self._parsed = {}
+        if self._spooled is not None:
+            self._spooled.close()
+            self._spooled = None
 
 
 def encoded_line(line: str) -> bytes:
