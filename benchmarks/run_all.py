@@ -134,10 +134,19 @@ def table(outcomes: list[Outcome], *, commit: str, when: dt.datetime) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_between_markers(path: Path, block: str) -> None:
-    text = path.read_text(encoding="utf-8")
+def marked_text(path: Path) -> str:
+    """The text of ``path``, refused unless it holds one start marker before one end one."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SystemExit(f"{path}: cannot be read ({exc.strerror})") from None
     if text.count(START) != 1 or text.count(END) != 1 or text.index(START) > text.index(END):
         raise SystemExit(f"{path}: needs one {START} line followed by one {END} line")
+    return text
+
+
+def write_between_markers(path: Path, block: str) -> None:
+    text = marked_text(path)
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)
     path.write_text(f"{head}{START}\n{block}{END}{tail}", encoding="utf-8")
@@ -167,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     wanted = {n if n.endswith(".py") else f"{n}.py" for n in args.only}
     if unknown := wanted - listed_scripts():
         parser.error(f"no such benchmark: {', '.join(sorted(unknown))}")
+    if not args.quick:
+        marked_text(args.write)  # before hours of benchmarks, not after them
     timeout = args.timeout or (600 if args.quick else 7200)
     outcomes = []
     for benchmark in BENCHMARKS:

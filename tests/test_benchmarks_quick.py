@@ -73,3 +73,17 @@ def test_a_file_without_markers_is_refused(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="needs one <!-- benchmarks:start -->"):
         run_all.write_between_markers(readme, "x\n")
     assert readme.read_text() == "# no markers\n"
+
+
+def test_a_full_run_refuses_a_file_without_markers_before_running_anything(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full run takes hours: a --write file it cannot fill stops it at the start."""
+    ran: list[object] = []
+    monkeypatch.setattr(run_all, "run_one", lambda *args: ran.append(args))
+    readme = tmp_path / "README.md"
+    readme.write_text("# no markers\n")
+    with pytest.raises(SystemExit, match="needs one <!-- benchmarks:start -->"):
+        run_all.main(["--only", "bench_sweep", "--write", str(readme)])
+    with pytest.raises(SystemExit, match="cannot be read"):
+        run_all.main(["--only", "bench_sweep", "--write", str(tmp_path / "missing.md")])
+    assert ran == [] and readme.read_text() == "# no markers\n"
