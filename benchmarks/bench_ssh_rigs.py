@@ -43,11 +43,11 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Two rigs' wall time over one rig's, at most.
 TARGET = 0.6
 CANARY = "DICTBENCH-CANARY bench 11111111-2222-4333-8444-555555555555"
+#: The rigs' transcriber (ssh passes no environment: the delay is written into it).
 CONFTEST = '''
-import os
 import time
 
-DELAY = float(os.environ.get("BENCH_RIG_DELAY", "0"))
+DELAY = {delay!r}
 
 def pytest_dictbench_transcriber(product):
     def transcribe(request):
@@ -58,7 +58,7 @@ def pytest_dictbench_transcriber(product):
 '''
 
 
-def make_project(root: Path, cases: int) -> None:
+def make_project(root: Path, cases: int, delay: float) -> None:
     suite = root / "cases" / "mini"
     (suite / "audio").mkdir(parents=True)
     rate = 16000
@@ -74,7 +74,7 @@ def make_project(root: Path, cases: int) -> None:
         f'locale = "en-US"\ncanary = "{CANARY}"\n[params]\nthreshold = 0.2\n',
         encoding="utf-8")
     (root / "pytest.ini").write_text("[pytest]\ndictbench_suites = cases/mini\n")
-    (root / "conftest.py").write_text(CONFTEST, encoding="utf-8")
+    (root / "conftest.py").write_text(CONFTEST.format(delay=delay), encoding="utf-8")
     (root / "products").mkdir()
     for name in ("a", "b"):
         (root / "products" / f"{name}.toml").write_text(
@@ -109,12 +109,11 @@ def stop_sshd(folder: Path) -> None:
         os.kill(int(pid_file.read_text().strip()), signal.SIGTERM)
 
 
-def timed(project: Path, tx: list[str], delay: float) -> float:
-    env = {**os.environ, "BENCH_RIG_DELAY": str(delay)}
+def timed(project: Path, tx: list[str]) -> float:
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                            "--product=a", "--product=b", "--recapture", *tx],
-                          cwd=project, capture_output=True, text=True, env=env, timeout=1800)
+                          cwd=project, capture_output=True, text=True, timeout=1800)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         sys.exit(f"pytest {' '.join(tx)} exited {proc.returncode}:\n{proc.stdout[-2000:]}")
@@ -132,7 +131,7 @@ def main() -> None:
         config = start_sshd(base / "sshd")
         try:
             project = base / "project"
-            make_project(project, args.cases)
+            make_project(project, args.cases, args.delay)
             rigs = {name: make_rig(base, project, name) for name in ("rig1", "rig2")}
 
             def spec(name: str) -> list[str]:
@@ -143,12 +142,12 @@ def main() -> None:
             sides = {"one rig": ["-d", *spec("rig1")],
                      "two rigs": ["-d", *spec("rig1"), *spec("rig2")]}
             for tx in sides.values():  # warm-up: bytecode, caches, SSH
-                timed(project, tx, args.delay)
+                timed(project, tx)
             times: dict[str, list[float]] = {name: [] for name in sides}
             for round_ in range(args.rounds):
                 order = list(sides) if round_ % 2 == 0 else list(reversed(sides))
                 for name in order:
-                    times[name].append(timed(project, sides[name], args.delay))
+                    times[name].append(timed(project, sides[name]))
         finally:
             stop_sshd(base / "sshd")
     one, two = (statistics.median(times[n]) for n in ("one rig", "two rigs"))
