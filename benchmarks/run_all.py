@@ -55,6 +55,7 @@ BENCHMARKS = (
     Benchmark("bench_refine.py", (),
               ("--items", "10", "--variants", "1", "--delay", "0.01", "--concurrency", "4")),
     Benchmark("bench_rig.py", (), ("--rows", "300", "--rounds", "1")),
+    Benchmark("bench_rig.py", ("--memory", "--rows", "60000"), ("--memory", "--rows", "300")),
     Benchmark("bench_ssh_rigs.py", (), ("--cases", "2", "--delay", "0.01", "--rounds", "1")),
     Benchmark("bench_alignment.py", (), ("--pairs", "200", "--rounds", "1")),
     Benchmark("bench_bootstrap.py", (), ("--items", "50", "--resamples", "200")),
