@@ -20,7 +20,11 @@ With ``--memory``, it shows instead that reading stays flat in rows: for files o
 ``--rows`` and 10 x ``--rows`` rows it prints the peak Python memory (tracemalloc) of
 streaming every record (``rig.csvfile.records``) and of importing a file refused at row 3
 (a second row for one cell, then all the other rows: the read stops at the refusal).
-The two peaks per kind should be about equal, whatever the row count.
+The two peaks per kind should be about equal, whatever the row count. Then, for files of
+``--rows`` and 10 x ``--rows`` distinct complete rows, the peak RSS of a process that
+imports and checks every row (``rig.results.iter_results``), each size in its own
+process; target: the larger file's peak <= 1.5 x the smaller's (issue 49: 60,000 and
+600,000 rows).
 
 Run: ``python benchmarks/bench_rig.py [--rows N] [--seed S] [--rounds R] [--memory]``
 """
@@ -29,8 +33,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import resource
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 import tracemalloc
@@ -44,10 +52,12 @@ from pytest_dictbench.methods.rig.scoring import run_metrics
 from pytest_dictbench.methods.rig.tables import rig_tables
 from pytest_dictbench.rig.csvfile import records
 from pytest_dictbench.rig.package import load_package
-from pytest_dictbench.rig.results import COLUMNS, read_results, render_results
+from pytest_dictbench.rig.results import COLUMNS, iter_results, read_results, render_results
 
 BUNDLED = Path(__file__).resolve().parent.parent / "cases" / "mac-rig"
 APPS, PROFILES = 400, 5
+#: The larger import file's peak RSS over the smaller's, at most (``--memory``).
+IMPORT_TARGET = 1.5
 FILLERS = ("uh", "the", "and", "so", "well", "okay")
 
 
@@ -63,13 +73,13 @@ def _hypothesis(reference: str, rng: random.Random) -> str:
     return " ".join(words)
 
 
-def make_package(folder: Path) -> Path:
+def make_package(folder: Path, apps: int = APPS) -> Path:
     """A copy of the bundled package (no audio) with more apps and profiles."""
     root = folder / "package"
     shutil.copytree(BUNDLED, root, ignore=shutil.ignore_patterns("*.wav", "*.csv.*"))
     path = root / "benchmark-manifest-v1.json"
     manifest = json.loads(path.read_text(encoding="utf-8"))
-    manifest["products"] = [f"app{i:03d}" for i in range(APPS)]
+    manifest["products"] = [f"app{i:03d}" for i in range(apps)]
     manifest["protocol"]["run_order"] = dict.fromkeys(("block_1", "block_2", "block_3"),
                                                       manifest["products"])
     manifest["protocol"]["profiles"] = {f"p{i}": "profile" for i in range(PROFILES)}
@@ -147,6 +157,78 @@ def _refused_at_row_3(path: Path, suite: Any) -> None:
     raise AssertionError("the file should be refused at row 3")
 
 
+def distinct_rows_csv(path: Path, rows: int, package_path: Path) -> None:
+    """A results CSV of ``rows`` complete rows, each its own cell and run id, each
+    transcript its fixture's reference."""
+    suite = load_package(package_path)
+    package = suite.manifest["package"]
+    fixtures = [c for c in suite.cases if c.data["workflow"] in ("dictation",
+                                                                  "file_transcription")]
+    header = render_results([])
+    with path.open("w", encoding="utf-8", newline="") as out:
+        out.write(header)
+        chunk = []
+        for number in range(rows):
+            number, rep = divmod(number, 3)
+            number, fixture_index = divmod(number, len(fixtures))
+            app_index, profile = divmod(number, PROFILES)
+            fixture = fixtures[fixture_index]
+            row = dict.fromkeys(COLUMNS, "")
+            row.update(benchmark_version=package["schema_version"], status="complete",
+                       app_id=package["products"][app_index], run_id=f"run-{app_index}-"
+                       f"{profile}-{fixture_index}-{rep}",
+                       fixture_id=fixture.id, repetition=str(rep + 1), app_version="1.0",
+                       plan="free", test_profile=f"p{profile}",
+                       raw_transcript=fixture.data["reference"], elapsed_seconds="3.000",
+                       processing_path="on_device", privacy_mode="local",
+                       app_language_setting="auto", tested_at="2026-11-20T10:00:00Z",
+                       hardware="Mac14,7", macos_version="15.1 (24B83)",
+                       price_snapshot="USD 0", pricing_source_url="https://example.com/p")
+            chunk.append(row)
+            if len(chunk) == 5000:
+                out.write(render_results(chunk)[len(header):])
+                chunk = []
+        out.write(render_results(chunk)[len(header):])
+
+
+def import_peak(csv: Path, package_path: Path) -> None:
+    """(child) Import and check every row of ``csv``; print the rows and peak RSS (MB)."""
+    suite = load_package(package_path)
+    count = sum(1 for _ in iter_results(csv, suite))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{count} {peak:.1f}")
+
+
+def import_memory(rows: int) -> None:
+    """Peak RSS of importing ``rows`` and 10 x ``rows`` distinct rows, a process each."""
+    sizes = (rows, 10 * rows)
+    peaks = []
+    with tempfile.TemporaryDirectory(prefix="bench-rig-import-") as tmp:
+        fixtures = sum(1 for c in load_package(make_package(Path(tmp) / "count")).cases
+                       if c.data["workflow"] in ("dictation", "file_transcription"))
+        package_path = make_package(Path(tmp), apps=sizes[1] // (fixtures * 3 * PROFILES) + 1)
+        for size in sizes:
+            csv = Path(tmp) / f"distinct-{size}.csv"
+            distinct_rows_csv(csv, size, package_path)
+            proc = subprocess.run([sys.executable, __file__, "--import-peak", str(csv),
+                                   str(package_path)], capture_output=True, text=True,
+                                  env=os.environ.copy())
+            if proc.returncode != 0:
+                sys.exit(f"importing {size} rows failed:\n{proc.stderr[-2000:]}")
+            count, peak = proc.stdout.split()
+            if int(count) != size:
+                sys.exit(f"{size} rows written, {count} imported")
+            peaks.append(float(peak))
+            csv.unlink()
+    print(f"peak RSS importing {sizes[0]} rows: {peaks[0]:.0f} MB, {sizes[1]} rows: "
+          f"{peaks[1]:.0f} MB")
+    ratio = peaks[1] / peaks[0]
+    print(f"import peak RSS ratio {sizes[1]} / {sizes[0]} rows: {ratio:.2f} "
+          f"(target <= {IMPORT_TARGET})")
+    if ratio > IMPORT_TARGET:
+        sys.exit(f"import peak RSS ratio {ratio:.2f} misses its target (<= {IMPORT_TARGET})")
+
+
 def memory(rows: int, seed: int) -> None:
     """Print peak memory of streaming and of an early refusal, for rows and 10 x rows."""
     with tempfile.TemporaryDirectory(prefix="bench-rig-mem-") as tmp:
@@ -182,9 +264,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--memory", action="store_true",
                         help="show that reading stays flat in rows instead of timing")
+    parser.add_argument("--import-peak", nargs=2, type=Path, metavar=("CSV", "PACKAGE"),
+                        help=argparse.SUPPRESS)  # the child process of --memory
     args = parser.parse_args()
+    if args.import_peak:
+        import_peak(*args.import_peak)
+        return
     if args.memory:
         memory(args.rows, args.seed)
+        import_memory(args.rows)
         return
     with tempfile.TemporaryDirectory(prefix="bench-rig-") as tmp:
         package_path = make_package(Path(tmp))

@@ -1,12 +1,12 @@
 """Every benchmark in one go, and the performance table from what they printed.
 
 Each ``bench_*.py`` beside this file is listed in :data:`BENCHMARKS` with the arguments of
-its full run and of a quick run. A run prints the lines a benchmark writes about its
-target (each benchmark states its ratio and target on one line) and writes them as a
-Markdown table between the markers ``<!-- benchmarks:start -->`` and
-``<!-- benchmarks:end -->`` of ``--write`` (default: docs/development.md, the performance
-page): the figures, the benchmark's exit status, the one-minute load when it started,
-the date and the commit.
+its full run and of a quick run (a script with two modes is listed once per mode). A run
+prints the lines a benchmark writes about its target (each benchmark states its ratio and
+target on one line) and writes them as a Markdown table between the markers
+``<!-- benchmarks:start -->`` and ``<!-- benchmarks:end -->`` of ``--write`` (default:
+docs/development.md, the performance page): the figures, the benchmark's exit status,
+the one-minute load when it started, the date and the commit.
 
 ``--quick`` runs each benchmark at a small size to show that it still runs; timings at
 that size mean nothing, so a quick run only fails on a crash: an exit other than 0, or
@@ -44,6 +44,10 @@ class Benchmark:
 BENCHMARKS = (
     Benchmark("bench_plugin_overhead.py", (), ("--items", "100", "--rounds", "1")),
     Benchmark("bench_memory.py", ("--items", "100000"), ("--items", "200")),
+    Benchmark("bench_memory.py", ("--items", "100000", "--scale", "1000000"),
+              ("--items", "200", "--scale", "2000")),
+    Benchmark("bench_sweep.py", ("--small", "100", "--large", "1000"),
+              ("--small", "3", "--large", "12", "--cases", "4")),
     Benchmark("bench_judge.py", ("--case", "live", "--items", "1000"),
               ("--case", "live", "--items", "10", "--delay", "0.01", "--concurrency", "4")),
     Benchmark("bench_cloud_capture.py", ("--concurrency", "32"),
@@ -51,6 +55,8 @@ BENCHMARKS = (
     Benchmark("bench_refine.py", (),
               ("--items", "10", "--variants", "1", "--delay", "0.01", "--concurrency", "4")),
     Benchmark("bench_rig.py", (), ("--rows", "300", "--rounds", "1")),
+    Benchmark("bench_rig.py", ("--memory", "--rows", "60000"), ("--memory", "--rows", "300")),
+    Benchmark("bench_ssh_rigs.py", (), ("--cases", "2", "--delay", "0.01", "--rounds", "1")),
     Benchmark("bench_alignment.py", (), ("--pairs", "200", "--rounds", "1")),
     Benchmark("bench_bootstrap.py", (), ("--items", "50", "--resamples", "200")),
     Benchmark("bench_capture_cache.py", (), ("--sizes", "20", "--captures", "10")),
@@ -135,10 +141,19 @@ def table(outcomes: list[Outcome], *, commit: str, when: dt.datetime) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_between_markers(path: Path, block: str) -> None:
-    text = path.read_text(encoding="utf-8")
+def marked_text(path: Path) -> str:
+    """The text of ``path``, refused unless it holds one start marker before one end one."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SystemExit(f"{path}: cannot be read ({exc.strerror})") from None
     if text.count(START) != 1 or text.count(END) != 1 or text.index(START) > text.index(END):
         raise SystemExit(f"{path}: needs one {START} line followed by one {END} line")
+    return text
+
+
+def write_between_markers(path: Path, block: str) -> None:
+    text = marked_text(path)
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)
     path.write_text(f"{head}{START}\n{block}{END}{tail}", encoding="utf-8")
@@ -168,6 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     wanted = {n if n.endswith(".py") else f"{n}.py" for n in args.only}
     if unknown := wanted - listed_scripts():
         parser.error(f"no such benchmark: {', '.join(sorted(unknown))}")
+    if not args.quick:
+        marked_text(args.write)  # before hours of benchmarks, not after them
     timeout = args.timeout or (600 if args.quick else 7200)
     outcomes = []
     for benchmark in BENCHMARKS:

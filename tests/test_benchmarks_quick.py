@@ -27,10 +27,12 @@ run_all = _load_run_all()
 
 def test_every_benchmark_is_listed() -> None:
     assert run_all.unlisted_scripts() == []
-    assert len(run_all.BENCHMARKS) == len(run_all.listed_scripts())
+    runs = [(b.script, b.full) for b in run_all.BENCHMARKS]
+    assert len(runs) == len(set(runs))  # a script twice only with other arguments
 
 
-@pytest.mark.parametrize("benchmark", run_all.BENCHMARKS, ids=lambda b: b.script)
+@pytest.mark.parametrize("benchmark", run_all.BENCHMARKS,
+                         ids=lambda b: " ".join((b.script, *b.full)))
 def test_each_benchmark_still_runs_at_a_small_size(benchmark) -> None:
     outcome = run_all.run_one(benchmark, benchmark.quick, timeout=600)
     assert not outcome.crashed, outcome.output[-3000:]
@@ -71,3 +73,17 @@ def test_a_file_without_markers_is_refused(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="needs one <!-- benchmarks:start -->"):
         run_all.write_between_markers(readme, "x\n")
     assert readme.read_text() == "# no markers\n"
+
+
+def test_a_full_run_refuses_a_file_without_markers_before_running_anything(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full run takes hours: a --write file it cannot fill stops it at the start."""
+    ran: list[object] = []
+    monkeypatch.setattr(run_all, "run_one", lambda *args: ran.append(args))
+    readme = tmp_path / "README.md"
+    readme.write_text("# no markers\n")
+    with pytest.raises(SystemExit, match="needs one <!-- benchmarks:start -->"):
+        run_all.main(["--only", "bench_sweep", "--write", str(readme)])
+    with pytest.raises(SystemExit, match="cannot be read"):
+        run_all.main(["--only", "bench_sweep", "--write", str(tmp_path / "missing.md")])
+    assert ran == [] and readme.read_text() == "# no markers\n"

@@ -12,7 +12,7 @@ from pytest_dictbench.errors import SuiteError
 from pytest_dictbench.model import Suite
 from pytest_dictbench.rig.notes import compose_notes, split_notes
 from pytest_dictbench.rig.package import load_package
-from pytest_dictbench.rig.results import COLUMNS, ResultsError, read_results
+from pytest_dictbench.rig.results import COLUMNS, ResultsError, iter_results, read_results
 
 
 @pytest.fixture
@@ -126,6 +126,19 @@ def test_duplicates_and_bad_rows(tmp_path: Path, suite: Suite) -> None:
         read(tmp_path, suite, (",".join(COLUMNS) + "\n").encode() + b"\xff\n")
     with pytest.raises(ResultsError, match="the results CSV is empty"):
         read(tmp_path, suite, "")
+
+
+def test_rows_stream_before_a_later_refusal(tmp_path: Path, suite: Suite) -> None:
+    """Issue 49: a results file streams: each row comes as it is read (its run ids and
+    cells seen kept on disk), so a refusal further on comes after the rows before it."""
+    path = tmp_path / "results.csv"
+    path.write_text(csv_text([row(), row(rep=2, run_id="second"),
+                              row(rep=3, run_id="app1-dict-en-1")]), encoding="utf-8")
+    rows = iter_results(path, suite)
+    assert [next(rows).repetition, next(rows).repetition] == [1, 2]
+    with pytest.raises(ResultsError, match=r"row 4, column run_id: duplicate run_id "
+                       r"'app1-dict-en-1' \(first in row 2\)"):
+        next(rows)
 
 
 def test_a_transcript_file_must_be_utf8(tmp_path: Path, suite: Suite) -> None:

@@ -353,6 +353,12 @@ class DictbenchSession(ReportSet):
                 self._report_results(session, [])
             return
         self.heap.hold()  # the records, too, stay out of the report's full passes
+        try:
+            self._write_reports(session, unrun)
+        finally:
+            self.records.close()  # a large run's records are read from it until here
+
+    def _write_reports(self, session: pytest.Session, unrun: list[str]) -> None:
         records = self.records.records()
         # the lines exactly as the items wrote them, streamed from the spool in order
         files: dict[str, str | Iterator[str]] = {"items.jsonl": self.records.lines()}
@@ -374,8 +380,6 @@ class DictbenchSession(ReportSet):
             self.problems.append(str(exc))
         else:
             self.written = [self.report_dir / name for name in files]
-        finally:
-            self.records.close()
         if self.recording is not None and self.written:
             problem = self.recording.record(
                 self.report_dir, files, records, list(self._suites.values()), self.products,

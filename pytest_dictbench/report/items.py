@@ -3,9 +3,14 @@
 Each record arrives as its ``items.jsonl`` line. :class:`ItemStore` appends the line to
 an anonymous spool file and keeps only where it lies, so a run of 100,000 items holds a
 few dozen bytes per item while it runs. At the end :meth:`ItemStore.records` parses the
-lines once into compact records (repeated values held once) in report order, and
+lines into compact records (repeated values held once) in report order, and
 :meth:`ItemStore.lines` streams the lines, byte for byte as the items wrote them, in
 that same order for ``items.jsonl``.
+
+A run of more than :data:`PARSED_ITEMS` items never holds its records parsed all at
+once: :meth:`ItemStore.records` gives :class:`~.spooled.SpooledRecords`, whose records
+are parsed from the spool a page at a time as they are read. The spool lives until
+:meth:`ItemStore.close`.
 
 A run of at most :data:`PARSED_ITEMS` items (:meth:`ItemStore.expect`) also keeps each
 record handed over with its line, the very value the line was written from: its
@@ -15,12 +20,13 @@ records are ready at the end, with nothing to parse. Pure: no pytest.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import IO, Any
 
 from ..aggregate import record_sort_key
 from ..jsonl import parse_lines
 from ..shared_values import share_strings
+from .spooled import SpooledRecords
 
 __all__ = ["ItemStore", "compact_records", "encoded_line"]
 
@@ -55,6 +61,8 @@ class ItemStore:
         #: key -> its record as parsed, in a run that keeps them (see :meth:`expect`).
         self._parsed: dict[str, dict[str, Any]] = {}
         self._keep_parsed = False
+        #: The records :meth:`records` gave last in a large run (closed with the store).
+        self._spooled: SpooledRecords | None = None
 
     def expect(self, items: int) -> None:
         """The run has ``items`` items: up to :data:`PARSED_ITEMS`, a record handed to
@@ -90,32 +98,57 @@ class ItemStore:
 
     def line(self, key: str) -> str:
         """The line of ``key`` as it was added."""
-        assert self._spool is not None
-        where = self._where[key]
-        self._at_end = False
-        self._spool.seek(where >> _LENGTH_BITS)
-        return self._spool.read(where & _LENGTH_MASK).decode("utf-8")
+        return self._read(self._where[key])
 
     def _lines_in(self, keys: Iterable[str]) -> Iterator[str]:
         for key in keys:
             yield self.line(key)
 
-    def records(self) -> list[dict[str, Any]]:
+    def records(self) -> Sequence[Mapping[str, Any]]:
         """Every record, parsed and compact, sorted as every report lists them (suite,
-        product, case id, repetition); fixes the order :meth:`lines` streams in."""
+        product, case id, repetition); fixes the order :meth:`lines` streams in. A run
+        that kept its records parsed gets a list of dicts; a larger one
+        :class:`~.spooled.SpooledRecords`."""
         keys = list(self._where)
+        if not self._keep_parsed:
+            sort_keys = [record_sort_key(r) for r in self._parse(keys)]
+            self._order = [keys[i] for i in sorted(range(len(keys)),
+                                                   key=sort_keys.__getitem__)]
+            del sort_keys
+            if self._spooled is not None:
+                self._spooled.close()
+            self._spooled = SpooledRecords(self._parsed_page,
+                                           [self._where[key] for key in self._order])
+            return self._spooled
         parsed = self._parsed
         records: list[dict[str, Any]] = [parsed.get(key) for key in keys]  # type: ignore[misc]
         missing = [i for i, record in enumerate(records) if record is None]
-        for start in range(0, len(missing), _BLOCK):
-            block = missing[start:start + _BLOCK]
-            for i, record in zip(block, parse_lines(list(self._lines_in(
-                    keys[i] for i in block))), strict=True):
-                records[i] = record
-        compact_records([records[i] for i in missing])
+        for i, record in zip(missing, self._parse([keys[i] for i in missing]), strict=True):
+            records[i] = record
         order = sorted(range(len(keys)), key=lambda i: record_sort_key(records[i]))
         self._order = [keys[i] for i in order]
         return [records[i] for i in order]
+
+    def _parse(self, keys: Sequence[str]) -> Iterator[dict[str, Any]]:
+        """The records of ``keys``, in that order, parsed a block at a time."""
+        return self._parse_at([self._where[key] for key in keys])
+
+    def _parse_at(self, places: Sequence[int]) -> Iterator[dict[str, Any]]:
+        """The records whose lines lie at ``places``, parsed a block at a time (one
+        decoder call per block) and compact within the block."""
+        for start in range(0, len(places), _BLOCK):
+            block = parse_lines([self._read(where) for where in places[start:start + _BLOCK]],
+                                block=_BLOCK)
+            yield from compact_records(block)
+
+    def _parsed_page(self, places: Sequence[int]) -> list[dict[str, Any]]:
+        return compact_records(parse_lines([self._read(where) for where in places]))
+
+    def _read(self, where: int) -> str:
+        assert self._spool is not None
+        self._at_end = False
+        self._spool.seek(where >> _LENGTH_BITS)
+        return self._spool.read(where & _LENGTH_MASK).decode("utf-8")
 
     def lines(self) -> Iterator[str]:
         """Each line with its newline, in the order of :meth:`records` (called first)."""
@@ -131,6 +164,9 @@ class ItemStore:
             self._spool.close()
         self._spool, self._where, self._end, self._order = None, {}, 0, None
         self._parsed = {}
+        if self._spooled is not None:
+            self._spooled.close()
+            self._spooled = None
 
 
 def encoded_line(line: str) -> bytes:

@@ -33,9 +33,11 @@ from .cells import clean, neutralise, restore, trim
 from .cells import number as cell_number
 from .csvfile import CsvError, Record, records, where
 from .protocol import default_profile, required_repetitions
+from .seen import SeenRows
 
 __all__ = ["COLUMNS", "STATUSES", "Exclusion", "ResultsError", "RigRow", "export_csv",
-           "neutralise", "read_results", "render_results", "restore", "row_from_cells"]
+           "iter_results", "neutralise", "read_results", "render_results", "restore",
+           "row_from_cells"]
 
 #: The columns of a results CSV, in order.
 COLUMNS = (
@@ -284,58 +286,66 @@ def _excluded(record: Record, exc: ResultsError) -> Exclusion | None:
 def read_results(path: Path, suite: Suite, *,
                  max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
                  exclusions: list[Exclusion] | None = None) -> list[RigRow]:
-    """Every imported row of the results CSV at ``path``, checked against ``suite``;
-    a cell or transcript longer than ``max_text_chars`` is refused. The file is read
-    row by row (:mod:`.csvfile`), and the first refusal stops the read. Rows that are
-    excluded rather than refused (:class:`Exclusion`) are appended to ``exclusions``."""
+    """Every imported row of the results CSV at ``path`` (:func:`iter_results`)."""
+    return list(iter_results(path, suite, max_text_chars=max_text_chars,
+                             exclusions=exclusions))
+
+
+def iter_results(path: Path, suite: Suite, *,
+                 max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
+                 exclusions: list[Exclusion] | None = None) -> Iterator[RigRow]:
+    """Each imported row of the results CSV at ``path`` as it is read, checked against
+    ``suite``; a cell or transcript longer than ``max_text_chars`` is refused. The file
+    is read row by row (:mod:`.csvfile`; run ids and cells seen are kept on disk, so its
+    memory is flat in rows), and the first refusal stops the read. Rows excluded rather
+    than refused (:class:`Exclusion`) are appended to ``exclusions``."""
     excluded = exclusions if exclusions is not None else []
-    rows: list[RigRow] = []
-    run_ids: dict[str, int] = {}
-    cells_seen: dict[tuple[str, str, str, int], int] = {}
     stream = _stream(path)
     header = next(stream, None)
     if header is None:
         raise ResultsError("the results CSV is empty (it needs at least the header)",
                            path=path)
     _check_header([restore(c) for c in header.cells], path)
-    for record in stream:
-        number = record.row
-        if [c.lstrip("\ufeff") for c in record.cells] == list(COLUMNS):
-            raise _refuse(path, number, None, "looks like a header (two files "
-                          "concatenated?)", record.line)
-        if len(record.cells) == len(COLUMNS) and not any(trim(c) for c in record.cells):
-            excluded.append(Exclusion(number, "blank", "", "", "an unfilled template row"))
-            continue
-        try:
-            row = _row(number, record.cells, suite, path.parent, path, max_text_chars,
-                       line=record.line)
-            _check_unique(row, record, run_ids, cells_seen, path)
-        except ResultsError as exc:
-            exclusion = _excluded(record, exc)
-            if exclusion is None:
-                raise
-            excluded.append(exclusion)
-            continue
-        rows.append(row)
-    return rows
+    seen = SeenRows()
+    try:
+        for record in stream:
+            number = record.row
+            if [c.lstrip("\ufeff") for c in record.cells] == list(COLUMNS):
+                raise _refuse(path, number, None, "looks like a header (two files "
+                              "concatenated?)", record.line)
+            if len(record.cells) == len(COLUMNS) and not any(trim(c) for c in record.cells):
+                excluded.append(Exclusion(number, "blank", "", "", "an unfilled template row"))
+                continue
+            try:
+                row = _row(number, record.cells, suite, path.parent, path, max_text_chars,
+                           line=record.line)
+                _check_unique(row, record, seen, path)
+            except ResultsError as exc:
+                exclusion = _excluded(record, exc)
+                if exclusion is None:
+                    raise
+                excluded.append(exclusion)
+                continue
+            yield row
+    finally:
+        seen.close()
 
 
-def _check_unique(row: RigRow, record: Record, run_ids: dict[str, int],
-                  cells_seen: dict[tuple[str, str, str, int], int], path: Path) -> None:
+def _check_unique(row: RigRow, record: Record, seen: SeenRows, path: Path) -> None:
     """A ``run_id`` or a cell (app, profile, fixture, repetition) seen before is refused."""
     number = record.row
     run_id = trim(row.cells["run_id"])
-    if run_id and run_id in run_ids:
+    first = seen.run_id_row(run_id) if run_id else None
+    if first is not None:
         raise _refuse(path, number, "run_id", f"duplicate run_id {run_id!r} (first in "
-                      f"row {run_ids[run_id]})", record.line)
+                      f"row {first})", record.line)
     key = (row.app_id, row.test_profile, row.fixture_id, row.repetition)
-    if key in cells_seen:
+    first = seen.cell_row(key)
+    if first is not None:
         raise _refuse(path, number, "repetition", f"second row for app {row.app_id!r}, "
                       f"profile {row.test_profile!r}, fixture {row.fixture_id!r}, "
-                      f"repetition {row.repetition} (first in row {cells_seen[key]})",
-                      record.line)
-    run_ids[run_id] = number
-    cells_seen[key] = number
+                      f"repetition {row.repetition} (first in row {first})", record.line)
+    seen.add(run_id, key, number)
 
 
 def _stream(path: Path) -> Iterator[Record]:
