@@ -388,3 +388,35 @@ def test_publish_refuses_a_history_file_it_cannot_read(tmp_path: Path) -> None:
     (tmp_path / "history.json").write_text(
         '{"suites": [{"id": "s", "products": [{"product": "p", "official": null}]}]}')
     assert official_runs(tmp_path) == {}
+
+
+def test_runs_above_the_item_bound_name_the_variation_without_measuring_it(
+        url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issues 42/49: a suite x product whose run holds more items than the history
+    measures (report.history.VARIATION_ITEMS_UP_TO, the spool's bound) reads none of
+    its stored items: the history says the variation was not measured and points at
+    ``dictbench variation``; products under the bound are still measured."""
+    from pytest_dictbench.report import history
+
+    monkeypatch.setattr(history, "VARIATION_ITEMS_UP_TO", 3)
+    store = open_store(url)
+    for run, day, score in (("r1", 1, 90.0), ("r2", 2, 80.0)):
+        put(store, run, [record(f"c{i}", score) for i in range(4)],
+            finished=f"2026-12-0{day}T02:00:00Z")
+    read: list[str] = []
+    items = store.items
+    monkeypatch.setattr(store, "items", lambda run_id, **kw: read.append(run_id) or
+                        items(run_id, **kw))
+    texts = history.history_texts(store, "r2", resamples=200, seed=1)
+    markdown = texts["history.md"]
+    entry = json.loads(texts["history.json"])["suites"][0]["products"][0]
+    assert entry["not_measured"] == {"items": 4, "up_to": 3}
+    assert "pairs" not in entry and read == []
+    assert "not measured with the run (4 items, above the 3 the reports measure); " \
+        "`dictbench variation` measures it." in markdown
+    monkeypatch.setattr(history, "VARIATION_ITEMS_UP_TO", 4)
+    texts = history.history_texts(store, "r2", resamples=200, seed=1)
+    entry = json.loads(texts["history.json"])["suites"][0]["products"][0]
+    assert "not_measured" not in entry and entry["pairs"][0]["identical"]["items"] == 4
+    assert sorted(read) == ["r1", "r2"]
+    store.close()

@@ -24,6 +24,7 @@ from ..store.interface import Store, StoreError
 from ..store.official import declaration_in_force
 from ..variation import RunSelection, measure_variation, select_runs
 from .files import dumps
+from .items import PARSED_ITEMS
 from .markdown import md
 from .pipelines import scope_note
 
@@ -37,6 +38,11 @@ HISTORY_VERSION = 1
 #: ``dictbench_history_runs``): what a run pays for its history stays the same however
 #: many runs the store holds.
 DEFAULT_HISTORY_RUNS = 10
+#: The most items a suite x product's run may hold for its history to measure the
+#: variation (the size above which a run keeps no records parsed, ``report.items``):
+#: past it the history still names the official run and says to run ``dictbench
+#: variation``, so recording a large run costs what recording does.
+VARIATION_ITEMS_UP_TO = PARSED_ITEMS
 #: Case ids named in one Markdown cell at most (history.json names them all).
 _NAMED = 10
 
@@ -71,7 +77,9 @@ def history_facts(store: Store, run_id: str, *, resamples: int, seed: int,
         entries: dict[str, dict[str, Any]] = {}
         repeated: dict[str, list[str]] = {}
         for product in sorted(run.products):
-            versions = {s.run_id: s.suite_version for s in store.summaries(suite, product)}
+            summaries = store.summaries(suite, product)
+            versions = {s.run_id: s.suite_version for s in summaries}
+            items = max((s.items for s in summaries if s.run_id == run.run_id), default=0)
             if versions.get(run.run_id) != version:
                 continue
             official = _official(store, suite, product, run.run_id, versions)
@@ -82,7 +90,10 @@ def history_facts(store: Store, run_id: str, *, resamples: int, seed: int,
                                 "runs": chosen.runs if len(chosen.runs) > 1 else [],
                                 "this_run_among_them": run.run_id in chosen.runs,
                                 "window": chosen.window(window), "refused": []}
-            if len(chosen.runs) > 1:
+            if len(chosen.runs) > 1 and items > VARIATION_ITEMS_UP_TO:
+                entries[product]["not_measured"] = {"items": items,
+                                                    "up_to": VARIATION_ITEMS_UP_TO}
+            elif len(chosen.runs) > 1:
                 repeated[product] = chosen.runs
         if not entries:
             continue
@@ -160,6 +171,11 @@ def _variation_lines(entry: Mapping[str, Any]) -> list[str]:
     runs = entry["runs"]
     if entry["window"]["complete_runs"] < 2:
         return []
+    if entry.get("not_measured"):
+        skipped = entry["not_measured"]
+        return ["", f"Run-to-run variation over {_covered(entry)}: not measured with the "
+                f"run ({skipped['items']} items, above the {skipped['up_to']} the reports "
+                f"measure); `dictbench variation` measures it."]
     lines = ["", f"Run-to-run variation over {_covered(entry)}" + (
         "" if entry["this_run_among_them"] else
         " (this run stopped early and is not among them)") + ":"]
