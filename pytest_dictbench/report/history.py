@@ -4,7 +4,9 @@ run in force and whether this run is it, and the run-to-run variation over the n
 complete runs of the same suite version (a window of ``dictbench_history_runs`` runs,
 :data:`DEFAULT_HISTORY_RUNS` by default; ``variation.measure_variation``, what
 ``dictbench variation`` prints). A run the store refuses (a corrupt row) is left out and
-named with the store's reason. Products' newest runs are compared by the reports' rule
+named with the store's reason; a run of more than :data:`VARIATION_ITEMS_UP_TO` items
+has its variation left to ``dictbench variation``. Products' newest runs are compared by
+the reports' rule
 (every two, or above ``compare.ALL_PAIRS_UP_TO`` products each with the best; the suite's
 ``comparison_scope`` and the report's sentence say which).
 
