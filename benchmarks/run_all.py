@@ -5,14 +5,14 @@ its full run and of a quick run (a script with two modes is listed once per mode
 prints the lines a benchmark writes about its target (each benchmark states its ratio and
 target on one line) and writes them as a Markdown table between the markers
 ``<!-- benchmarks:start -->`` and ``<!-- benchmarks:end -->`` of ``--write`` (default:
-docs/development.md, the performance page): the figures, the benchmark's exit status,
+README.md, its performance table): the figures, the benchmark's exit status,
 the one-minute load when it started, the date and the commit.
 
 ``--quick`` runs each benchmark at a small size to show that it still runs; timings at
 that size mean nothing, so a quick run only fails on a crash: an exit other than 0, or
 than 1 with a message about its target (a missed target). Nothing is written.
 
-Run: ``python benchmarks/run_all.py [--quick] [--only NAME ...] [--write docs/development.md]``
+Run: ``python benchmarks/run_all.py [--quick] [--only NAME ...] [--write README.md]``
 """
 
 from __future__ import annotations
@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="each benchmark at a small size; fails only on a crash")
     parser.add_argument("--only", nargs="+", metavar="NAME", default=(),
                         help="only these scripts (bench_rig.py or bench_rig)")
-    parser.add_argument("--write", type=Path, default=ROOT / "docs" / "development.md",
+    parser.add_argument("--write", type=Path, default=ROOT / "README.md",
                         help="the file whose marked block gets the table (full runs)")
     parser.add_argument("--timeout", type=float, default=None,
                         help="seconds per benchmark (default: 600 quick, 7200 full)")
