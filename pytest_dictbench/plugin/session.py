@@ -33,6 +33,7 @@ from ..report.record import item_record
 from ..rig.package import is_package, load_package
 from ..suites import MANIFEST, canary_status, load_suite
 from .gate import Gating
+from .interval_sizes import expected_samples
 from .judge import Judging, has_judged_rules
 from .junit import junit_properties
 from .options import bootstrap_seed, ini_folder, judge_default, max_text_chars
@@ -288,7 +289,7 @@ class DictbenchSession(ReportSet):
             self.items_collected([item.nodeid for item in session.items])
             if self.report_helper is not None:  # drawn while the tests run
                 options = self._stats_options()
-                for n, seed in self._expected_samples(session.items, options):
+                for n, seed in expected_samples(session.items, self.method, options):
                     self.report_helper.predraw(n, options.resamples, seed)
 
     def items_collected(self, nodeids: list[str]) -> None:
@@ -301,24 +302,6 @@ class DictbenchSession(ReportSet):
                 not self.config.option.collectonly:
             self.report_helper = ReportHelper.start()
             self.figure_helper = ReportHelper.start() if plots.available() else None
-
-    def _expected_samples(self, items: Sequence[pytest.Item], options: StatsOptions
-                          ) -> list[tuple[int, int]]:
-        """``(cases, bootstrap seed)`` of each suite and product whose score interval
-        the reports will draw, if every collected item is scored."""
-        cases: dict[tuple[str, str], set[str]] = {}
-        seeds: dict[str, int | None] = {}
-        for item in items:
-            suite: Suite | None = getattr(item, "suite", None)
-            if suite is None or getattr(item, "case", None) is None:
-                continue
-            if suite.id not in seeds:
-                ranked = getattr(self.method(suite), "overall_ranking", True)
-                seeds[suite.id] = options.for_suite(suite).seed if ranked else None
-            if seeds[suite.id] is not None:
-                product = item.product.name  # type: ignore[attr-defined]
-                cases.setdefault((suite.id, product), set()).add(item.case.id)  # type: ignore[attr-defined]
-        return sorted({(len(ids), seeds[suite_id]) for (suite_id, _), ids in cases.items()})  # type: ignore[misc]
 
     @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:

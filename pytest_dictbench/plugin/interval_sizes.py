@@ -1,0 +1,35 @@
+"""The sample sizes a run's score intervals will have, known at collection: a large
+run's report helper draws their bootstrap indices while the tests run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+
+from ..aggregate import StatsOptions
+from ..methods.base import Method
+from ..model import Suite
+
+__all__ = ["expected_samples"]
+
+
+def expected_samples(items: Sequence[pytest.Item], method_of: Callable[[Suite], Method],
+                     options: StatsOptions) -> list[tuple[int, int]]:
+    """``(cases, bootstrap seed)`` of each suite and product whose score interval the
+    reports will draw, if every collected item is scored (a method that ranks no
+    product overall draws none)."""
+    cases: dict[tuple[str, str], set[str]] = {}
+    seeds: dict[str, int | None] = {}
+    for item in items:
+        suite: Suite | None = getattr(item, "suite", None)
+        if suite is None or getattr(item, "case", None) is None:
+            continue
+        if suite.id not in seeds:
+            ranked = getattr(method_of(suite), "overall_ranking", True)
+            seeds[suite.id] = options.for_suite(suite).seed if ranked else None
+        if seeds[suite.id] is not None:
+            held: Any = item  # a dictbench item: its product and case are set
+            cases.setdefault((suite.id, held.product.name), set()).add(held.case.id)
+    return sorted({(len(ids), seeds[suite_id]) for (suite_id, _), ids in cases.items()})  # type: ignore[misc]
