@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pytest_dictbench.rig.results import COLUMNS
+from pytest_dictbench.rig.rows import COLUMNS
 
 REFERENCES = {
     "dict-en": "Send the draft to Ana before noon.\n",

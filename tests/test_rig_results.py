@@ -12,7 +12,8 @@ from pytest_dictbench.errors import SuiteError
 from pytest_dictbench.model import Suite
 from pytest_dictbench.rig.notes import compose_notes, split_notes
 from pytest_dictbench.rig.package import load_package
-from pytest_dictbench.rig.results import COLUMNS, ResultsError, iter_results, read_results
+from pytest_dictbench.rig.results import iter_results, read_results
+from pytest_dictbench.rig.rows import COLUMNS, ResultsError
 
 
 @pytest.fixture
