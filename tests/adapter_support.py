@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import soundfile as sf
 
-from pytest_dictbench.model import Case, Product, Suite, SuiteFile
+from pytest_dictbench.model import Case, Output, Product, Suite, SuiteFile
 
 CANARY = "DICTBENCH-CANARY adapter-tests 0000"
 
@@ -45,6 +45,23 @@ def make_product(folder: Path, adapter: str, settings: Mapping[str, Any], *,
     folder.mkdir(parents=True, exist_ok=True)
     return Product(name=name, version=version, adapter=adapter, path=folder / f"{name}.toml",
                    settings=dict(settings))
+
+
+def live_adapter(product: Product, suite: Suite, factory: Any = None, **options: Any) -> Any:
+    """``product``'s built-in adapter (or ``factory``'s) for ``suite``, with no warm-up
+    capture; ``options`` are further :class:`AdapterOptions`."""
+    from pytest_dictbench.adapters import builtin_adapters
+    from pytest_dictbench.adapters.base import AdapterOptions
+
+    make = factory or builtin_adapters()[product.adapter]
+    return make(product, suite, AdapterOptions(warmup=False, **options))
+
+
+def first_output(adapter: Any, suite: Suite) -> Output:
+    """``adapter``'s output for ``suite``'s first case, repetition 1 (there must be one)."""
+    output = adapter.get(suite.cases[0], 1)
+    assert output is not None
+    return output  # type: ignore[no-any-return]
 
 
 def cache_lines(product: Product, suite: Suite) -> list[str]:

@@ -11,14 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adapter_support import make_product, make_suite
+from adapter_support import first_output, live_adapter, make_product, make_suite
 from http_stt_server import Reply
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from provider_servers import KEY, KEY_ENV, AzureFake, DeepgramFake, ProviderServer, Request
 
-from pytest_dictbench.adapters import builtin_adapters
-from pytest_dictbench.adapters.base import AdapterOptions
 from pytest_dictbench.errors import ProductError
 from pytest_dictbench.model import Output, Suite
 
@@ -31,16 +29,14 @@ def suite(tmp_path: Path) -> Suite:
 
 
 def build(tmp_path: Path, suite: Suite, kind: str, **settings: Any) -> Any:
-    product = make_product(tmp_path / "p", kind, {"api_key_env": KEY_ENV, **settings})
-    return builtin_adapters()[kind](product, suite, AdapterOptions(warmup=False))
+    return live_adapter(make_product(tmp_path / "p", kind, {"api_key_env": KEY_ENV, **settings}),
+                        suite)
 
 
 def capture(tmp_path: Path, suite: Suite, kind: str, fake: Any, **settings: Any) -> Output:
     with ProviderServer(fake) as server:
-        output = build(tmp_path, suite, kind, base_url=server.url, timeout_s=5,
-                       **settings).get(suite.cases[0], 1)
-    assert output is not None
-    return output
+        return first_output(build(tmp_path, suite, kind, base_url=server.url, timeout_s=5,
+                                  **settings), suite)
 
 
 @pytest.mark.parametrize(("kind", "options", "message"), [
@@ -196,9 +192,8 @@ def test_a_flac_whose_header_understates_its_length_is_over_the_limit(
     with ProviderServer(fake) as server:
         product = make_product(tmp_path / "p", "azure", {"api_key_env": KEY_ENV,
                                                          "base_url": server.url})
-        output = provider_adapter(azure)(product, suite, AdapterOptions(warmup=False)).get(
-            suite.cases[0], 1)
-    assert output is not None and output.status == "unsupported", output
+        output = first_output(live_adapter(product, suite, provider_adapter(azure)), suite)
+    assert output.status == "unsupported", output
     assert output.error == "3.0 s, over fast-transcription's test limit (2.5 s)"
     assert fake.requests == []
 

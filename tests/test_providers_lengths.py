@@ -14,13 +14,12 @@ from typing import Any
 import numpy as np
 import pytest
 import soundfile as sf
-from adapter_support import make_product, make_suite
+from adapter_support import first_output, live_adapter, make_product, make_suite
 from http_stt_server import Reply
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from provider_servers import KEY_ENV, AzureFake, OpenAIFake, ProviderServer, Request
 
-from pytest_dictbench.adapters.base import AdapterOptions
 from pytest_dictbench.adapters.providers import PROVIDERS
 from pytest_dictbench.adapters.providers.base import Limits, provider_adapter
 from pytest_dictbench.audio.length import audio_seconds
@@ -58,9 +57,7 @@ def azure_with(tmp_path: Path, suite: Suite, limits: Limits) -> tuple[Output, Az
     with ProviderServer(fake) as server:
         product = make_product(tmp_path / "p", "azure", {"api_key_env": KEY_ENV,
                                                          "base_url": server.url})
-        output = provider_adapter(azure)(product, suite, AdapterOptions(warmup=False)).get(
-            suite.cases[0], 1)
-    assert output is not None
+        output = first_output(live_adapter(product, suite, provider_adapter(azure)), suite)
     return output, fake
 
 
@@ -108,10 +105,9 @@ def test_the_bill_by_audio_length_uses_the_length_present(tmp_path: Path) -> Non
             "base_url": server.url, "api_key_env": KEY_ENV, "model": "whisper-1"})
         product = Product(**{**product.__dict__, "pricing": {
             "usd_per_audio_minute": 0.006, "snapshot_date": "2026-12-01"}})
-        adapter = provider_adapter(PROVIDERS["openai"])(product, suite,
-                                                        AdapterOptions(warmup=False))
-        output = adapter.get(suite.cases[0], 1)
-    assert output is not None and output.status == "complete", output
+        output = first_output(live_adapter(product, suite, provider_adapter(PROVIDERS["openai"])),
+                              suite)
+    assert output.status == "complete", output
     facts: dict[str, Any] = output.meta["provider"]
     assert facts["billed_seconds"] == 5.0
     assert Decimal(facts["cost_usd"]) == Decimal("0.006") * 5 / 60
@@ -215,10 +211,9 @@ def test_the_capture_records_the_length_of_the_audio_present(tmp_path: Path) -> 
     with ProviderServer(Plain()) as server:
         product = make_product(tmp_path / "p", "openai", {
             "base_url": server.url, "api_key_env": KEY_ENV, "model": "whisper-1"})
-        adapter = provider_adapter(PROVIDERS["openai"])(product, suite,
-                                                        AdapterOptions(warmup=False))
-        output = adapter.get(suite.cases[0], 1)
-    assert output is not None and output.status == "complete", output
+        output = first_output(live_adapter(product, suite, provider_adapter(PROVIDERS["openai"])),
+                              suite)
+    assert output.status == "complete", output
     assert output.meta["audio_duration_s"] == seconds
     assert output.latency_ms is not None
     assert output.meta["rtf"] == pytest.approx(output.latency_ms / 1000 / seconds, abs=1e-5)
