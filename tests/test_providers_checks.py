@@ -15,6 +15,7 @@ from adapter_support import first_output, live_adapter, make_product, make_suite
 from http_stt_server import Reply
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from length_support import check_length_of_any_bytes, temporary_file
 from provider_servers import KEY, KEY_ENV, AzureFake, DeepgramFake, ProviderServer, Request
 
 from pytest_dictbench.errors import ProductError
@@ -204,7 +205,6 @@ def test_flac_length_from_the_last_frame_equals_the_samples_written(
         samples: int, rate: int) -> None:
     """PV26: the counted length is the encoded one, whatever the length and rate."""
     import io
-    import tempfile
 
     import numpy as np
     import soundfile as sf
@@ -214,24 +214,16 @@ def test_flac_length_from_the_last_frame_equals_the_samples_written(
     buffer = io.BytesIO()
     sf.write(buffer, (0.1 * np.sin(np.arange(samples) / 7)).astype(np.float32), rate,
              format="FLAC", subtype="PCM_16")
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "a.flac"
-        path.write_bytes(buffer.getvalue())
+    with temporary_file(buffer.getvalue(), "a.flac") as path:
         assert flac_samples(path) == (samples, rate)
 
 
 @settings(max_examples=200, deadline=None)
 @given(raw=st.binary(max_size=400))
 def test_flac_length_of_any_bytes_never_raises(raw: bytes) -> None:
-    import tempfile
-
     from pytest_dictbench.audio.flac_length import flac_samples
 
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "a.flac"
-        path.write_bytes(b"fLaC\x00\x00\x00\x22" + raw)
-        found = flac_samples(path)
-        assert found is None or (found[0] >= 0 and found[1] > 0)
+    check_length_of_any_bytes(flac_samples, b"fLaC\x00\x00\x00\x22" + raw, "a.flac")
 
 
 def test_assemblyai_multichannel_is_refused(tmp_path: Path, suite: Suite) -> None:

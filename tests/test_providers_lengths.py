@@ -18,6 +18,7 @@ from adapter_support import first_output, live_adapter, make_product, make_suite
 from http_stt_server import Reply
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from length_support import check_length_of_any_bytes, temporary_file
 from provider_servers import KEY_ENV, AzureFake, OpenAIFake, ProviderServer, Request
 
 from pytest_dictbench.adapters.providers import PROVIDERS
@@ -172,15 +173,9 @@ def test_an_honest_mp3s_length_is_its_headers(tmp_path: Path) -> None:
 @settings(max_examples=200, deadline=None)
 @given(raw=st.binary(max_size=400))
 def test_mp3_length_of_any_bytes_never_raises(raw: bytes) -> None:
-    import tempfile
-
     from pytest_dictbench.audio.mp3_length import mp3_samples
 
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "a.mp3"
-        path.write_bytes(b"\xff\xf3\x88\xc4" + raw)
-        found = mp3_samples(path)
-        assert found is None or (found[0] >= 0 and found[1] > 0)
+    check_length_of_any_bytes(mp3_samples, b"\xff\xf3\x88\xc4" + raw, "a.mp3")
 
 
 @settings(max_examples=10, deadline=None)
@@ -188,13 +183,9 @@ def test_mp3_length_of_any_bytes_never_raises(raw: bytes) -> None:
 def test_an_mp3s_frame_count_exceeds_its_gapless_length_by_the_encoder_slack_only(
         seconds: float) -> None:
     """PV26: the count is the encoded length plus the encoder's delay and padding."""
-    import tempfile
-
     from pytest_dictbench.audio.mp3_length import mp3_samples
 
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "a.mp3"
-        path.write_bytes(mp3(seconds))
+    with temporary_file(mp3(seconds), "a.mp3") as path:
         found = mp3_samples(path)
         assert found is not None and found[1] == RATE
         assert 0 <= found[0] - sf.info(str(path)).frames <= 3 * 1152
