@@ -237,22 +237,34 @@ def test_assemblyai_uploads_creates_and_polls_until_completed(
     assert facts["speech_model_used"] == "universal-2"  # the model that ran (PS16)
 
 
+def failed_job(tmp_path: Path, suite: Suite, kind: str, fake: Any, serve: Any,
+               reason: str) -> str | None:
+    """The error of a capture whose job the provider ends with ``reason``."""
+    fake.failure = reason
+    output = capture(tmp_path, suite, kind, serve(fake), poll_s=0.01)
+    assert output.status == "error"
+    return output.error
+
+
+def unfinished_job(tmp_path: Path, suite: Suite, kind: str, fake: Any, serve: Any) -> None:
+    """A job that never finishes ends the capture at its deadline, as an error."""
+    fake.finish = False
+    output = capture(tmp_path, suite, kind, serve(fake), poll_s=0.05, poll_max_s=0.1,
+                     timeout_s=0.8)
+    assert output.status == "error" and "within timeout_s = 0.8 s" in output.error
+
+
 def test_assemblyai_failed_job_is_an_error_quoting_its_reason(
         tmp_path: Path, suite: Suite, serve: Any) -> None:
-    fake = AssemblyAIFake()
-    fake.failure = "Audio file contains no speech"
-    output = capture(tmp_path, suite, "assemblyai", serve(fake), poll_s=0.01)
-    assert output.status == "error"
-    assert output.error == "AssemblyAI transcript job-1 failed: Audio file contains no speech"
+    error = failed_job(tmp_path, suite, "assemblyai", AssemblyAIFake(), serve,
+                       "Audio file contains no speech")
+    assert error == "AssemblyAI transcript job-1 failed: Audio file contains no speech"
 
 
 def test_assemblyai_job_that_never_finishes_ends_at_the_deadline(
         tmp_path: Path, suite: Suite, serve: Any) -> None:
     fake = AssemblyAIFake()
-    fake.finish = False
-    output = capture(tmp_path, suite, "assemblyai", serve(fake), poll_s=0.05, poll_max_s=0.1,
-                     timeout_s=0.8)
-    assert output.status == "error" and "within timeout_s = 0.8 s" in output.error
+    unfinished_job(tmp_path, suite, "assemblyai", fake, serve)
     polls = [r for r in fake.requests if r.method == "GET"]
     assert 3 <= len(polls) <= 16  # polled with growing waits, never past the deadline
 
@@ -286,20 +298,14 @@ def test_speechmatics_submits_a_job_polls_it_and_fetches_the_text_transcript(
 
 def test_speechmatics_rejected_job_is_an_error_with_its_reason(
         tmp_path: Path, suite: Suite, serve: Any) -> None:
-    fake = SpeechmaticsFake()
-    fake.failure = "unsupported audio codec"
-    output = capture(tmp_path, suite, "speechmatics", serve(fake), poll_s=0.01)
-    assert output.status == "error"
-    assert output.error == "Speechmatics job sm-job-1 rejected: unsupported audio codec"
+    error = failed_job(tmp_path, suite, "speechmatics", SpeechmaticsFake(), serve,
+                       "unsupported audio codec")
+    assert error == "Speechmatics job sm-job-1 rejected: unsupported audio codec"
 
 
 def test_speechmatics_job_that_never_finishes_ends_at_the_deadline(
         tmp_path: Path, suite: Suite, serve: Any) -> None:
-    fake = SpeechmaticsFake()
-    fake.finish = False
-    output = capture(tmp_path, suite, "speechmatics", serve(fake), poll_s=0.05,
-                     poll_max_s=0.1, timeout_s=0.8)
-    assert output.status == "error" and "within timeout_s = 0.8 s" in output.error
+    unfinished_job(tmp_path, suite, "speechmatics", SpeechmaticsFake(), serve)
 
 
 def test_azure_sends_the_audio_and_a_definition_with_the_full_locale(
