@@ -72,14 +72,22 @@ def cache_lines(product: Product, suite: Suite) -> list[str]:
     return [line for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
 
 
+def suite_with_audio(write_suite: Any, cases: Sequence[Mapping[str, Any]], seconds: float,
+                     **suite: Any) -> Path:
+    """Suite ``mini`` written by the ``write_suite`` fixture (``suite``: its further
+    arguments) whose ``cases`` each have ``audio/<id>.wav``, a tone of ``seconds``."""
+    root = write_suite(cases=[dict(c, audio=f"audio/{c['id']}.wav") for c in cases], **suite)
+    for case in cases:
+        write_tone(root / "audio" / f"{case['id']}.wav", seconds=seconds)
+    return root
+
+
 def live_project(pytester: Any, write_suite: Any, cases: Sequence[Mapping[str, Any]],
                  conftest: str, products: Sequence[str], *, product_toml: str = "") -> Any:
     """A project for live runs: suite ``mini`` whose ``cases`` each have a 0.1 s tone as
     audio, ``conftest`` (its transcriber), and a ``python`` product file for each name in
     ``products`` (``product_toml`` appended, ``{name}`` filled in). Returns ``pytester``."""
-    root = write_suite(cases=[dict(c, audio=f"audio/{c['id']}.wav") for c in cases])
-    for case in cases:
-        write_tone(root / "audio" / f"{case['id']}.wav", seconds=0.1)
+    suite_with_audio(write_suite, cases, 0.1)
     pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
     pytester.makeconftest(conftest)
     (pytester.path / "products").mkdir()

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pytest
-from adapter_support import write_tone
+from adapter_support import suite_with_audio
 
 #: Generous bounds for a loaded two-core machine: conditions are polled, never slept on.
 WAIT_S = 180.0
@@ -46,11 +46,7 @@ def hanging_project(pytester: pytest.Pytester, write_suite: Callable[..., Path],
                     script: str, case_ids: Iterable[str]) -> pytest.Pytester:
     """Suite ``mini`` (``case_ids``, each with audio) and the command product ``hang``,
     which runs ``script`` with the case id."""
-    ids = list(case_ids)
-    root = write_suite(cases=[{"id": c, "reference": "hello", "audio": f"audio/{c}.wav"}
-                              for c in ids])
-    for case_id in ids:
-        write_tone(root / "audio" / f"{case_id}.wav", seconds=0.1)
+    suite_with_audio(write_suite, [{"id": c, "reference": "hello"} for c in case_ids], 0.1)
     pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
     products = pytester.path / "products"
     products.mkdir()

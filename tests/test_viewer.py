@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adapter_support import write_tone
+from adapter_support import suite_with_audio
 from support import MINI_CASES
 from workbench_support import CHROMIUM, browser
 
@@ -34,9 +34,7 @@ def three_runs(pytester: pytest.Pytester, write_suite: Callable[..., Path],
                write_product: Callable[..., Path]) -> pytest.Pytester:
     """Runs of p1 on mini: all right, all right, all wrong (the drop), each recorded."""
     pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
-    root = write_suite(cases=[dict(c, audio=f"audio/{c['id']}.wav") for c in MINI_CASES])
-    for case in MINI_CASES:
-        write_tone(root / "audio" / f"{case['id']}.wav", seconds=0.2)
+    suite_with_audio(write_suite, MINI_CASES, 0.2)
     for outputs in (RIGHT, RIGHT, WRONG):
         write_product("p1", outputs=outputs)
         pytester.runpytest("--product=p1", "-p", "no:cacheprovider")
