@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from rig_support import csv_text, row, write_package
+from rig_support import csv_text, edit_manifest, row, write_package
 
 from pytest_dictbench.errors import SuiteError
 from pytest_dictbench.model import Suite
@@ -171,12 +171,7 @@ def test_non_complete_rows_need_no_metadata(tmp_path: Path, suite: Suite) -> Non
      "integrity file '../x' leaves the suite folder"),
 ])
 def test_package_refusals(tmp_path: Path, change, match: str) -> None:
-    import json
-
-    path = write_package(tmp_path)
-    manifest = json.loads(path.read_text())
-    change(manifest)
-    path.write_text(json.dumps(manifest))
+    path = edit_manifest(write_package(tmp_path), change)
     with pytest.raises(SuiteError, match=match):
         load_package(path)
 
