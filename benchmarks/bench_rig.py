@@ -52,7 +52,8 @@ from pytest_dictbench.methods.rig.scoring import run_metrics
 from pytest_dictbench.methods.rig.tables import rig_tables
 from pytest_dictbench.rig.csvfile import records
 from pytest_dictbench.rig.package import load_package
-from pytest_dictbench.rig.results import COLUMNS, iter_results, read_results, render_results
+from pytest_dictbench.rig.results import iter_results, read_results, render_results
+from pytest_dictbench.rig.rows import COLUMNS
 
 BUNDLED = Path(__file__).resolve().parent.parent / "cases" / "mac-rig"
 APPS, PROFILES = 400, 5

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import soundfile as sf
 
-from pytest_dictbench.model import Case, Product, Suite, SuiteFile
+from pytest_dictbench.model import Case, Output, Product, Suite, SuiteFile
 
 CANARY = "DICTBENCH-CANARY adapter-tests 0000"
 
@@ -47,6 +47,23 @@ def make_product(folder: Path, adapter: str, settings: Mapping[str, Any], *,
                    settings=dict(settings))
 
 
+def live_adapter(product: Product, suite: Suite, factory: Any = None, **options: Any) -> Any:
+    """``product``'s built-in adapter (or ``factory``'s) for ``suite``, with no warm-up
+    capture; ``options`` are further :class:`AdapterOptions`."""
+    from pytest_dictbench.adapters import builtin_adapters
+    from pytest_dictbench.adapters.base import AdapterOptions
+
+    make = factory or builtin_adapters()[product.adapter]
+    return make(product, suite, AdapterOptions(warmup=False, **options))
+
+
+def first_output(adapter: Any, suite: Suite) -> Output:
+    """``adapter``'s output for ``suite``'s first case, repetition 1 (there must be one)."""
+    output = adapter.get(suite.cases[0], 1)
+    assert output is not None
+    return output  # type: ignore[no-any-return]
+
+
 def cache_lines(product: Product, suite: Suite) -> list[str]:
     """The raw non-blank lines of the product's output file for the suite."""
     path = product.outputs_dir / f"{suite.id}.jsonl"
@@ -55,14 +72,22 @@ def cache_lines(product: Product, suite: Suite) -> list[str]:
     return [line for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
 
 
+def suite_with_audio(write_suite: Any, cases: Sequence[Mapping[str, Any]], seconds: float,
+                     **suite: Any) -> Path:
+    """Suite ``mini`` written by the ``write_suite`` fixture (``suite``: its further
+    arguments) whose ``cases`` each have ``audio/<id>.wav``, a tone of ``seconds``."""
+    root = write_suite(cases=[dict(c, audio=f"audio/{c['id']}.wav") for c in cases], **suite)
+    for case in cases:
+        write_tone(root / "audio" / f"{case['id']}.wav", seconds=seconds)
+    return root
+
+
 def live_project(pytester: Any, write_suite: Any, cases: Sequence[Mapping[str, Any]],
                  conftest: str, products: Sequence[str], *, product_toml: str = "") -> Any:
     """A project for live runs: suite ``mini`` whose ``cases`` each have a 0.1 s tone as
     audio, ``conftest`` (its transcriber), and a ``python`` product file for each name in
     ``products`` (``product_toml`` appended, ``{name}`` filled in). Returns ``pytester``."""
-    root = write_suite(cases=[dict(c, audio=f"audio/{c['id']}.wav") for c in cases])
-    for case in cases:
-        write_tone(root / "audio" / f"{case['id']}.wav", seconds=0.1)
+    suite_with_audio(write_suite, cases, 0.1)
     pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
     pytester.makeconftest(conftest)
     (pytester.path / "products").mkdir()

@@ -109,6 +109,12 @@ def private_desktop() -> Iterator[Desktop]:
         shutil.rmtree(runtime, ignore_errors=True)
 
 
+def pactl(*args: str) -> str:
+    """``pactl``'s output for ``args`` (on the desktop's PulseAudio server)."""
+    return subprocess.run(["pactl", *args], capture_output=True, text=True, check=True,
+                          timeout=30).stdout
+
+
 def app_argv(name: str, *args: str) -> list[str]:
     """The command line of a test app (``reference_app`` or ``scripted_app``)."""
     return [sys.executable, str(APPS / f"{name}.py"), *args]

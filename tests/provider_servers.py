@@ -19,7 +19,7 @@ from http_stt_server import DROP, LoopbackServer, Recorded, Reply
 
 __all__ = ["DROP", "KEY", "KEY_ENV", "AssemblyAIFake", "AzureFake", "DeepgramFake",
            "ElevenLabsFake", "Fake", "GeminiFake", "OpenAIFake", "ProviderServer", "Request",
-           "SpeechmaticsFake"]
+           "SpeechmaticsFake", "provider_toml"]
 
 KEY = "prov-test-key-0123456789-DO-NOT-LEAK"
 KEY_ENV = "DICTBENCH_TEST_PROVIDER_KEY"
@@ -297,6 +297,15 @@ class AzureFake(Fake):
         return Reply(body={"durationMilliseconds": 1500,
                            "combinedPhrases": [{"text": self.text}] if self.text else [],
                            "phrases": []}, headers={"apim-request-id": "az-req-1"})
+
+
+def provider_toml(name: str, adapter: str, base_url: str, key_env: str = KEY_ENV,
+                  model: str = "", *, timeout_s: float = 5, extra: str = "") -> str:
+    """A product file's text: provider kind ``adapter`` at ``base_url``, its key in
+    ``key_env``; ``extra`` settings lines appended."""
+    return (f'name = "{name}"\nversion = "1"\nadapter = "{adapter}"\n[settings]\n'
+            f'base_url = "{base_url}"\napi_key_env = "{key_env}"\ntimeout_s = {timeout_s}\n'
+            + (f'model = "{model}"\n' if model else "") + extra)
 
 
 class ProviderServer(LoopbackServer):

@@ -12,9 +12,11 @@ import copy
 import functools
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,26 @@ SAMPLE_SUITES = ("cases/en-dictation", "cases/en-verbatim", "cases/ja-dictation"
 SAMPLE_PRODUCTS = ("example", "example-weak")
 #: Fewer resamples than a real run: the figures only need to exist.
 SAMPLE_RESAMPLES = 300
+
+
+def bundled_run(report: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """A child ``pytest ARGS`` from the repository root (its bundled suites and products)
+    with item failures reported and the report set written to ``report``."""
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args,
+         "--dictbench-item-failures=report", f"--dictbench-report={report}"],
+        cwd=ROOT, capture_output=True, text=True, check=False)
+
+
+def example_products(root: Path, appended: Mapping[str, str]) -> Path:
+    """``root/products``: copies of the bundled example and example-weak products,
+    ``appended[name]`` added to a product's file. The folder."""
+    products = root / "products"
+    for name in ("example", "example-weak"):
+        shutil.copytree(ROOT / "products" / name, products / name)
+        text = (ROOT / "products" / f"{name}.toml").read_text(encoding="utf-8")
+        (products / f"{name}.toml").write_text(text + appended.get(name, ""), encoding="utf-8")
+    return products
 
 
 @dataclass(frozen=True)
@@ -55,6 +77,16 @@ def sample_run() -> Sample:
                    (Path(tmp) / "items.jsonl").read_text(encoding="utf-8").splitlines()]
     suites = [load_suite(ROOT / path) for path in SAMPLE_SUITES]
     return Sample(report, records, expected_texts(suites))
+
+
+def rendered_twice(render: Callable[..., str]) -> tuple[str, str]:
+    """``render`` of the sample run, and again of a deep copy of its report with the
+    records in reverse order (the page must not depend on either)."""
+    sample = sample_run()
+    first = render(sample.report, sample.records, sample.expected)
+    again = render(copy.deepcopy(sample.report), list(reversed(sample.records)),
+                   sample.expected)
+    return first, again
 
 
 def _record(product: str, case_id: str, status: str, score: float | None, *,

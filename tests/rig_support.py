@@ -6,11 +6,11 @@ import csv
 import hashlib
 import io
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pytest_dictbench.rig.results import COLUMNS
+from pytest_dictbench.rig.rows import COLUMNS
 
 REFERENCES = {
     "dict-en": "Send the draft to Ana before noon.\n",
@@ -93,6 +93,14 @@ def write_package(root: Path, *, ready: bool = True, products: Iterable[str] = (
     }
     path = root / "benchmark-manifest-v1.json"
     path.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    return path
+
+
+def edit_manifest(path: Path, change: Callable[[dict[str, Any]], Any]) -> Path:
+    """The package manifest at ``path`` rewritten with ``change`` applied; ``path``."""
+    manifest = json.loads(path.read_text())
+    change(manifest)
+    path.write_text(json.dumps(manifest))
     return path
 
 

@@ -6,6 +6,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+import pytest
+
 CANARY = "DICTBENCH-CANARY test-suite 00000000-0000-4000-8000-000000000000"
 
 MINI_CASES = [
@@ -18,3 +20,19 @@ MINI_CASES = [
 
 def jsonl(rows: Iterable[dict[str, Any]]) -> str:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+
+
+def stopped_run(project: pytest.Pytester, line: str, *args: str) -> None:
+    """A run with ``args`` (by default ``--product=p1``) is stopped (bad input found
+    while collecting) with ``line`` in its output."""
+    result = project.runpytest(*(args or ("--product=p1",)))
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines([line])
+
+
+def usage_error(project: pytest.Pytester, line: str, *args: str) -> None:
+    """A run with ``args`` (by default ``--product=p1``) is a usage error with ``line``
+    on stderr."""
+    result = project.runpytest(*(args or ("--product=p1",)))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([line])

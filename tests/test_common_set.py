@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from report_support import bundled_run, example_products
 
 from pytest_dictbench.common_set import product_limit
 from pytest_dictbench.model import Product
@@ -40,20 +39,11 @@ def capped_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (suite / "suite.toml").write_text(
         manifest[:at] + '[limits]\nmax_audio_s = 42\n\n[comparisons]\n'
         'correction = "bonferroni"\n\n' + manifest[at:], encoding="utf-8")
-    products = root / "products"
-    for name in ("example", "example-weak"):
-        shutil.copytree(REPO / "products" / name, products / name)
-        text = (REPO / "products" / f"{name}.toml").read_text(encoding="utf-8")
-        if name == "example-weak":
-            text += "\n[limits]\nmax_audio_s = 40\n"
-        (products / f"{name}.toml").write_text(text, encoding="utf-8")
+    products = example_products(root, {"example-weak": "\n[limits]\nmax_audio_s = 40\n"})
     report = root / "reports"
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--rootdir={REPO}",
-         "-c", str(REPO / "pyproject.toml"), str(suite),
-         f"--product={products / 'example.toml'}", f"--product={products / 'example-weak.toml'}",
-         "--dictbench-item-failures=report", f"--dictbench-report={report}"],
-        cwd=REPO, capture_output=True, text=True, check=False)
+    done = bundled_run(
+        report, f"--rootdir={REPO}", "-c", str(REPO / "pyproject.toml"), str(suite),
+        f"--product={products / 'example.toml'}", f"--product={products / 'example-weak.toml'}")
     assert done.returncode == 0, done.stdout + done.stderr
     return report
 

@@ -160,16 +160,10 @@ def test_error_rate_components_pool_edits_over_reference_words() -> None:
 def test_the_bundled_journal_pair_reads_like_the_author_paragraph(tmp_path) -> None:
     """example-fast is the example product's text with its names in katakana, at about
     half the latency and a third of the price: the journal author's trade-off."""
-    import subprocess
-    import sys
-    from pathlib import Path
+    from report_support import bundled_run
 
-    repo = Path(__file__).resolve().parents[1]
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "cases/ja-journal",
-         "--product=example", "--product=example-fast", "--dictbench-item-failures=report",
-         f"--dictbench-report={tmp_path}"], cwd=repo, capture_output=True, text=True,
-        check=False)
+    done = bundled_run(tmp_path, "cases/ja-journal", "--product=example",
+                       "--product=example-fast")
     assert done.returncode == 0, done.stdout + done.stderr
     markdown = (tmp_path / "dictbench.md").read_text()
     paragraph = next(line for line in markdown.splitlines()

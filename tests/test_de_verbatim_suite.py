@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from report_support import bundled_run
 
 from pytest_dictbench.audio.voices import DE_VOICES
 from pytest_dictbench.methods.verbatim.labels import gold_problems
@@ -46,11 +47,7 @@ def test_the_suite_loads_with_thirty_or_more_german_utterances() -> None:
 @pytest.fixture(scope="module")
 def example_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     report = tmp_path_factory.mktemp("de") / "reports"
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "cases/de-verbatim",
-         "--product=example", "--dictbench-item-failures=report",
-         f"--dictbench-report={report}"], cwd=REPO, capture_output=True, text=True,
-        check=False)
+    done = bundled_run(report, "cases/de-verbatim", "--product=example")
     assert done.returncode == 0, done.stdout + done.stderr
     return report
 

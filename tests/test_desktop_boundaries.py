@@ -22,7 +22,7 @@ from pytest_dictbench.adapters.desktop.xkeys import XKeys, parse_hotkey
 from pytest_dictbench.errors import ProductError
 from tests.adapter_support import make_product
 from tests.desktop_apps import READY
-from tests.desktop_support import Desktop, app_argv, private_desktop
+from tests.desktop_support import Desktop, app_argv, pactl, private_desktop
 from tests.test_desktop_linux import Rig
 
 
@@ -30,11 +30,6 @@ from tests.test_desktop_linux import Rig
 def desktop() -> Iterator[Desktop]:
     with private_desktop() as found:
         yield found
-
-
-def pactl(*args: str) -> str:
-    return subprocess.run(["pactl", *args], capture_output=True, text=True, check=True,
-                          timeout=30).stdout
 
 
 def rig_modules() -> list[str]:
@@ -50,14 +45,10 @@ def test_late_text_within_the_guard_voids_its_own_item_not_the_next(
     document: that item is invalid with the late text and its delay; the next item
     holds only its own text."""
     rig = Rig(tmp_path, stable_s=1.5, late_guard_s=3.0)
-    try:
-        rig.steps([{"wait_audio": True}, {"type": "item"}, {"wait_stop": True},
-                   {"sleep": 2.5}, {"type": " LATE"}])
-        first = rig.get()
-        rig.steps([{"wait_audio": True}, {"type": "next"}])
-        second = rig.get(case=1)
-    finally:
-        rig.close()
+    first, second = rig.two_items(
+        [{"wait_audio": True}, {"type": "item"}, {"wait_stop": True},
+         {"sleep": 2.5}, {"type": " LATE"}],
+        [{"wait_audio": True}, {"type": "next"}])
     assert first.status == "invalid", (first.status, first.error)
     assert "after its final text" in (first.error or "")
     facts = first.meta["desktop"]

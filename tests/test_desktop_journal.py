@@ -21,7 +21,7 @@ import soundfile as sf
 
 from tests.adapter_support import CANARY
 from tests.desktop_apps import READY
-from tests.desktop_support import Desktop, app_argv, private_desktop
+from tests.desktop_support import Desktop, app_argv, pactl, private_desktop
 
 ROOT = Path(__file__).resolve().parents[1]
 RATE = 16000
@@ -31,11 +31,6 @@ RATE = 16000
 def desktop() -> Iterator[Desktop]:
     with private_desktop() as found:
         yield found
-
-
-def pactl(*args: str) -> str:
-    return subprocess.run(["pactl", *args], capture_output=True, text=True, check=True,
-                          timeout=30).stdout
 
 
 def rig_processes(desktop: Desktop) -> list[str]:

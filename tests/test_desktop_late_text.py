@@ -75,14 +75,11 @@ def test_late_text_inside_the_guard_is_its_items_however_long_it_trickles(
     the first item's late text (invalid, with the delays), the app is relaunched, and
     the next item holds only its own text."""
     rig = Rig(tmp_path, stable_s=1.5, late_guard_s=2.0)
-    try:  # L1 0.8 s into the guard, L2 1.5 s after L1: after a fixed 2 s guard's end
-        rig.steps([{"wait_audio": True}, {"type": "item"}, {"wait_stop": True},
-                   {"sleep": 2.3}, {"type": " L1"}, {"sleep": 1.5}, {"type": " L2"}])
-        first = rig.get()
-        rig.steps([{"wait_audio": True}, {"type": "next"}])
-        second = rig.get(case=1)
-    finally:
-        rig.close()
+    # L1 0.8 s into the guard, L2 1.5 s after L1: after a fixed 2 s guard's end
+    first, second = rig.two_items(
+        [{"wait_audio": True}, {"type": "item"}, {"wait_stop": True},
+         {"sleep": 2.3}, {"type": " L1"}, {"sleep": 1.5}, {"type": " L2"}],
+        [{"wait_audio": True}, {"type": "next"}])
     assert first.status == "invalid", (first.status, first.error)
     facts = first.meta["desktop"]
     assert facts["late_text"] == "item L1 L2", facts
@@ -96,14 +93,10 @@ def test_late_text_inside_the_guard_is_its_items_however_long_it_trickles(
 def test_late_text_still_arriving_at_late_max_s_ends_the_item_and_the_app(
         desktop: Desktop, tmp_path: Path) -> None:
     rig = Rig(tmp_path, stable_s=1.5, late_guard_s=0.6, late_max_s=2.0)
-    try:
-        rig.steps([{"wait_audio": True}, {"type": "item"}, {"wait_stop": True},
-                   {"sleep": 1.7}, {"flicker": " x", "times": 25, "every": 0.15}])
-        first = rig.get()
-        rig.steps([{"wait_audio": True}, {"type": "next"}])
-        second = rig.get(case=1)
-    finally:
-        rig.close()
+    first, second = rig.two_items(
+        [{"wait_audio": True}, {"type": "item"}, {"wait_stop": True},
+         {"sleep": 1.7}, {"flicker": " x", "times": 25, "every": 0.15}],
+        [{"wait_audio": True}, {"type": "next"}])
     facts = first.meta["desktop"]
     assert first.status == "invalid" and facts["late_text_still_arriving"] is True, facts
     assert facts["relaunch_after"] == "late text still arriving at late_max_s"
@@ -118,14 +111,10 @@ def test_late_text_past_the_guard_before_the_next_audio_is_the_earlier_items(
     relaunched and the next item dictated again in a fresh document (so it is scored on
     its own text, not voided)."""
     rig = Rig(tmp_path, stable_s=1.5, late_guard_s=0.3, hotkey_lead_s=1.5)
-    try:
-        rig.steps([{"wait_audio": True}, {"type": "item"}, {"wait_stop": True},
-                   {"sleep": 2.6}, {"type": " LATE"}])
-        first = rig.get()
-        rig.steps([{"wait_audio": True}, {"sleep": 0.5}, {"type": "next"}])
-        second = rig.get(case=1)
-    finally:
-        rig.close()
+    first, second = rig.two_items(
+        [{"wait_audio": True}, {"type": "item"}, {"wait_stop": True},
+         {"sleep": 2.6}, {"type": " LATE"}],
+        [{"wait_audio": True}, {"sleep": 0.5}, {"type": "next"}])
     assert (first.status, first.text) == ("complete", "item"), first.error
     assert (second.status, second.text) == ("complete", "next"), second.error
     previous = second.meta["desktop"]["previous_late_text"]
@@ -139,14 +128,10 @@ def test_isolate_items_relaunches_so_text_after_a_long_silence_never_comes(
     """With ``isolate_items`` the app that would type after a silence longer than the
     guard (and during the next item's audio) is gone before the next item starts."""
     rig = Rig(tmp_path, stable_s=1.5, late_guard_s=0.3, isolate_items=True)
-    try:
-        rig.steps([{"wait_audio": True}, {"type": "item"}, {"wait_stop": True},
-                   {"sleep": 3.5}, {"type": " LATE"}])
-        first = rig.get()
-        rig.steps([{"wait_audio": True}, {"sleep": 1.0}, {"type": "next"}])
-        second = rig.get(case=1)
-    finally:
-        rig.close()
+    first, second = rig.two_items(
+        [{"wait_audio": True}, {"type": "item"}, {"wait_stop": True},
+         {"sleep": 3.5}, {"type": " LATE"}],
+        [{"wait_audio": True}, {"sleep": 1.0}, {"type": "next"}])
     assert (first.status, first.text) == ("complete", "item"), first.error
     assert first.meta["desktop"]["relaunch_after"] == "isolate_items"
     assert (second.status, second.text) == ("complete", "next"), second.error

@@ -103,6 +103,19 @@ class Rig:
         if self.adapter._transcriber is not None:
             self.driver.close()
 
+    def two_items(self, first: list[dict[str, Any]], second: list[dict[str, Any]]
+                  ) -> tuple[Output, Output]:
+        """Cases 0 and 1, the app scripted with ``first``, then ``second`` steps; the
+        rig is closed after."""
+        try:
+            self.steps(first)
+            one = self.get()
+            self.steps(second)
+            two = self.get(case=1)
+        finally:
+            self.close()
+        return one, two
+
 
 @pytest.fixture
 def rig(desktop: Desktop, tmp_path: Path) -> Iterator[Rig]:

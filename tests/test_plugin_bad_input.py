@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from support import CANARY, MINI_CASES, jsonl
+from support import CANARY, MINI_CASES, jsonl, stopped_run, usage_error
 
 
 def test_malformed_case_line(mini: pytest.Pytester) -> None:
@@ -13,9 +13,7 @@ def test_malformed_case_line(mini: pytest.Pytester) -> None:
     lines = cases.read_text().splitlines()
     lines[2] = lines[2][:-1]
     cases.write_text("\n".join(lines) + "\n")
-    result = mini.runpytest("--product=p1")
-    assert result.ret == pytest.ExitCode.INTERRUPTED
-    result.stdout.fnmatch_lines(["*cases/mini/cases.jsonl:3: malformed JSON*"])
+    stopped_run(mini, "*cases/mini/cases.jsonl:3: malformed JSON*")
 
 
 def test_malformed_output_line_keeps_reports(mini: pytest.Pytester) -> None:
@@ -65,9 +63,7 @@ def test_invalid_utf8_names_line(mini: pytest.Pytester) -> None:
     data = cases.read_bytes().splitlines(keepends=True)
     data[1] = data[1].replace(b"invoice", b"inv\xffoice")
     cases.write_bytes(b"".join(data))
-    result = mini.runpytest("--product=p1")
-    assert result.ret == pytest.ExitCode.INTERRUPTED
-    result.stdout.fnmatch_lines(["*cases/mini/cases.jsonl:2: not valid UTF-8 (byte 0xff*"])
+    stopped_run(mini, "*cases/mini/cases.jsonl:2: not valid UTF-8 (byte 0xff*")
 
 
 def test_bom_and_crlf_files_are_accepted(mini: pytest.Pytester, write_product) -> None:
@@ -90,24 +86,18 @@ def test_missing_product_file(mini: pytest.Pytester) -> None:
 
 def test_unknown_adapter_kind(mini: pytest.Pytester, write_product) -> None:
     write_product("odd", toml='name = "odd"\nversion = "1"\nadapter = "telepathy"\n')
-    result = mini.runpytest("--product=odd")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*products/odd.toml: unknown adapter kind 'telepathy'*"])
+    usage_error(mini, "*products/odd.toml: unknown adapter kind 'telepathy'*", "--product=odd")
 
 
 def test_product_schema_violation(mini: pytest.Pytester, write_product) -> None:
     write_product("bad", toml='name = "bad"\nadapter = "cache"\n')
-    result = mini.runpytest("--product=bad")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*products/bad.toml: 'version' is a required property*"])
+    usage_error(mini, "*products/bad.toml: 'version' is a required property*", "--product=bad")
 
 
 def test_suite_schema_violation(mini: pytest.Pytester) -> None:
     toml = mini.path / "cases/mini/suite.toml"
     toml.write_text(toml.read_text().replace('version = "1.0"', "version = 3"))
-    result = mini.runpytest("--product=p1")
-    assert result.ret == pytest.ExitCode.INTERRUPTED
-    result.stdout.fnmatch_lines(["*cases/mini/suite.toml: version: 3 is not of type 'string'*"])
+    stopped_run(mini, "*cases/mini/suite.toml: version: 3 is not of type 'string'*")
 
 
 def test_malformed_toml(mini: pytest.Pytester) -> None:
@@ -121,23 +111,17 @@ def test_malformed_toml(mini: pytest.Pytester) -> None:
 
 def test_case_schema_violation(mini: pytest.Pytester, write_suite) -> None:
     write_suite(cases=[*MINI_CASES[:2], {"id": "c3", "referenze": "typo"}])
-    result = mini.runpytest("--product=p1")
-    assert result.ret == pytest.ExitCode.INTERRUPTED
-    result.stdout.fnmatch_lines(["*cases/mini/cases.jsonl:3: case 'c3': *reference*"])
+    stopped_run(mini, "*cases/mini/cases.jsonl:3: case 'c3': *reference*")
 
 
 def test_output_schema_violation(mini: pytest.Pytester, write_product) -> None:
     write_product(outputs=[{"case_id": "c1", "text": "x", "status": "maybe"}])
-    result = mini.runpytest("--product=p1")
-    assert result.ret == pytest.ExitCode.INTERRUPTED
-    result.stdout.fnmatch_lines(["*products/p1/mini.jsonl:1: status: 'maybe' is not one of*"])
+    stopped_run(mini, "*products/p1/mini.jsonl:1: status: 'maybe' is not one of*")
 
 
 def test_path_leaving_suite_is_refused(mini: pytest.Pytester, write_suite) -> None:
     write_suite(extra='[[files]]\npath = "../../secret.txt"\n')
-    result = mini.runpytest("--product=p1")
-    assert result.ret == pytest.ExitCode.INTERRUPTED
-    result.stdout.fnmatch_lines(["*suite.toml: listed file '../../secret.txt' leaves the suite*"])
+    stopped_run(mini, "*suite.toml: listed file '../../secret.txt' leaves the suite*")
 
 
 def test_error_output_is_an_error_never_a_score(mini: pytest.Pytester, write_product) -> None:
@@ -176,9 +160,7 @@ def test_canary_missing_and_leaked(mini: pytest.Pytester, write_suite, write_pro
 
 def test_nan_in_outputs_names_the_line(mini: pytest.Pytester, write_product) -> None:
     write_product(outputs_text='{"case_id": "c1", "text": "x", "latency_ms": NaN}\n')
-    result = mini.runpytest("--product=p1")
-    assert result.ret == pytest.ExitCode.INTERRUPTED
-    result.stdout.fnmatch_lines(["*products/p1/mini.jsonl:1: NaN is not a number JSON allows*"])
+    stopped_run(mini, "*products/p1/mini.jsonl:1: NaN is not a number JSON allows*")
 
 
 def test_outputs_folder_must_stay_in_the_products_folder(mini: pytest.Pytester,
@@ -192,29 +174,21 @@ def test_outputs_folder_must_stay_in_the_products_folder(mini: pytest.Pytester,
 
 def test_product_path_that_is_a_folder(mini: pytest.Pytester) -> None:
     (mini.path / "products" / "dir.toml").mkdir()
-    result = mini.runpytest("--product=dir")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*dir.toml: not a regular file (a FIFO, device, socket or folder "
-                                 "is never read)*"])  # one wording everywhere (CF31)
+    usage_error(mini, "*dir.toml: not a regular file (a FIFO, device, socket or folder "
+                      "is never read)*", "--product=dir")  # one wording everywhere (CF31)
 
 
 @pytest.mark.parametrize("option", ["--repetitions=0", "--dictbench-resamples=5",
                                     "--judge-audit=-1"])
 def test_numeric_options_are_checked(mini: pytest.Pytester, option: str) -> None:
-    result = mini.runpytest("--product=p1", option)
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*invalid integer >= *"])
+    usage_error(mini, "*invalid integer >= *", "--product=p1", option)
 
 
 def test_bad_method_params_are_a_suite_error(mini: pytest.Pytester, write_suite) -> None:
     write_suite(params='threshold = 0.2\nunit = "chars"')
-    result = mini.runpytest("--product=p1")
-    assert result.ret == pytest.ExitCode.INTERRUPTED
-    result.stdout.fnmatch_lines(["*suite.toml: params.unit must be 'word' or 'char'*"])
+    stopped_run(mini, "*suite.toml: params.unit must be 'word' or 'char'*")
 
 
 def test_bad_ranking_table_is_a_suite_error(mini: pytest.Pytester, write_suite) -> None:
     write_suite(extra='[ranking]\nhigher_is_better = "false"\n')
-    result = mini.runpytest("--product=p1")
-    assert result.ret == pytest.ExitCode.INTERRUPTED
-    result.stdout.fnmatch_lines(["*suite.toml: ranking/higher_is_better: 'false' is not of type*"])
+    stopped_run(mini, "*suite.toml: ranking/higher_is_better: 'false' is not of type*")

@@ -11,8 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from adapter_support import write_tone
-from test_plugin_terminate import _WAIT_S, alive, pytest_run, wait_for
+from terminate_support import WAIT_S, alive, hanging_project, pytest_run, wait_for
 
 #: c1 is answered at once; c2 starts a grandchild, records both pids and waits.
 ASR = """#!/bin/sh
@@ -28,19 +27,7 @@ wait
 def half_hanging(pytester: pytest.Pytester, write_suite: Callable[..., Path]
                  ) -> pytest.Pytester:
     """Suite ``mini`` (c1, c2 with audio) and the command product ``hang``."""
-    root = write_suite(cases=[{"id": f"c{i}", "reference": "hello", "audio": f"audio/c{i}.wav"}
-                              for i in (1, 2)])
-    for i in (1, 2):
-        write_tone(root / "audio" / f"c{i}.wav", seconds=0.1)
-    pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
-    products = pytester.path / "products"
-    products.mkdir()
-    (products / "asr.sh").write_text(ASR, encoding="utf-8")
-    (products / "asr.sh").chmod(0o755)
-    (products / "hang.toml").write_text(
-        'name = "hang"\nversion = "1"\nadapter = "command"\n[settings]\n'
-        'command = ["./asr.sh", "{case_id}"]\ntimeout_s = 3600\n', encoding="utf-8")
-    return pytester
+    return hanging_project(pytester, write_suite, ASR, ["c1", "c2"])
 
 
 def stop_at_c2(folder: Path, signum: int, *args: str) -> tuple[int, str]:
@@ -51,7 +38,7 @@ def stop_at_c2(folder: Path, signum: int, *args: str) -> tuple[int, str]:
                  and (products / "grandchild.pid").read_text().strip() != "", "c2's capture")
         grandchild = int((products / "grandchild.pid").read_text())
         os.kill(run.pid, signum)
-        out, _ = run.communicate(timeout=_WAIT_S)
+        out, _ = run.communicate(timeout=WAIT_S)
         wait_for(lambda: not alive(grandchild), "the grandchild to end")
     return run.returncode, out.decode()
 
@@ -97,7 +84,7 @@ def test_a_sigterm_during_the_report_build_keeps_the_items(
     with pytest_run(half_hanging.path, "-k", "c1") as run:
         wait_for(building.is_file, "the report build")
         os.kill(run.pid, signal.SIGTERM)
-        out, _ = run.communicate(timeout=_WAIT_S)
+        out, _ = run.communicate(timeout=WAIT_S)
     text = out.decode()
     assert run.returncode == pytest.ExitCode.INTERRUPTED, text
     assert "Traceback" not in text and "KeyboardInterrupt" not in text, text

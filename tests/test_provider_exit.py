@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adapter_support import write_tone
+from adapter_support import suite_with_audio
 from http_stt_server import Reply
 from provider_servers import KEY, KEY_ENV, ProviderServer, Request
 
@@ -26,10 +26,8 @@ def _repeated_key(request: Request) -> Reply:
 def five(pytester: pytest.Pytester, write_suite: Callable[..., Path],
          monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setenv(KEY_ENV, KEY)
-    root = write_suite(cases=[{"id": f"c{i}", "reference": "right", "audio": f"audio/c{i}.wav"}
-                              for i in range(1, 6)])
-    for i in range(1, 6):
-        write_tone(root / "audio" / f"c{i}.wav", seconds=0.3)
+    suite_with_audio(write_suite, [{"id": f"c{i}", "reference": "right"} for i in range(1, 6)],
+                     0.3)
     pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
     (pytester.path / "products").mkdir()
     with ProviderServer(_repeated_key) as server:

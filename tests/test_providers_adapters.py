@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adapter_support import cache_lines, make_product, make_suite
+from adapter_support import cache_lines, first_output, live_adapter, make_product, make_suite
 from http_stt_server import Reply
 from provider_servers import (
     DROP,
@@ -34,7 +34,6 @@ from provider_servers import (
 )
 
 from pytest_dictbench.adapters import builtin_adapters
-from pytest_dictbench.adapters.base import AdapterOptions
 from pytest_dictbench.adapters.live import LiveAdapter
 from pytest_dictbench.adapters.providers import PROVIDERS
 from pytest_dictbench.adapters.providers.base import Limits, provider_adapter
@@ -86,17 +85,12 @@ def settings(kind: str, server: ProviderServer, **extra: Any) -> dict[str, Any]:
 
 def adapter(tmp_path: Path, suite: Suite, kind: str, values: dict[str, Any],
             factory: Any = None) -> LiveAdapter:
-    product = make_product(tmp_path / "products", kind, values)
-    make = factory or builtin_adapters()[kind]
-    return make(product, suite, AdapterOptions(warmup=False))
+    return live_adapter(make_product(tmp_path / "products", kind, values), suite, factory)
 
 
 def capture(tmp_path: Path, suite: Suite, kind: str, server: ProviderServer,
             **extra: Any) -> Output:
-    output = adapter(tmp_path, suite, kind, settings(kind, server, **extra)).get(
-        suite.cases[0], 1)
-    assert output is not None
-    return output
+    return first_output(adapter(tmp_path, suite, kind, settings(kind, server, **extra)), suite)
 
 
 def no_key_written(tmp_path: Path) -> None:

@@ -10,12 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adapter_support import make_product, write_tone
+from adapter_support import live_adapter, make_product, write_tone
 from http_stt_server import Reply
 from provider_servers import KEY_ENV, ElevenLabsFake, OpenAIFake, ProviderServer, Request
 
-from pytest_dictbench.adapters import builtin_adapters
-from pytest_dictbench.adapters.base import AdapterOptions
 from pytest_dictbench.adapters.providers.estimate import CaptureEstimate
 from pytest_dictbench.model import Case, Output, Product, Suite
 from pytest_dictbench.pricing import cost_summary
@@ -62,7 +60,7 @@ def run(tmp_path: Path, suite: Suite, kind: str, server: ProviderServer,
         "base_url": server.url, "api_key_env": KEY_ENV, "timeout_s": 10, **settings})
     if pricing is not None:
         product = Product(**{**product.__dict__, "pricing": pricing})
-    adapter = builtin_adapters()[kind](product, suite, AdapterOptions(warmup=False))
+    adapter = live_adapter(product, suite)
     outputs = [adapter.get(case, 1) for case in suite.cases]
     assert all(o is not None and o.status == "complete" for o in outputs), outputs
     return outputs  # type: ignore[return-value]
@@ -225,7 +223,7 @@ def test_retries_and_holds_are_counted_per_product(tmp_path: Path, clips: Suite,
     product = make_product(tmp_path / "products", "openai", {
         "base_url": serve(fake).url, "api_key_env": KEY_ENV, "model": "whisper-1",
         "concurrency": 1})
-    adapter = builtin_adapters()["openai"](product, clips, AdapterOptions(warmup=False))
+    adapter = live_adapter(product, clips)
     outputs = [adapter.get(case, 1) for case in clips.cases[:2]]
     records = [{"product": "p1", "status": "error", "output_status": "complete",
                 "case_id": o.case_id, "asr_cost_usd": o.meta["provider"]["cost_usd"],

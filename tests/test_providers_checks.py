@@ -11,14 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adapter_support import make_product, make_suite
+from adapter_support import first_output, live_adapter, make_product, make_suite
 from http_stt_server import Reply
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from length_support import check_length_of_any_bytes, temporary_file
 from provider_servers import KEY, KEY_ENV, AzureFake, DeepgramFake, ProviderServer, Request
 
-from pytest_dictbench.adapters import builtin_adapters
-from pytest_dictbench.adapters.base import AdapterOptions
 from pytest_dictbench.errors import ProductError
 from pytest_dictbench.model import Output, Suite
 
@@ -31,16 +30,14 @@ def suite(tmp_path: Path) -> Suite:
 
 
 def build(tmp_path: Path, suite: Suite, kind: str, **settings: Any) -> Any:
-    product = make_product(tmp_path / "p", kind, {"api_key_env": KEY_ENV, **settings})
-    return builtin_adapters()[kind](product, suite, AdapterOptions(warmup=False))
+    return live_adapter(make_product(tmp_path / "p", kind, {"api_key_env": KEY_ENV, **settings}),
+                        suite)
 
 
 def capture(tmp_path: Path, suite: Suite, kind: str, fake: Any, **settings: Any) -> Output:
     with ProviderServer(fake) as server:
-        output = build(tmp_path, suite, kind, base_url=server.url, timeout_s=5,
-                       **settings).get(suite.cases[0], 1)
-    assert output is not None
-    return output
+        return first_output(build(tmp_path, suite, kind, base_url=server.url, timeout_s=5,
+                                  **settings), suite)
 
 
 @pytest.mark.parametrize(("kind", "options", "message"), [
@@ -196,9 +193,8 @@ def test_a_flac_whose_header_understates_its_length_is_over_the_limit(
     with ProviderServer(fake) as server:
         product = make_product(tmp_path / "p", "azure", {"api_key_env": KEY_ENV,
                                                          "base_url": server.url})
-        output = provider_adapter(azure)(product, suite, AdapterOptions(warmup=False)).get(
-            suite.cases[0], 1)
-    assert output is not None and output.status == "unsupported", output
+        output = first_output(live_adapter(product, suite, provider_adapter(azure)), suite)
+    assert output.status == "unsupported", output
     assert output.error == "3.0 s, over fast-transcription's test limit (2.5 s)"
     assert fake.requests == []
 
@@ -209,7 +205,6 @@ def test_flac_length_from_the_last_frame_equals_the_samples_written(
         samples: int, rate: int) -> None:
     """PV26: the counted length is the encoded one, whatever the length and rate."""
     import io
-    import tempfile
 
     import numpy as np
     import soundfile as sf
@@ -219,24 +214,16 @@ def test_flac_length_from_the_last_frame_equals_the_samples_written(
     buffer = io.BytesIO()
     sf.write(buffer, (0.1 * np.sin(np.arange(samples) / 7)).astype(np.float32), rate,
              format="FLAC", subtype="PCM_16")
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "a.flac"
-        path.write_bytes(buffer.getvalue())
+    with temporary_file(buffer.getvalue(), "a.flac") as path:
         assert flac_samples(path) == (samples, rate)
 
 
 @settings(max_examples=200, deadline=None)
 @given(raw=st.binary(max_size=400))
 def test_flac_length_of_any_bytes_never_raises(raw: bytes) -> None:
-    import tempfile
-
     from pytest_dictbench.audio.flac_length import flac_samples
 
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "a.flac"
-        path.write_bytes(b"fLaC\x00\x00\x00\x22" + raw)
-        found = flac_samples(path)
-        assert found is None or (found[0] >= 0 and found[1] > 0)
+    check_length_of_any_bytes(flac_samples, b"fLaC\x00\x00\x00\x22" + raw, "a.flac")
 
 
 def test_assemblyai_multichannel_is_refused(tmp_path: Path, suite: Suite) -> None:

@@ -12,12 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adapter_support import cache_lines, make_product, make_suite
+from adapter_support import cache_lines, live_adapter, make_product, make_suite
 from http_stt_server import Reply
 from provider_servers import KEY, KEY_ENV, DeepgramFake, ProviderServer, Request
 
-from pytest_dictbench.adapters import builtin_adapters
-from pytest_dictbench.adapters.base import AdapterOptions
 from pytest_dictbench.adapters.live import CaptureRequest
 from pytest_dictbench.errors import ProductError
 from pytest_dictbench.model import Suite
@@ -80,7 +78,7 @@ def run(tmp_path: Path, suite: Suite, server: ProviderServer, concurrency: int,
         repetitions: int = 1) -> tuple[list[Any], list[dict[str, Any]]]:
     product = make_product(tmp_path / f"c{concurrency}", "deepgram", {
         "base_url": server.url, "api_key_env": KEY_ENV, "concurrency": concurrency})
-    live = builtin_adapters()["deepgram"](product, suite, AdapterOptions(warmup=False))
+    live = live_adapter(product, suite)
     plan = [(case, r) for case in suite.cases for r in range(1, repetitions + 1)]
     live.plan(plan)
     outputs = [live.get(case, r) for case, r in plan]
@@ -152,7 +150,7 @@ def test_a_429_holds_every_request_in_flight(tmp_path: Path, suite: Suite) -> No
     with ProviderServer(fake) as server:
         product = make_product(tmp_path / "p", "deepgram", {
             "base_url": server.url, "api_key_env": KEY_ENV, "concurrency": 4})
-        live = builtin_adapters()["deepgram"](product, suite, AdapterOptions(warmup=False))
+        live = live_adapter(product, suite)
         fake.hold_seen = lambda: live._transcriber.client.held() > 0
         plan = [(case, 1) for case in suite.cases]
         live.plan(plan)
@@ -174,7 +172,7 @@ def test_concurrency_below_one_is_a_product_error(tmp_path: Path, suite: Suite,
                                                   server: ProviderServer) -> None:
     product = make_product(tmp_path, "deepgram", {"base_url": server.url, "concurrency": 0})
     with pytest.raises(ProductError, match="concurrency must be at least 1"):
-        builtin_adapters()["deepgram"](product, suite, AdapterOptions(warmup=False))
+        live_adapter(product, suite)
 
 
 class HeldDeepgram(SlowDeepgram):
@@ -198,7 +196,7 @@ def test_an_interrupted_run_keeps_the_captures_made_ahead_that_finished(
     with ProviderServer(fake) as server:
         product = make_product(tmp_path / "p", "deepgram", {
             "base_url": server.url, "api_key_env": KEY_ENV, "concurrency": 4})
-        live = builtin_adapters()["deepgram"](product, suite, AdapterOptions(warmup=False))
+        live = live_adapter(product, suite)
         live.plan([(case, 1) for case in suite.cases])
         assert live.get(suite.cases[0], 1).status == "complete"  # c1; c2..c4 started
         ahead = live._transcriber.ahead
@@ -221,7 +219,7 @@ def test_finish_waits_for_the_captures_in_flight(
     with ProviderServer(fake) as server:
         product = make_product(tmp_path / "p", "deepgram", {
             "base_url": server.url, "api_key_env": KEY_ENV, "concurrency": 4})
-        live = builtin_adapters()["deepgram"](product, suite, AdapterOptions(warmup=False))
+        live = live_adapter(product, suite)
         live.plan([(case, 1) for case in suite.cases])
         live.get(suite.cases[0], 1)
         assert live.finish() == 3

@@ -16,7 +16,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from adapter_support import make_product, make_suite
+from adapter_support import first_output, live_adapter, make_product, make_suite
 from http_stt_server import Reply
 from provider_servers import (
     KEY_ENV,
@@ -32,8 +32,6 @@ from provider_servers import (
 )
 from published_schemas import check_form, check_json, check_query
 
-from pytest_dictbench.adapters import builtin_adapters
-from pytest_dictbench.adapters.base import AdapterOptions
 from pytest_dictbench.model import Output, Suite
 
 PUBLISHED = Path(__file__).with_name("published")
@@ -74,15 +72,11 @@ def suite(tmp_path: Path) -> Suite:
 def run(tmp_path: Path, suite: Suite) -> Iterator[Any]:
     def capture(kind: str, fake: Any, **settings: Any) -> Output:
         with ProviderServer(fake) as server:
+            polls = {"poll_s": 0.01} if kind in ("assemblyai", "speechmatics") else {}
             product = make_product(tmp_path / kind, kind, {
-                "base_url": server.url, "api_key_env": KEY_ENV, "timeout_s": 10,
-                "poll_s": 0.01, **settings} if kind in ("assemblyai", "speechmatics") else {
-                "base_url": server.url, "api_key_env": KEY_ENV, "timeout_s": 10,
+                "base_url": server.url, "api_key_env": KEY_ENV, "timeout_s": 10, **polls,
                 **settings})
-            output = builtin_adapters()[kind](product, suite, AdapterOptions(
-                warmup=False)).get(suite.cases[0], 1)
-        assert output is not None
-        return output
+            return first_output(live_adapter(product, suite), suite)
 
     yield capture
 

@@ -9,12 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adapter_support import make_product, make_suite
+from adapter_support import first_output, live_adapter, make_product, make_suite
 from http_stt_server import Reply
 from provider_servers import KEY_ENV, GeminiFake, ProviderServer
 
-from pytest_dictbench.adapters import builtin_adapters
-from pytest_dictbench.adapters.base import AdapterOptions
 from pytest_dictbench.errors import ProductError
 from pytest_dictbench.model import Output, Suite
 
@@ -37,10 +35,7 @@ def capture(tmp_path: Path, suite: Suite, fake: GeminiFake, body: Any,
     with ProviderServer(fake) as server:
         product = make_product(tmp_path / "p", "gemini", {
             "base_url": server.url, "api_key_env": KEY_ENV, "timeout_s": 5, **settings})
-        output = builtin_adapters()["gemini"](product, suite, AdapterOptions(
-            warmup=False)).get(suite.cases[0], 1)
-    assert output is not None
-    return output
+        return first_output(live_adapter(product, suite), suite)
 
 
 USAGE = {"promptTokenCount": 40, "candidatesTokenCount": 6, "totalTokenCount": 46}
@@ -107,4 +102,4 @@ def test_bad_thinking_settings_are_refused_at_load(
     """PV14: a product error when the adapter is built, before any item or request."""
     product = make_product(tmp_path / "p", "gemini", {"api_key_env": KEY_ENV, **settings})
     with pytest.raises(ProductError, match=message):
-        builtin_adapters()["gemini"](product, suite, AdapterOptions(warmup=False))
+        live_adapter(product, suite)

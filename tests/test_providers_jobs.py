@@ -12,12 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adapter_support import make_product, make_suite
+from adapter_support import first_output, live_adapter, make_product, make_suite
 from http_stt_server import Reply
 from provider_servers import KEY_ENV, AssemblyAIFake, ProviderServer, Request, SpeechmaticsFake
 
-from pytest_dictbench.adapters import builtin_adapters
-from pytest_dictbench.adapters.base import AdapterOptions
 from pytest_dictbench.adapters.providers import PROVIDERS
 from pytest_dictbench.model import Output, Suite
 
@@ -36,7 +34,7 @@ def run(tmp_path: Path, suite: Suite, kind: str, fake: Any, **settings: Any
         product = make_product(tmp_path / "p", kind, {
             "base_url": server.url, "api_key_env": KEY_ENV, "timeout_s": 5, "poll_s": 0.05,
             "concurrency": 1, **settings})
-        adapter = builtin_adapters()[kind](product, suite, AdapterOptions(warmup=False))
+        adapter = live_adapter(product, suite)
         outputs = [adapter.get(case, 1) for case in suite.cases]
     return outputs  # type: ignore[return-value]
 
@@ -144,11 +142,10 @@ def test_a_deprecated_assemblyai_model_name_is_warned_about_at_load(
     """Issue 44: deprecated model ids are warned about at load, not sent silently."""
     product = make_product(tmp_path / "p", "assemblyai", {"model": "universal"})
     with pytest.warns(UserWarning, match="'universal' is a deprecated name.*'universal-2'"):
-        builtin_adapters()["assemblyai"](product, suite, AdapterOptions(warmup=False))
+        live_adapter(product, suite)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        builtin_adapters()["assemblyai"](make_product(tmp_path / "q", "assemblyai", {}),
-                                         suite, AdapterOptions(warmup=False))
+        live_adapter(make_product(tmp_path / "q", "assemblyai", {}), suite)
 
 
 def test_assemblyai_and_speechmatics_know_their_documented_limits() -> None:
@@ -179,14 +176,12 @@ def test_a_job_left_unfinished_is_polled_by_the_next_run_not_created_again(
     with ProviderServer(fake) as server:
         settings = {"base_url": server.url, "api_key_env": KEY_ENV, "poll_s": 0.05}
         product = make_product(tmp_path / "p", kind, {**settings, "timeout_s": 1})
-        [first] = [builtin_adapters()[kind](product, one, AdapterOptions(
-            warmup=False)).get(one.cases[0], 1)]
-        assert first is not None and first.status == "error"
+        first = first_output(live_adapter(product, one), one)
+        assert first.status == "error"
         fake.finish = True  # the job finishes at the provider meanwhile
         product = make_product(tmp_path / "p", kind, {**settings, "timeout_s": 5})
-        second = builtin_adapters()[kind](product, one, AdapterOptions(
-            warmup=False, recapture=True)).get(one.cases[0], 1)
-    assert second is not None and second.status == "complete", second
+        second = first_output(live_adapter(product, one, recapture=True), one)
+    assert second.status == "complete", second
     creates = [r for r in fake.requests if r.method == "POST" and r.route == create]
     assert len(creates) == 1
     assert second.meta["provider"]["resumed_job"] is True

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adapter_support import cache_lines, make_product, make_suite
+from adapter_support import cache_lines, first_output, live_adapter, make_product, make_suite
 from http_stt_server import Reply
 from provider_servers import (
     KEY,
@@ -24,8 +24,6 @@ from provider_servers import (
     SpeechmaticsFake,
 )
 
-from pytest_dictbench.adapters import builtin_adapters
-from pytest_dictbench.adapters.base import AdapterOptions
 from pytest_dictbench.errors import ProductError
 from pytest_dictbench.model import Output, Suite
 
@@ -60,10 +58,7 @@ def capture(tmp_path: Path, suite: Suite, kind: str, server: ProviderServer,
             **values: Any) -> Output:
     product = make_product(tmp_path / "products", kind, {
         "base_url": server.url, "api_key_env": KEY_ENV, "timeout_s": 5, **values})
-    output = builtin_adapters()[kind](product, suite, AdapterOptions(warmup=False)).get(
-        suite.cases[0], 1)
-    assert output is not None
-    return output
+    return first_output(live_adapter(product, suite), suite)
 
 
 def test_openai_sends_model_language_and_the_prompt_with_the_cases_context(
@@ -106,7 +101,7 @@ def test_a_base_url_with_a_query_or_user_info_is_a_product_error(
         product = make_product(tmp_path / "products", "openai", {"base_url": url,
                                                                 "model": "whisper-1"})
         with pytest.raises(ProductError, match="base_url"):
-            builtin_adapters()["openai"](product, suite, AdapterOptions(warmup=False))
+            live_adapter(product, suite)
 
 
 def test_deepgram_sends_raw_audio_with_token_auth_and_query_options(
@@ -159,7 +154,7 @@ def test_gemini_thinking_budget_and_level_together_are_a_product_error(
     product = make_product(tmp_path / "products", "gemini", {
         "base_url": server.url, "thinking_budget": 0, "thinking_level": "low"})
     with pytest.raises(ProductError, match="not both"):  # at load, not per item (PV14)
-        builtin_adapters()["gemini"](product, suite, AdapterOptions(warmup=False))
+        live_adapter(product, suite)
 
 
 def test_gemini_blocked_answer_without_text_is_an_error(
@@ -242,22 +237,34 @@ def test_assemblyai_uploads_creates_and_polls_until_completed(
     assert facts["speech_model_used"] == "universal-2"  # the model that ran (PS16)
 
 
+def failed_job(tmp_path: Path, suite: Suite, kind: str, fake: Any, serve: Any,
+               reason: str) -> str | None:
+    """The error of a capture whose job the provider ends with ``reason``."""
+    fake.failure = reason
+    output = capture(tmp_path, suite, kind, serve(fake), poll_s=0.01)
+    assert output.status == "error"
+    return output.error
+
+
+def unfinished_job(tmp_path: Path, suite: Suite, kind: str, fake: Any, serve: Any) -> None:
+    """A job that never finishes ends the capture at its deadline, as an error."""
+    fake.finish = False
+    output = capture(tmp_path, suite, kind, serve(fake), poll_s=0.05, poll_max_s=0.1,
+                     timeout_s=0.8)
+    assert output.status == "error" and "within timeout_s = 0.8 s" in output.error
+
+
 def test_assemblyai_failed_job_is_an_error_quoting_its_reason(
         tmp_path: Path, suite: Suite, serve: Any) -> None:
-    fake = AssemblyAIFake()
-    fake.failure = "Audio file contains no speech"
-    output = capture(tmp_path, suite, "assemblyai", serve(fake), poll_s=0.01)
-    assert output.status == "error"
-    assert output.error == "AssemblyAI transcript job-1 failed: Audio file contains no speech"
+    error = failed_job(tmp_path, suite, "assemblyai", AssemblyAIFake(), serve,
+                       "Audio file contains no speech")
+    assert error == "AssemblyAI transcript job-1 failed: Audio file contains no speech"
 
 
 def test_assemblyai_job_that_never_finishes_ends_at_the_deadline(
         tmp_path: Path, suite: Suite, serve: Any) -> None:
     fake = AssemblyAIFake()
-    fake.finish = False
-    output = capture(tmp_path, suite, "assemblyai", serve(fake), poll_s=0.05, poll_max_s=0.1,
-                     timeout_s=0.8)
-    assert output.status == "error" and "within timeout_s = 0.8 s" in output.error
+    unfinished_job(tmp_path, suite, "assemblyai", fake, serve)
     polls = [r for r in fake.requests if r.method == "GET"]
     assert 3 <= len(polls) <= 16  # polled with growing waits, never past the deadline
 
@@ -291,20 +298,14 @@ def test_speechmatics_submits_a_job_polls_it_and_fetches_the_text_transcript(
 
 def test_speechmatics_rejected_job_is_an_error_with_its_reason(
         tmp_path: Path, suite: Suite, serve: Any) -> None:
-    fake = SpeechmaticsFake()
-    fake.failure = "unsupported audio codec"
-    output = capture(tmp_path, suite, "speechmatics", serve(fake), poll_s=0.01)
-    assert output.status == "error"
-    assert output.error == "Speechmatics job sm-job-1 rejected: unsupported audio codec"
+    error = failed_job(tmp_path, suite, "speechmatics", SpeechmaticsFake(), serve,
+                       "unsupported audio codec")
+    assert error == "Speechmatics job sm-job-1 rejected: unsupported audio codec"
 
 
 def test_speechmatics_job_that_never_finishes_ends_at_the_deadline(
         tmp_path: Path, suite: Suite, serve: Any) -> None:
-    fake = SpeechmaticsFake()
-    fake.finish = False
-    output = capture(tmp_path, suite, "speechmatics", serve(fake), poll_s=0.05,
-                     poll_max_s=0.1, timeout_s=0.8)
-    assert output.status == "error" and "within timeout_s = 0.8 s" in output.error
+    unfinished_job(tmp_path, suite, "speechmatics", SpeechmaticsFake(), serve)
 
 
 def test_azure_sends_the_audio_and_a_definition_with_the_full_locale(
@@ -326,9 +327,9 @@ def test_azure_needs_a_region_or_a_base_url(tmp_path: Path, suite: Suite) -> Non
     for values, message in (({}, "needs region"), ({"region": "Japan East"}, "region name")):
         product = make_product(tmp_path / "products", "azure", values)
         with pytest.raises(ProductError, match=message):
-            builtin_adapters()["azure"](product, suite, AdapterOptions(warmup=False))
+            live_adapter(product, suite)
     product = make_product(tmp_path / "products", "azure", {"region": "japaneast"})
-    live = builtin_adapters()["azure"](product, suite, AdapterOptions(warmup=False))
+    live = live_adapter(product, suite)
     assert live.product.settings["region"] == "japaneast"
 
 

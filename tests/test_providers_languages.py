@@ -9,11 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adapter_support import make_product, make_suite
+from adapter_support import live_adapter, make_product, make_suite
 from provider_servers import KEY_ENV, AzureFake, OpenAIFake, ProviderServer
 
-from pytest_dictbench.adapters import builtin_adapters
-from pytest_dictbench.adapters.base import AdapterOptions
 from pytest_dictbench.errors import ProductError
 from pytest_dictbench.model import Suite
 
@@ -23,7 +21,7 @@ pytestmark = pytest.mark.usefixtures("provider_key")
 def build(tmp_path: Path, suite: Suite, kind: str, **settings: Any) -> Any:
     model = {"model": "whisper-1"} if kind == "openai" else {}
     product = make_product(tmp_path / "p", kind, {"api_key_env": KEY_ENV, **model, **settings})
-    return builtin_adapters()[kind](product, suite, AdapterOptions(warmup=False))
+    return live_adapter(product, suite)
 
 
 @pytest.mark.parametrize(("kind", "bad", "good", "form"), [

@@ -14,13 +14,13 @@ from typing import Any
 import numpy as np
 import pytest
 import soundfile as sf
-from adapter_support import make_product, make_suite
+from adapter_support import first_output, live_adapter, make_product, make_suite
 from http_stt_server import Reply
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from length_support import check_length_of_any_bytes, temporary_file
 from provider_servers import KEY_ENV, AzureFake, OpenAIFake, ProviderServer, Request
 
-from pytest_dictbench.adapters.base import AdapterOptions
 from pytest_dictbench.adapters.providers import PROVIDERS
 from pytest_dictbench.adapters.providers.base import Limits, provider_adapter
 from pytest_dictbench.audio.length import audio_seconds
@@ -58,9 +58,7 @@ def azure_with(tmp_path: Path, suite: Suite, limits: Limits) -> tuple[Output, Az
     with ProviderServer(fake) as server:
         product = make_product(tmp_path / "p", "azure", {"api_key_env": KEY_ENV,
                                                          "base_url": server.url})
-        output = provider_adapter(azure)(product, suite, AdapterOptions(warmup=False)).get(
-            suite.cases[0], 1)
-    assert output is not None
+        output = first_output(live_adapter(product, suite, provider_adapter(azure)), suite)
     return output, fake
 
 
@@ -108,10 +106,9 @@ def test_the_bill_by_audio_length_uses_the_length_present(tmp_path: Path) -> Non
             "base_url": server.url, "api_key_env": KEY_ENV, "model": "whisper-1"})
         product = Product(**{**product.__dict__, "pricing": {
             "usd_per_audio_minute": 0.006, "snapshot_date": "2026-12-01"}})
-        adapter = provider_adapter(PROVIDERS["openai"])(product, suite,
-                                                        AdapterOptions(warmup=False))
-        output = adapter.get(suite.cases[0], 1)
-    assert output is not None and output.status == "complete", output
+        output = first_output(live_adapter(product, suite, provider_adapter(PROVIDERS["openai"])),
+                              suite)
+    assert output.status == "complete", output
     facts: dict[str, Any] = output.meta["provider"]
     assert facts["billed_seconds"] == 5.0
     assert Decimal(facts["cost_usd"]) == Decimal("0.006") * 5 / 60
@@ -176,15 +173,9 @@ def test_an_honest_mp3s_length_is_its_headers(tmp_path: Path) -> None:
 @settings(max_examples=200, deadline=None)
 @given(raw=st.binary(max_size=400))
 def test_mp3_length_of_any_bytes_never_raises(raw: bytes) -> None:
-    import tempfile
-
     from pytest_dictbench.audio.mp3_length import mp3_samples
 
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "a.mp3"
-        path.write_bytes(b"\xff\xf3\x88\xc4" + raw)
-        found = mp3_samples(path)
-        assert found is None or (found[0] >= 0 and found[1] > 0)
+    check_length_of_any_bytes(mp3_samples, b"\xff\xf3\x88\xc4" + raw, "a.mp3")
 
 
 @settings(max_examples=10, deadline=None)
@@ -192,13 +183,9 @@ def test_mp3_length_of_any_bytes_never_raises(raw: bytes) -> None:
 def test_an_mp3s_frame_count_exceeds_its_gapless_length_by_the_encoder_slack_only(
         seconds: float) -> None:
     """PV26: the count is the encoded length plus the encoder's delay and padding."""
-    import tempfile
-
     from pytest_dictbench.audio.mp3_length import mp3_samples
 
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "a.mp3"
-        path.write_bytes(mp3(seconds))
+    with temporary_file(mp3(seconds), "a.mp3") as path:
         found = mp3_samples(path)
         assert found is not None and found[1] == RATE
         assert 0 <= found[0] - sf.info(str(path)).frames <= 3 * 1152
@@ -215,10 +202,9 @@ def test_the_capture_records_the_length_of_the_audio_present(tmp_path: Path) -> 
     with ProviderServer(Plain()) as server:
         product = make_product(tmp_path / "p", "openai", {
             "base_url": server.url, "api_key_env": KEY_ENV, "model": "whisper-1"})
-        adapter = provider_adapter(PROVIDERS["openai"])(product, suite,
-                                                        AdapterOptions(warmup=False))
-        output = adapter.get(suite.cases[0], 1)
-    assert output is not None and output.status == "complete", output
+        output = first_output(live_adapter(product, suite, provider_adapter(PROVIDERS["openai"])),
+                              suite)
+    assert output.status == "complete", output
     assert output.meta["audio_duration_s"] == seconds
     assert output.latency_ms is not None
     assert output.meta["rtf"] == pytest.approx(output.latency_ms / 1000 / seconds, abs=1e-5)

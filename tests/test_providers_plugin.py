@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from adapter_support import write_tone
-from provider_servers import KEY, KEY_ENV, DeepgramFake, ProviderServer
+from adapter_support import suite_with_audio, write_tone
+from provider_servers import KEY, KEY_ENV, DeepgramFake, ProviderServer, provider_toml
 
 CASES = [{"id": f"c{i}", "reference": "hello from the provider"} for i in range(1, 4)]
 
@@ -30,15 +30,11 @@ def project(pytester: pytest.Pytester, write_suite: Callable[..., Path],
             server: ProviderServer, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     """Suite ``mini`` (3 cases, 0.5 s of audio each) and a deepgram product ``dg``."""
     monkeypatch.setenv(KEY_ENV, KEY)
-    root = write_suite(cases=[dict(c, audio=f"audio/{c['id']}.wav") for c in CASES])
-    for case in CASES:
-        write_tone(root / "audio" / f"{case['id']}.wav", seconds=0.5)
+    suite_with_audio(write_suite, CASES, 0.5)
     pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
     (pytester.path / "products").mkdir()
     (pytester.path / "products" / "dg.toml").write_text(
-        'name = "dg"\nversion = "1"\nadapter = "deepgram"\n[settings]\n'
-        f'base_url = "{server.url}"\napi_key_env = "{KEY_ENV}"\ntimeout_s = 5\n',
-        encoding="utf-8")
+        provider_toml("dg", "deepgram", server.url), encoding="utf-8")
     return pytester
 
 
@@ -130,15 +126,12 @@ def test_captures_made_ahead_are_kept_when_the_run_stops_early(
     monkeypatch.setenv(KEY_ENV, KEY)
     cases = [{"id": f"c{i}", "reference": "hello from the provider"} for i in range(1, 6)]
     cases[0]["reference"] = "a completely different sentence"  # c1 fails its threshold
-    root = write_suite(cases=[dict(c, audio=f"audio/{c['id']}.wav") for c in cases])
-    for case in cases:
-        write_tone(root / "audio" / f"{case['id']}.wav", seconds=0.5)
+    suite_with_audio(write_suite, cases, 0.5)
     pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
     (pytester.path / "products").mkdir()
     (pytester.path / "products" / "dg.toml").write_text(
-        'name = "dg"\nversion = "1"\nadapter = "deepgram"\n[settings]\n'
-        f'base_url = "{server.url}"\napi_key_env = "{KEY_ENV}"\ntimeout_s = 30\n'
-        'concurrency = 4\n', encoding="utf-8")
+        provider_toml("dg", "deepgram", server.url, timeout_s=30, extra="concurrency = 4\n"),
+        encoding="utf-8")
     result = pytester.runpytest("--product=dg", "--dictbench-no-warmup", "-x",
                                 "-p", "no:cacheprovider")
     result.assert_outcomes(failed=1, skipped=4)  # c2..c5: "not run: the run stopped early"

@@ -7,9 +7,8 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from adapter_support import live_adapter
 
-from pytest_dictbench.adapters import builtin_adapters
-from pytest_dictbench.adapters.base import AdapterOptions
 from pytest_dictbench.adapters.providers import PROVIDERS
 from pytest_dictbench.adapters.providers.prices import Price, bundled_prices, price_for
 from pytest_dictbench.errors import ProductError
@@ -65,7 +64,7 @@ def test_each_template_builds_its_adapter_on_the_journal_suite(path: Path) -> No
     assert product.adapter in PROVIDERS
     assert product.settings["api_key_env"].endswith("_KEY")
     suite = load_suite(ROOT / "cases" / "ja-journal")
-    builtin_adapters()[product.adapter](product, suite, AdapterOptions(warmup=False))
+    live_adapter(product, suite)
     bundled = bundled_prices().get((product.adapter, str(product.settings.get("model"))))
     if "usd_per_audio_minute" in product.pricing and bundled is not None:
         assert Decimal(str(product.pricing["usd_per_audio_minute"])) == \

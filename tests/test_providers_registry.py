@@ -7,10 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from adapter_support import make_product, make_suite
+from adapter_support import live_adapter, make_product, make_suite
 
 from pytest_dictbench.adapters import builtin_adapters
-from pytest_dictbench.adapters.base import AdapterOptions
 from pytest_dictbench.errors import CaptureError, DictbenchError
 from pytest_dictbench.registry import Registry
 
@@ -44,6 +43,6 @@ def test_without_httpx_only_the_provider_product_fails(
     suite = make_suite(tmp_path / "suite", {"c1": "audio/c1.wav"})
     product = make_product(tmp_path / "p", "deepgram", {"api_key_env": "X_KEY"})
     monkeypatch.setenv("X_KEY", "k" * 20)
-    adapter = builtin_adapters()["deepgram"](product, suite, AdapterOptions(warmup=False))
+    adapter = live_adapter(product, suite)
     with pytest.raises(CaptureError, match=r"pip install 'pytest-dictbench\[providers\]'"):
         adapter.get(suite.cases[0], 1)  # an item error, as a missing key is

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adapter_support import write_tone
+from adapter_support import suite_with_audio
 from judge_server import MessagesServer
 from refine_support import (
     REFINE_KEY,
@@ -134,9 +134,7 @@ def pytest_dictbench_transcriber(product):
 def test_the_recogniser_is_captured_once_for_every_variant(
         project: pytest.Pytester, server: MessagesServer,
         write_suite: Callable[..., Path]) -> None:
-    root = write_suite(cases=[dict(c, audio=f"audio/{c['id']}.wav") for c in MINI_CASES])
-    for case in MINI_CASES:
-        write_tone(root / "audio" / f"{case['id']}.wav", seconds=0.1)
+    suite_with_audio(write_suite, MINI_CASES, 0.1)
     project.makeconftest(CAPTURE_CONFTEST)
     products = project.path / "products"
     (products / "live.toml").write_text('name = "live"\nversion = "1"\nadapter = "python"\n')
@@ -334,9 +332,7 @@ def test_capture_estimate_counts_a_sweeps_captures_once_and_its_refine_calls(
     """PL9: two pipelines over a live recogniser: the estimate counts each case's
     capture once (4), lists the refine requests per step (4 each) with nothing sent,
     and after a real run counts them all as cached."""
-    root = write_suite(cases=[dict(c, audio=f"audio/{c['id']}.wav") for c in MINI_CASES])
-    for case in MINI_CASES:
-        write_tone(root / "audio" / f"{case['id']}.wav", seconds=3.0)
+    suite_with_audio(write_suite, MINI_CASES, 3.0)
     project.makeconftest(CAPTURE_CONFTEST)
     products = project.path / "products"
     (products / "live.toml").write_text('name = "live"\nversion = "1"\nadapter = "python"\n'

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from adapter_support import write_tone
+from adapter_support import suite_with_audio
 from workbench_support import CHROMIUM, browser
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
@@ -31,9 +31,7 @@ LONG_ENV = ('hardware = "AMD EPYC 9R14 96-Core Processor, 2 vCPU (shared), 24 GB
 
 @pytest.fixture
 def report(pytester: pytest.Pytester, write_suite: Callable[..., Path]) -> Path:
-    root = write_suite(cases=[dict(c, audio=f"audio/{c['id']}.wav") for c in CASES])
-    for case in CASES:
-        write_tone(root / "audio" / f"{case['id']}.wav", seconds=0.2)
+    suite_with_audio(write_suite, CASES, 0.2)
     pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
     pytester.makeconftest(CONFTEST)
     (pytester.path / "products").mkdir()

@@ -3,13 +3,12 @@ fallback without matplotlib), hand-checked tables, byte-identical output."""
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from html.parser import HTMLParser
 
 import pytest
-from report_support import MINI_EXPECTED, mini_records, mini_report, sample_run
+from report_support import MINI_EXPECTED, mini_records, mini_report, rendered_twice, sample_run
 
 from pytest_dictbench.report import plots
 from pytest_dictbench.report.html import render_html
@@ -187,10 +186,7 @@ def test_sample_page_content() -> None:
 
 
 def test_sample_page_is_byte_identical() -> None:
-    sample = sample_run()
-    first = render_html(sample.report, sample.records, sample.expected)
-    again = render_html(copy.deepcopy(sample.report), list(reversed(sample.records)),
-                        sample.expected)
+    first, again = rendered_twice(render_html)
     assert first == again
 
 

@@ -8,7 +8,7 @@ import json
 import re
 
 import pytest
-from report_support import MINI_EXPECTED, mini_records, mini_report, sample_run
+from report_support import MINI_EXPECTED, mini_records, mini_report, rendered_twice, sample_run
 
 from pytest_dictbench.report.markdown import FAILING_LIMIT, code, md, render_markdown
 from pytest_dictbench.report.sections import fmt
@@ -195,8 +195,5 @@ def test_sample_is_small_valid_and_complete() -> None:
 
 
 def test_sample_is_byte_identical_and_order_independent() -> None:
-    sample = sample_run()
-    first = render_markdown(sample.report, sample.records, sample.expected)
-    again = render_markdown(copy.deepcopy(sample.report), list(reversed(sample.records)),
-                            sample.expected)
+    first, again = rendered_twice(render_markdown)
     assert first == again

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from report_support import bundled_run, example_products
 
 from pytest_dictbench.report.wins import claims_table, win_sentences, wins_by_product
 from pytest_dictbench.workbench.publish import publish
@@ -43,20 +41,13 @@ def test_every_resolved_figure_names_its_winner() -> None:
 def journal_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """ja-journal with example (declaring a vendor claim) and example-weak."""
     root = tmp_path_factory.mktemp("wins")
-    products = root / "products"
-    for name in ("example", "example-weak"):
-        shutil.copytree(REPO / "products" / name, products / name)
-        text = (REPO / "products" / f"{name}.toml").read_text(encoding="utf-8")
-        if name == "example":
-            text += ('\n[[claims]]\nclaim = "EXAMPLE DATA: transcribes 99 languages"\n'
-                     'source_url = "https://example.com/languages"\nchecked = "2026-12-01"\n')
-        (products / f"{name}.toml").write_text(text, encoding="utf-8")
+    products = example_products(root, {"example": (
+        '\n[[claims]]\nclaim = "EXAMPLE DATA: transcribes 99 languages"\n'
+        'source_url = "https://example.com/languages"\nchecked = "2026-12-01"\n')})
     report = root / "reports"
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "cases/ja-journal",
-         f"--product={products / 'example.toml'}", f"--product={products / 'example-weak.toml'}",
-         "--dictbench-item-failures=report", f"--dictbench-report={report}"],
-        cwd=REPO, capture_output=True, text=True, check=False)
+    done = bundled_run(
+        report, "cases/ja-journal", f"--product={products / 'example.toml'}",
+        f"--product={products / 'example-weak.toml'}")
     assert done.returncode == 0, done.stdout + done.stderr
     return report
 
@@ -107,11 +98,8 @@ def test_publish_names_the_losses_and_keeps_claims_apart(journal_run: Path,
 
 def test_a_rig_package_names_the_metric_tables_each_product_loses(tmp_path: Path) -> None:
     report = tmp_path / "reports"
-    subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "cases/mac-rig",
-         "--dictbench-results", "cases/mac-rig/example-results.csv",
-         "--dictbench-item-failures=report", f"--dictbench-report={report}"],
-        cwd=REPO, capture_output=True, text=True, check=False)
+    bundled_run(report, "cases/mac-rig", "--dictbench-results",
+                "cases/mac-rig/example-results.csv")
     # by hand from the package's rank tables: quillnote 1, murmurdesk 2 on elapsed seconds
     # of dictation and of file transcription; quillnote 1, parlo 2 on meeting speaker turn
     # accuracy; parlo 1, quillnote 2 on meeting elapsed seconds; echoline and

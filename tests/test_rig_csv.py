@@ -12,15 +12,10 @@ from hypothesis import strategies as st
 from rig_support import csv_text, row, write_package
 
 from pytest_dictbench.model import Suite
+from pytest_dictbench.rig.cells import neutralise, restore
 from pytest_dictbench.rig.package import load_package
-from pytest_dictbench.rig.results import (
-    COLUMNS,
-    ResultsError,
-    neutralise,
-    read_results,
-    render_results,
-    restore,
-)
+from pytest_dictbench.rig.results import read_results, render_results
+from pytest_dictbench.rig.rows import COLUMNS, ResultsError
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from rig_support import write_package
+from rig_support import edit_manifest, write_package
 
 from pytest_dictbench.errors import SuiteError
 from pytest_dictbench.methods.rig.tables import RigRules
@@ -86,20 +86,15 @@ def test_non_finite_numbers_are_refused(tmp_path: Path, old: str, new: str, matc
 ])
 def test_manifest_values_are_checked(tmp_path: Path, change, match: str) -> None:
     # R17, R18
-    path = write_package(tmp_path)
-    manifest = json.loads(path.read_text())
-    change(manifest)
-    path.write_text(json.dumps(manifest))
+    path = edit_manifest(write_package(tmp_path), change)
     with pytest.raises(SuiteError, match=match):
         load_package(path)
 
 
 def test_ready_with_blocking_items_is_a_closed_gate(tmp_path: Path) -> None:
     # R22: a listed blocking item means the rig is not ready
-    path = write_package(tmp_path)
-    manifest = json.loads(path.read_text())
-    manifest["execution_gate"] = {"ready": True, "blocking_items": ["Freeze app versions."]}
-    path.write_text(json.dumps(manifest))
+    path = edit_manifest(write_package(tmp_path), lambda m: m.update(execution_gate={
+        "ready": True, "blocking_items": ["Freeze app versions."]}))
     suite = load_package(path)
     assert suite.manifest["execution_gate"] == {"ready": False,
                                                 "blocking_items": ["Freeze app versions."]}

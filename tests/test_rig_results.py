@@ -6,13 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
-from rig_support import csv_text, row, write_package
+from rig_support import csv_text, edit_manifest, row, write_package
 
 from pytest_dictbench.errors import SuiteError
 from pytest_dictbench.model import Suite
 from pytest_dictbench.rig.notes import compose_notes, split_notes
 from pytest_dictbench.rig.package import load_package
-from pytest_dictbench.rig.results import COLUMNS, ResultsError, iter_results, read_results
+from pytest_dictbench.rig.results import iter_results, read_results
+from pytest_dictbench.rig.rows import COLUMNS, ResultsError
 
 
 @pytest.fixture
@@ -170,12 +171,7 @@ def test_non_complete_rows_need_no_metadata(tmp_path: Path, suite: Suite) -> Non
      "integrity file '../x' leaves the suite folder"),
 ])
 def test_package_refusals(tmp_path: Path, change, match: str) -> None:
-    import json
-
-    path = write_package(tmp_path)
-    manifest = json.loads(path.read_text())
-    change(manifest)
-    path.write_text(json.dumps(manifest))
+    path = edit_manifest(write_package(tmp_path), change)
     with pytest.raises(SuiteError, match=match):
         load_package(path)
 

@@ -5,13 +5,12 @@ reason, a per-voice table; checked against hand counts on the bundled suite."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import tomllib
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from report_support import bundled_run
 
 from pytest_dictbench.audio.synth import assign_voices
 from pytest_dictbench.audio.voices import JA_VOICES
@@ -75,12 +74,9 @@ def test_one_voice_gives_no_voice_table() -> None:
 @pytest.fixture(scope="module")
 def bundled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     report = tmp_path_factory.mktemp("rubric") / "reports"
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "cases/ja-dictation",
-         "--product=example", "--product=example-weak", "--product=example-raw",
-         "-o", "dictbench_judge_dir=examples/ja-dictation-decisions",
-         "--dictbench-item-failures=report", f"--dictbench-report={report}"],
-        cwd=REPO, capture_output=True, text=True, check=False)
+    done = bundled_run(report, "cases/ja-dictation", "--product=example",
+                       "--product=example-weak", "--product=example-raw",
+                       "-o", "dictbench_judge_dir=examples/ja-dictation-decisions")
     assert (report / "dictbench.json").is_file(), done.stdout + done.stderr
     return report
 

@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from adapter_support import write_tone
-from provider_servers import KEY, KEY_ENV, DeepgramFake, ProviderServer, Reply
+from adapter_support import suite_with_audio
+from provider_servers import KEY, KEY_ENV, DeepgramFake, ProviderServer, Reply, provider_toml
 
 from pytest_dictbench.adapters.providers.client import ProviderClient, check_base_url
 from pytest_dictbench.redact import REDACTED, register_secret
@@ -39,10 +39,7 @@ def project(pytester: pytest.Pytester, write_suite: Callable[..., Path],
     monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
 
     def make(extra: str = "", **products: str) -> pytest.Pytester:
-        root = write_suite(cases=[dict(c, audio=f"audio/{c['id']}.wav") for c in CASES],
-                           extra=extra)
-        for case in CASES:
-            write_tone(root / "audio" / f"{case['id']}.wav", seconds=0.5)
+        suite_with_audio(write_suite, CASES, 0.5, extra=extra)
         pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
         (pytester.path / "products").mkdir(exist_ok=True)
         for name, toml in products.items():
@@ -50,13 +47,6 @@ def project(pytester: pytest.Pytester, write_suite: Callable[..., Path],
         return pytester
 
     return make
-
-
-def provider(name: str, adapter: str, base_url: str, key_env: str = KEY_ENV,
-             model: str = "") -> str:
-    return (f'name = "{name}"\nversion = "1"\nadapter = "{adapter}"\n[settings]\n'
-            f'base_url = "{base_url}"\napi_key_env = "{key_env}"\ntimeout_s = 5\n'
-            + (f'model = "{model}"\n' if model else ""))
 
 
 def everything(pytester: pytest.Pytester, result: pytest.RunResult) -> str:
@@ -77,7 +67,7 @@ def test_a_key_in_base_url_is_refused_without_quoting_it(
         key: str) -> None:
     """PV1: the refusal quotes the URL with query values and user info redacted, and says
     where the key belongs."""
-    pytester = project(x=provider("x", kind, url, model="whisper-1" if kind == "openai"
+    pytester = project(x=provider_toml("x", kind, url, model="whisper-1" if kind == "openai"
                                   else ""))
     result = pytester.runpytest("--product=x", "--junitxml=j.xml", "-p", "no:cacheprovider",
                                 *mode)
@@ -93,7 +83,7 @@ def test_a_redirect_is_quoted_without_its_signature(
     """PV3: the Location's query (a pre-signed URL) never reaches a cache or report."""
     fake.faults = [Reply(302, {}, headers={
         "Location": "http://127.0.0.1:9/v2/upload?sig=SIGNED0123456789"})] * 2
-    pytester = project(dg=provider("dg", "deepgram", server.url))
+    pytester = project(dg=provider_toml("dg", "deepgram", server.url))
     result = pytester.runpytest("--product=dg", "--dictbench-no-warmup", "--junitxml=j.xml",
                                 "-p", "no:cacheprovider")
     result.assert_outcomes(passed=0, errors=2)
@@ -123,7 +113,7 @@ def test_metadata_addresses_and_padded_urls_are_refused(url: str, named: str) ->
 def test_a_metadata_base_url_is_refused_at_load_naming_the_product_file(
         project: Callable[..., pytest.Pytester]) -> None:
     """PV4: nothing is sent; the product file and the host are named."""
-    pytester = project(dg=provider("dg", "deepgram", "https://169.254.169.254/latest"))
+    pytester = project(dg=provider_toml("dg", "deepgram", "https://169.254.169.254/latest"))
     result = pytester.runpytest("--product=dg", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.INTERRUPTED
     result.stdout.fnmatch_lines(["*products/dg.toml*'169.254.169.254' is a link-local or "
@@ -141,7 +131,7 @@ def test_a_private_suite_is_not_sent_to_a_cloud_kind_without_opt_in(
         server: ProviderServer) -> None:
     """PV5: refused at load, naming the product, the provider's host and the setting;
     ``cloud_providers`` in suite.toml lets it through."""
-    pytester = project(extra="private = true", dg=provider("dg", "deepgram", server.url))
+    pytester = project(extra="private = true", dg=provider_toml("dg", "deepgram", server.url))
     result = pytester.runpytest("--product=dg", "--dictbench-no-warmup", "-p",
                                 "no:cacheprovider")
     assert result.ret == pytest.ExitCode.INTERRUPTED
@@ -181,7 +171,7 @@ def test_a_sweep_model_equal_to_a_key_is_refused_without_printing_it(
 def test_a_case_id_holding_a_key_is_refused_before_any_node_id(
         project: Callable[..., pytest.Pytester], server: ProviderServer) -> None:
     """A node id is printed and written by pytest: no name in it may hold a key."""
-    pytester = project(dg=provider("dg", "deepgram", server.url))
+    pytester = project(dg=provider_toml("dg", "deepgram", server.url))
     cases = pytester.path / "cases" / "mini" / "cases.jsonl"
     cases.write_text(cases.read_text().replace('"c2"', f'"{KEY}"'))
     result = pytester.runpytest("--product=dg", "--junitxml=j.xml", "-p", "no:cacheprovider")
@@ -210,7 +200,7 @@ def test_a_key_sent_elsewhere_than_the_documented_root_is_said_first(
         project: Callable[..., pytest.Pytester], fake: DeepgramFake,
         server: ProviderServer) -> None:
     """PV4: the host a key goes to is named once, in the header, before any request."""
-    pytester = project(dg=provider("dg", "deepgram", server.url))
+    pytester = project(dg=provider_toml("dg", "deepgram", server.url))
     result = pytester.runpytest("--product=dg", "--dictbench-no-warmup", "-p",
                                 "no:cacheprovider")
     host = server.url.split("://", 1)[1]

@@ -9,7 +9,7 @@ import soundfile as sf
 
 from pytest_dictbench.rig.calibration import BlockCalibration
 from pytest_dictbench.rig.calibration_check import Tolerance, calibrate_blocks, measure
-from pytest_dictbench.rig.results import COLUMNS, RigRow
+from pytest_dictbench.rig.rows import COLUMNS, RigRow
 from pytest_dictbench.rig.schedule import BlockAttempt
 
 RATE = 48_000

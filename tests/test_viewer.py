@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
-import os
 import re
 import threading
 from collections.abc import Callable, Iterator
@@ -15,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adapter_support import write_tone
+from adapter_support import suite_with_audio
 from support import MINI_CASES
-from workbench_support import CHROMIUM, browser
+from workbench_support import browser, require_chromium
 
 from pytest_dictbench.store import open_store, store_location
 from pytest_dictbench.viewer.detail import item_page
@@ -34,9 +33,7 @@ def three_runs(pytester: pytest.Pytester, write_suite: Callable[..., Path],
                write_product: Callable[..., Path]) -> pytest.Pytester:
     """Runs of p1 on mini: all right, all right, all wrong (the drop), each recorded."""
     pytester.makeini("[pytest]\ndictbench_suites = cases/mini\n")
-    root = write_suite(cases=[dict(c, audio=f"audio/{c['id']}.wav") for c in MINI_CASES])
-    for case in MINI_CASES:
-        write_tone(root / "audio" / f"{case['id']}.wav", seconds=0.2)
+    suite_with_audio(write_suite, MINI_CASES, 0.2)
     for outputs in (RIGHT, RIGHT, WRONG):
         write_product("p1", outputs=outputs)
         pytester.runpytest("--product=p1", "-p", "no:cacheprovider")
@@ -70,6 +67,15 @@ def get(server: Any, path: str, headers: dict[str, str] | None = None
     return answer.status, dict(answer.getheaders()), body
 
 
+def watched_page(chromium: Any) -> tuple[Any, list[str]]:
+    """A 1400 x 900 page and the list its script errors and console errors go to."""
+    page = chromium.new_page(viewport={"width": 1400, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    return page, errors
+
+
 def test_every_page_needs_the_token_and_the_loopback_host(three_runs: pytest.Pytester) -> None:
     with viewing(three_runs.path) as (server, viewer):
         assert server.server_address[0] == "127.0.0.1"
@@ -94,19 +100,12 @@ def test_every_page_needs_the_token_and_the_loopback_host(three_runs: pytest.Pyt
 
 
 def test_pages_in_chromium(three_runs: pytest.Pytester) -> None:
-    if not CHROMIUM.exists():
-        message = "/usr/bin/chromium is not installed (.ci/run installs it)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    require_chromium()
     with viewing(three_runs.path) as (server, viewer), browser() as chromium:
         runs = viewer.store.runs()
         assert len(runs) == 3
-        page = chromium.new_page(viewport={"width": 1400, "height": 900})
+        page, errors = watched_page(chromium)
         fits = "document.documentElement.scrollWidth <= 1400"
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
         page.goto(address(server))
         assert page.url.endswith("/") and "token" not in page.url
         rows = page.locator("#runs tbody tr")
@@ -199,17 +198,10 @@ def test_an_item_page_and_two_runs_side_by_side_in_chromium(three_runs: pytest.P
     """The item page shows the output against the expected text with its word diff, the
     rule evidence and the case's audio (served with byte ranges); two runs side by side
     list the changed cases first; the pages work from the keyboard."""
-    if not CHROMIUM.exists():
-        message = "/usr/bin/chromium is not installed (.ci/run installs it)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    require_chromium()
     with viewing(three_runs.path) as (server, viewer), browser() as chromium:
         first, second, third = [run.run_id for run in viewer.store.runs()]
-        page = chromium.new_page(viewport={"width": 1400, "height": 900})
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+        page, errors = watched_page(chromium)
         page.goto(address(server))
         # keyboard: Tab to the newest run's link, Enter follows it
         for _ in range(10):
@@ -273,11 +265,7 @@ def test_a_runs_page_and_the_compare_page_say_which_run_is_official(
         three_runs: pytest.Pytester) -> None:
     """Issue 42, "the viewer says which run is official": a run's report page and two runs
     side by side name the official run of each suite and product, read in Chromium."""
-    if not CHROMIUM.exists():
-        message = "/usr/bin/chromium is not installed (.ci/run installs it)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    require_chromium()
     from pytest_dictbench.store.official import declare_official
 
     with viewing(three_runs.path) as (server, viewer), browser() as chromium:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from workbench_support import CHROMIUM, browser, make_review_suite, open_page, serving
@@ -16,6 +17,16 @@ pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
 def statuses(root: Path) -> list[str]:
     return [json.loads(line)["status"] for line in
             (root / "cases.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def save_the_first_two(page: Any) -> None:
+    """Ctrl+S on the first case, Alt+Right to the second, Ctrl+S there, each waited for."""
+    page.keyboard.press("Control+s")
+    page.wait_for_selector("body[data-saved='1']")
+    page.keyboard.press("Alt+ArrowRight")
+    page.wait_for_selector("body[data-shown='rec-2']")
+    page.keyboard.press("Control+s")
+    page.wait_for_selector("body[data-saved='2']")
 
 
 def test_holding_ctrl_enter_approves_at_most_the_case_on_screen(tmp_path: Path) -> None:
@@ -177,12 +188,7 @@ def test_a_save_with_no_edit_keeps_crlf_and_spaces_byte_for_byte(tmp_path: Path)
     refresh_hashes(root)
     with serving(root) as (url, _), browser() as chromium:
         page, errors = open_page(chromium, url + "/")
-        page.keyboard.press("Control+s")
-        page.wait_for_selector("body[data-saved='1']")
-        page.keyboard.press("Alt+ArrowRight")
-        page.wait_for_selector("body[data-shown='rec-2']")
-        page.keyboard.press("Control+s")
-        page.wait_for_selector("body[data-saved='2']")
+        save_the_first_two(page)
         page.focus("#transcript")
         page.keyboard.press("End")
         page.keyboard.press("Control+End")
@@ -267,11 +273,6 @@ def test_a_key_point_with_line_breaks_survives_a_save_with_no_edit(tmp_path: Pat
     before = (root / "cases.jsonl").read_bytes()
     with serving(root) as (url, _), browser() as chromium:
         page, errors = open_page(chromium, url + "/")
-        page.keyboard.press("Control+s")
-        page.wait_for_selector("body[data-saved='1']")
-        page.keyboard.press("Alt+ArrowRight")
-        page.wait_for_selector("body[data-shown='rec-2']")
-        page.keyboard.press("Control+s")
-        page.wait_for_selector("body[data-saved='2']")
+        save_the_first_two(page)
         assert errors == []
     assert (root / "cases.jsonl").read_bytes() == before

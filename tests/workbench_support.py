@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 import soundfile as sf
 from judge_server import Recorded, Reply, user_text
 
@@ -130,6 +132,15 @@ def open_page(chromium: Any, url: str) -> tuple[Any, list[str]]:
     page.goto(url)
     page.wait_for_selector("body[data-ready='1']")
     return page, errors
+
+
+def require_chromium() -> None:
+    """Skip the calling test when /usr/bin/chromium is missing; in CI, fail it."""
+    if not CHROMIUM.exists():
+        message = "/usr/bin/chromium is not installed (.ci/run installs it)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
 
 
 @contextlib.contextmanager

@@ -22,11 +22,8 @@ from __future__ import annotations
 import contextlib
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from decimal import Decimal
 from pathlib import Path
 from typing import Any, Protocol
-from urllib.parse import urlsplit
 
 from ..adapters.base import Adapter
 from ..errors import DictbenchError
@@ -38,6 +35,7 @@ from ..methods.base import Method
 from ..model import ItemLike, Output, RuleScore, ScoreContext
 from ..private import is_private, public_case_id
 from .judge_budget import SuiteBudgets
+from .judgement import NO_JUDGEMENT, Judgement, judgement_of
 
 __all__ = ["JUDGE_MODES", "NO_JUDGEMENT", "JudgeItem", "Judgement", "Judging", "has_judged_rules"]
 
@@ -59,24 +57,6 @@ class JudgeItem(ItemLike, Protocol):
 
 #: Name of the verdict cache in the judge folder.
 VERDICTS_FILE = "verdicts.jsonl"
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """What the judges decided for one item."""
-
-    judged: Mapping[str, RuleScore] = field(default_factory=dict)
-    #: Fields added to the item record (judge scores, pending, spend).
-    record: Mapping[str, Any] = field(default_factory=dict)
-    #: Set when a judge request failed: the item is an error, never a score.
-    error: str | None = None
-    #: Set when verdicts are pending in a batch or were held back by the budget: the
-    #: item is not scored (reported as not tested) and its product not ranked.
-    unscored: str | None = None
-
-
-#: The judgement of an item nobody judges (shared: a Judgement is immutable).
-NO_JUDGEMENT = Judgement()
 
 
 def _terminal_line(config: Any) -> Any:
@@ -302,7 +282,7 @@ class Judging(SuiteBudgets):
         results = {}
         listed: set[tuple[str, ...]] = set()  # a pending rule is listed once per output
         for item, request in pairs:
-            results[(item.case.id, item.repetition)] = _judgement(
+            results[(item.case.id, item.repetition)] = judgement_of(
                 run, combined, request, audit.get(request.key, {}), listed)
         return results
 
@@ -347,66 +327,3 @@ class Judging(SuiteBudgets):
                     rule: [cached.rules[rule].score, new.rules[rule].score]
                     for rule in cached.rules if rule in new.rules}
         return found
-
-
-def _judgement(run: Any, combined: Any, request: JudgeRequest,
-               audit: Mapping[str, Any], listed: set[tuple[str, ...]]) -> Judgement:
-    from ..judge.batch import BUDGET_DETAIL
-
-    errors, unscored, scores, spend = [], [], {}, {}
-    for config in run.judges:
-        outcome = run.outcome(request.key, config.name)
-        if outcome is None:
-            continue
-        if outcome.status == "error":
-            errors.append(f"judge {config.name!r}: {outcome.error}: {outcome.detail}")
-        if outcome.status == "pending" or outcome.detail == BUDGET_DETAIL:
-            unscored.append(f"judge {config.name!r}: {outcome.detail}")
-        if outcome.verdict is not None:
-            scores[config.name] = {r: v.score for r, v in outcome.verdict.rules.items()}
-            usage = outcome.verdict.billed_usage
-            entry = spend.setdefault(config.model, {
-                "input_tokens": 0, "output_tokens": 0, "cache_write_tokens": 0,
-                "cache_read_tokens": 0, "cost_usd": 0.0, "verdicts": 0})
-            entry["input_tokens"] += usage.input_tokens
-            entry["output_tokens"] += usage.output_tokens
-            entry["cache_write_tokens"] += usage.cache_write_tokens
-            entry["cache_read_tokens"] += usage.cache_read_tokens
-            cost = outcome.verdict.cost_decimal(config)
-            if cost is None or entry["cost_usd"] is None:  # unknown, never $0
-                entry["cost_usd"] = None
-                why = config.missing_price or f"judge {config.name!r}: an answer " \
-                    "without valid usage"
-                if why not in entry.setdefault("cost_unknown", []):
-                    entry["cost_unknown"].append(why)
-            else:
-                entry["cost_usd"] = float(Decimal(str(entry["cost_usd"])) + cost)
-            entry["verdicts"] += 1
-    pending = []
-    for p in combined.pending:
-        target = (p.suite, p.case, p.product, p.output_hash, p.rule)
-        if target[:4] == (request.suite, request.case_id, request.product,
-                          request.output_hash) and target not in listed:
-            listed.add(target)
-            pending.append(p.to_json())
-    models = {c.name: f"{c.family}:{c.model}" + (f"@{urlsplit(c.base_url).hostname}"
-                                                 if c.base_url else "")
-              for c in run.judges}
-    record = {"judges": scores, "pending": pending, "judge_spend": spend,
-              "judge_models": models}
-    if audit:
-        record["judge_audit"] = dict(audit)
-    if errors and getattr(request.task, "protocol", None) is not None:
-        # A method with its own protocol (keypoints) shows a failed request as rules
-        # still unjudged: the item is provisional, never a score, and says why.
-        final = dict(combined.final.get(request.key, {}))
-        why = "judge error: " + "; ".join(errors)
-        for rule in request.rule_ids:
-            if final.get(rule) is None or final[rule].score is None:
-                final[rule] = RuleScore(rule, None, why, "unjudged")
-        return Judgement(judged=final, record=record)
-    if errors:
-        return Judgement(record=record, error="; ".join(errors))
-    if unscored:
-        return Judgement(unscored="verdicts not available: " + "; ".join(unscored))
-    return Judgement(judged=combined.final.get(request.key, {}), record=record)

@@ -35,7 +35,8 @@ from ..rig.live import check_live, live_profile, live_row, unsupported_reason
 from ..rig.notes import split_notes
 from ..rig.package import unknown_keys
 from ..rig.protocol import default_profile, required_repetitions
-from ..rig.results import COLUMNS, Exclusion, RigRow, read_results
+from ..rig.results import Exclusion, read_results
+from ..rig.rows import COLUMNS, RigRow
 from .collect import CaseItem, SuiteCollector
 from .session import SESSION_KEY
 

@@ -18,7 +18,7 @@ from ..model import Suite
 from ..suites import inside
 from .blocks import read_blocks
 from .notes import compose_notes, split_notes
-from .results import RigRow
+from .rows import RigRow
 from .schedule import BlockAttempt, RunRow, assign_attempts
 
 __all__ = ["BlockCalibration", "calibration_folder", "load_calibration"]

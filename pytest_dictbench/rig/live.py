@@ -3,7 +3,7 @@
 A live product (any adapter but ``cache``) may capture a rig package only while its
 ``execution_gate`` is ready, and only under a product name the package lists. Each live
 item turns its capture into the 28 cells of a results row, checked by the same reader as
-an imported CSV (:func:`.results.row_from_cells`), and is then scored from that row
+an imported CSV (:func:`.rows.row_from_cells`), and is then scored from that row
 alone. So ``--dictbench-results-out`` writes exactly what the reports were made of, and
 importing that CSV gives byte-identical reports.
 
@@ -45,7 +45,7 @@ from ..errors import DictbenchError
 from ..model import Case, Output, Product, Suite
 from .notes import compose_notes
 from .protocol import default_profile
-from .results import COLUMNS, ResultsError, RigRow, row_from_cells
+from .rows import COLUMNS, ResultsError, RigRow, row_from_cells
 from .speakers import Turn, labelled_turns, speaker_metrics
 
 __all__ = ["DECLARED", "DEFAULT_WORKFLOWS", "MEASURED", "check_live", "live_profile", "live_row",

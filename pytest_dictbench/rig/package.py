@@ -25,7 +25,7 @@ from ..model import Case, Suite, SuiteFile
 from ..suites import inside
 from ..text.normalize import strict_text as file_text
 from .protocol import WORKFLOWS, gate_open
-from .results import COLUMNS
+from .rows import COLUMNS
 
 __all__ = ["FIXTURE_KEYS", "PACKAGE_GLOB", "is_package", "load_package", "package_manifest",
            "unknown_keys", "verify_package"]

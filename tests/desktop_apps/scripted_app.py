@@ -33,18 +33,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tests.desktop_apps.common import Mic, XKeys, arguments, log, run
 
 
+def mapped_window(x: Any, name: str) -> Any:
+    """A small window of its own, named ``name``, mapped on the display ``x``."""
+    screen = x.screen()
+    window = screen.root.create_window(700, 500, 80, 60, 0, screen.root_depth,
+                                       background_pixel=screen.white_pixel)
+    window.set_wm_name(name)
+    window.map()
+    x.sync()
+    return window
+
+
 def steal_focus(stolen: threading.Event) -> None:
     """Map a window of its own and give it the input focus; ``stolen`` once X says so."""
     from Xlib import X, display
     from Xlib.error import XError
 
     x = display.Display()
-    screen = x.screen()
-    window = screen.root.create_window(700, 500, 80, 60, 0, screen.root_depth,
-                                       background_pixel=screen.white_pixel)
-    window.set_wm_name("focus thief")
-    window.map()
-    x.sync()
+    window = mapped_window(x, "focus thief")
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:  # until it is viewable and has the focus
         try:
@@ -65,12 +71,7 @@ def blink_focus(times: int) -> None:
     from Xlib import X, display
 
     x = display.Display()
-    screen = x.screen()
-    window = screen.root.create_window(700, 500, 80, 60, 0, screen.root_depth,
-                                       background_pixel=screen.white_pixel)
-    window.set_wm_name("focus blink")
-    window.map()
-    x.sync()
+    window = mapped_window(x, "focus blink")
     while window.get_attributes().map_state != X.IsViewable:
         time.sleep(0.01)
     for _ in range(times):
