@@ -28,7 +28,7 @@ from ..redact import scrub, secret_source
 from ..report.items import encoded_line
 from ..suites import check_cases_digest
 from ..text.visible import visible
-from .judge import NO_JUDGEMENT
+from .judgement import NO_JUDGEMENT
 from .nodeids import split_item_id
 from .session import CAPTURED_PROPERTY, RECORD_PROPERTY, SESSION_KEY, DictbenchSession
 

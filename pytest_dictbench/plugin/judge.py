@@ -37,7 +37,7 @@ from ..private import is_private, public_case_id
 from .judge_budget import SuiteBudgets
 from .judgement import NO_JUDGEMENT, Judgement, judgement_of
 
-__all__ = ["JUDGE_MODES", "NO_JUDGEMENT", "JudgeItem", "Judgement", "Judging", "has_judged_rules"]
+__all__ = ["JUDGE_MODES", "JudgeItem", "Judging", "has_judged_rules"]
 
 #: Values of ``--judge``.
 JUDGE_MODES = ("off", "replay", "live", "batch")
