@@ -63,9 +63,14 @@ def serve(port: Any, delay: float) -> None:
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
-    httpd.request_queue_size = 64
+    class Server(ThreadingHTTPServer):
+        # the listen backlog is set as the server binds: an attribute set afterwards
+        # leaves Python's default of 5, and the first burst of connections then loses
+        # a SYN and waits a whole second for its retransmission (no real provider does)
+        request_queue_size = 128
+        daemon_threads = True
+
+    httpd = Server(("127.0.0.1", 0), Handler)
     port.value = httpd.server_address[1]
     httpd.serve_forever()
 
