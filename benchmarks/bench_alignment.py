@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
 
 import jiwer
@@ -88,6 +89,8 @@ def main() -> None:
     print(f"tag-aware alignment : {len(pairs) / ours:10.0f} pairs/s ({ours:.3f} s CPU)")
     print(f"jiwer.process_words : {len(pairs) / theirs:10.0f} pairs/s ({theirs:.3f} s CPU)")
     print(f"ratio ours / jiwer  : {theirs / ours:.2f}x (target >= 0.25x)")
+    if theirs / ours < 0.25:
+        sys.exit(f"ratio {theirs / ours:.2f}x misses its target (>= 0.25x)")
 
 
 if __name__ == "__main__":

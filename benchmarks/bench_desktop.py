@@ -88,6 +88,8 @@ def main() -> None:
         worst = max(overheads)
         print(f"overhead: median {sorted(overheads)[len(overheads) // 2]:.3f} s, worst "
               f"{worst:.3f} s; target < 0.5 s: {'met' if worst < 0.5 else 'NOT met'}")
+        if worst >= 0.5:
+            sys.exit(f"worst overhead {worst:.3f} s misses its target (< 0.5 s)")
 
 
 if __name__ == "__main__":

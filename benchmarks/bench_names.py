@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 import time
 from pathlib import Path
 
@@ -79,6 +80,8 @@ def main() -> None:
     ratio = best["bare"] / best["ours"]
     print(f"speed ratio ours / bare: {ratio:.2f} (target >= 0.5): "
           f"{'OK' if ratio >= 0.5 else 'BELOW TARGET'}")
+    if ratio < 0.5:
+        sys.exit(f"speed ratio {ratio:.2f} misses its target (>= 0.5)")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import json
 import multiprocessing
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -135,6 +136,13 @@ def main() -> None:
     print(f"pacing p95 of items' p95 {percentile(pacing, 95):.2f} ms (target <= 10 ms)")
     print(f"adapter CPU {cpu:.2f} s = {100 * cpu / audio_s:.2f}% of the audio's "
           f"{audio_s:.0f} s (target <= 2%)")
+    missed = [what for what, bad in (
+        ("items not complete", failed > 0),
+        ("timing error p95 (<= 5 ms)", percentile(errors, 95) > 5),
+        ("pacing p95 (<= 10 ms)", percentile(pacing, 95) > 10),
+        ("adapter CPU (<= 2% of the audio)", cpu > 0.02 * audio_s)) if bad]
+    if missed:
+        sys.exit(f"missed its target: {', '.join(missed)}")
 
 
 if __name__ == "__main__":

@@ -80,6 +80,8 @@ def main() -> None:
     s, p = statistics.median(serial), statistics.median(parallel)
     print(f"-n 0: {s:.1f} s   -n 2: {p:.1f} s   (median of {args.rounds})")
     print(f"speed-up -n 2 vs -n 0: {s / p:.2f} (target >= 1.6)")
+    if s / p < 1.6:
+        sys.exit(f"speed-up {s / p:.2f} misses its target (>= 1.6)")
 
 
 if __name__ == "__main__":

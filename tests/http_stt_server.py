@@ -22,6 +22,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+class _Server(ThreadingHTTPServer):
+    """A listen backlog that takes a capture's burst of connections (Python's default
+    of 5 drops a SYN now and then, and that connection waits 1 s to retransmit it)."""
+
+    request_queue_size = 128
+    daemon_threads = True
+
+
 @dataclass
 class Recorded:
     """One request as the server saw it."""
@@ -156,8 +164,7 @@ class LoopbackServer:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
+        self.httpd = _Server(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.02,),
                                         daemon=True)
