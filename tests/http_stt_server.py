@@ -22,9 +22,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
-class _Server(ThreadingHTTPServer):
-    """A listen backlog that takes a capture's burst of connections (Python's default
-    of 5 drops a SYN now and then, and that connection waits 1 s to retransmit it)."""
+class BacklogServer(ThreadingHTTPServer):
+    """A threading server whose listen backlog takes a burst of connections: Python's
+    default of 5, set as the server binds, drops a SYN now and then, and that connection
+    waits 1 s to retransmit it (a real provider's server does not)."""
 
     request_queue_size = 128
     daemon_threads = True
@@ -164,7 +165,7 @@ class LoopbackServer:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-        self.httpd = _Server(("127.0.0.1", 0), Handler)
+        self.httpd = BacklogServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.02,),
                                         daemon=True)

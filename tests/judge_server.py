@@ -38,8 +38,10 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from http_stt_server import BacklogServer
 
 TOOL_NAME = "record_verdicts"
 
@@ -250,11 +252,6 @@ def _iso(seconds: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
 
 
-class _Server(ThreadingHTTPServer):
-    # The stdlib default backlog (5) refuses connections when many clients open at once.
-    request_queue_size = 128
-
-
 class MessagesServer:
     """The loopback server; use as a context manager or call start/stop."""
 
@@ -287,8 +284,7 @@ class MessagesServer:
         self.expire: set[str] = set()
         self._lock = threading.Lock()
         self._batch_ids = itertools.count(1)
-        self._httpd = _Server(("127.0.0.1", 0), self._handler_class())
-        self._httpd.daemon_threads = True
+        self._httpd = BacklogServer(("127.0.0.1", 0), self._handler_class())
         self._thread: threading.Thread | None = None
 
     @property

@@ -92,11 +92,12 @@ def history_facts(store: Store, run_id: str, *, resamples: int, seed: int,
                                 "runs": chosen.runs if len(chosen.runs) > 1 else [],
                                 "this_run_among_them": run.run_id in chosen.runs,
                                 "window": chosen.window(window), "refused": []}
-            if len(chosen.runs) > 1 and items > VARIATION_ITEMS_UP_TO:
-                entries[product]["not_measured"] = {"items": items,
-                                                    "up_to": VARIATION_ITEMS_UP_TO}
-            elif len(chosen.runs) > 1:
-                repeated[product] = chosen.runs
+            if len(chosen.runs) > 1:
+                if items > VARIATION_ITEMS_UP_TO:
+                    entries[product]["not_measured"] = {"items": items,
+                                                        "up_to": VARIATION_ITEMS_UP_TO}
+                else:
+                    repeated[product] = chosen.runs
         if not entries:
             continue
         variation = measure_variation(store, suite, repeated, resamples=resamples,
