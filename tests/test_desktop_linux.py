@@ -324,10 +324,15 @@ def test_relaunch_by_block_starts_the_app_again(desktop: Desktop, tmp_path: Path
     try:
         rig.steps([{"wait_audio": True}, {"type": "one"}])
         rig.adapter.start_block(1)
-        assert rig.get().status == "complete"
+        one = rig.get()
+        assert one.status == "complete"
         first = rig.driver._app
-        rig.adapter.start_block(1)  # the same block: no relaunch
-        assert rig.get(case=1).status == "complete" and rig.driver._app is first
+        # the same block: no relaunch, unless the first item gave its own reason (on a
+        # loaded machine its typed text can arrive after the quiet window: late text)
+        reason = one.meta["desktop"].get("relaunch_after")
+        rig.adapter.start_block(1)
+        assert rig.get(case=1).status == "complete"
+        assert (rig.driver._app is first) == (reason is None), reason
         rig.adapter.start_block(2)
         assert rig.get(case=0, repetition=2).status == "complete"
         assert rig.driver._app is not first and first is not None
