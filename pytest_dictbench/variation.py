@@ -188,8 +188,10 @@ def measure_variation(store: Store, suite: str, runs: Mapping[str, Sequence[str]
     A run the store refuses (:class:`CorruptRunError`) raises, or with
     ``leave_out_corrupt`` is left out and named in the product's ``refused`` with the
     store's reason (its neighbours then pair with each other)."""
+    # the draws (and numpy) only when a product has runs to pair: a history whose runs
+    # are all too large to measure asks for none
     opts = {"resamples": resamples, "seed": seed,
-            "shared": stats.SharedDraws(resamples, seed)}
+            "shared": stats.SharedDraws(resamples, seed) if runs else None}
     products: dict[str, Any] = {}
     within: dict[str, list[Any]] = {}
     latest: dict[str, Sequence[ItemRecord]] = {}

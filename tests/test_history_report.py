@@ -395,9 +395,15 @@ def test_runs_above_the_item_bound_name_the_variation_without_measuring_it(
     """Issues 42/49: a suite x product whose run holds more items than the history
     measures (report.history.VARIATION_ITEMS_UP_TO, the spool's bound) reads none of
     its stored items: the history says the variation was not measured and points at
-    ``dictbench variation``; products under the bound are still measured."""
+    ``dictbench variation``; products under the bound are still measured. Nothing to
+    measure draws no bootstrap indices (nor imports numpy to draw them)."""
+    from pytest_dictbench import stats
     from pytest_dictbench.report import history
 
+    draws: list[int] = []
+    shared_draws = stats.SharedDraws
+    monkeypatch.setattr(stats, "SharedDraws", lambda resamples, seed: draws.append(
+        resamples) or shared_draws(resamples, seed))
     monkeypatch.setattr(history, "VARIATION_ITEMS_UP_TO", 3)
     store = open_store(url)
     for run, day, score in (("r1", 1, 90.0), ("r2", 2, 80.0)):
@@ -411,12 +417,12 @@ def test_runs_above_the_item_bound_name_the_variation_without_measuring_it(
     markdown = texts["history.md"]
     entry = json.loads(texts["history.json"])["suites"][0]["products"][0]
     assert entry["not_measured"] == {"items": 4, "up_to": 3}
-    assert "pairs" not in entry and read == []
+    assert "pairs" not in entry and read == [] and draws == []
     assert "not measured with the run (4 items, above the 3 the reports measure); " \
         "`dictbench variation` measures it." in markdown
     monkeypatch.setattr(history, "VARIATION_ITEMS_UP_TO", 4)
     texts = history.history_texts(store, "r2", resamples=200, seed=1)
     entry = json.loads(texts["history.json"])["suites"][0]["products"][0]
     assert "not_measured" not in entry and entry["pairs"][0]["identical"]["items"] == 4
-    assert sorted(read) == ["r1", "r2"]
+    assert sorted(read) == ["r1", "r2"] and draws == [200]
     store.close()

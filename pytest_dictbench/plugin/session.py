@@ -342,6 +342,8 @@ class DictbenchSession(ReportSet):
             self.records.close()  # a large run's records are read from it until here
 
     def _write_reports(self, session: pytest.Session, unrun: list[str]) -> None:
+        if self.recording is not None:
+            self.recording.prepare()
         records = self.records.records()
         # the lines exactly as the items wrote them, streamed from the spool in order
         files: dict[str, str | Iterator[str]] = {"items.jsonl": self.records.lines()}

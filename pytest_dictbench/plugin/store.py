@@ -7,9 +7,11 @@ the report set stands.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import platform
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -33,6 +35,7 @@ from ..store import (
     Store,
     StoreError,
     SuiteFacts,
+    import_backend,
     new_run_id,
     open_store,
     redact_url,
@@ -130,6 +133,12 @@ def cohort(environment: Mapping[str, Any]) -> str:
     return hashlib.sha256(fields.encode("utf-8")).hexdigest()[:12]
 
 
+def _import_quietly() -> None:
+    """:func:`import_backend`; a failure shows where the store is opened, not here."""
+    with contextlib.suppress(Exception):
+        import_backend()
+
+
 class StoreRecording:
     """One run's record in the store (the controller's)."""
 
@@ -143,6 +152,14 @@ class StoreRecording:
         self.recorded: str | None = None
         #: history.md once written
         self.history: Path | None = None
+
+    def prepare(self) -> None:
+        """Import the store's modules in a thread while the report set is built: the
+        build spends about as long waiting on its helper processes as the import takes,
+        and the import fills those waits instead of following the build. (Not a daemon:
+        the interpreter lets it finish; :meth:`record` waits on the import lock.)"""
+        if self.location is not None:
+            threading.Thread(target=_import_quietly, name="dictbench-store-import").start()
 
     def record(self, report_dir: Path, texts: Mapping[str, Any],
                records: Sequence[Mapping[str, Any]], suites: Sequence[Suite],
