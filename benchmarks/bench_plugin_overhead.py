@@ -15,7 +15,12 @@ which pairs runs of different rounds, is printed beside it. So is the share of C
 the hypervisor took for other guests while the rounds ran (``steal`` in ``/proc/stat``,
 where there is one): a high share means noisy figures.
 
-    python benchmarks/bench_plugin_overhead.py [--items 10000] [--rounds 11]
+``--parts`` measures instead where the time goes: beside bare pytest and the full
+plugin, runs with parts of dictbench's work switched off (``overhead_knockouts.py``; such
+a run writes no valid reports), each round running every side in an order that rotates.
+It prints each side's ratio and sets no target.
+
+    python benchmarks/bench_plugin_overhead.py [--items 10000] [--rounds 11] [--parts]
 """
 
 from __future__ import annotations
@@ -78,10 +83,11 @@ BASELINE = ["-p", "no:dictbench", "trivial"]
 PLUGIN = ["--product=gen"]
 
 
-def timed(args: list[str], cwd: Path) -> float:
+def timed(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           *args], cwd=cwd, capture_output=True, text=True, env=ENV)
+                           *args], cwd=cwd, capture_output=True, text=True,
+                          env=env or ENV)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         sys.exit(f"pytest {' '.join(args)} exited {proc.returncode}:\n{proc.stdout[-2000:]}")
@@ -109,6 +115,50 @@ def alternate_rounds(items: int, rounds: int, measure: Callable[[list[str], Path
     return baseline, plugin
 
 
+#: The sides of ``--parts``: what each switches off (``overhead_knockouts.PARTS``).
+PART_SIDES = ("", "end", "end,scrub,order", "end,record", "end,record,score")
+
+
+def knockout_env(parts: str) -> dict[str, str]:
+    """The environment of a run with ``parts`` switched off (this folder importable)."""
+    path = os.pathsep.join(p for p in (str(Path(__file__).parent),
+                                       ENV.get("PYTHONPATH", "")) if p)
+    return dict(ENV, PYTHONPATH=path, DICTBENCH_KNOCKOUT=parts)
+
+
+def parts_rounds(items: int, rounds: int) -> dict[str, list[float]]:
+    """Times of bare pytest (``"bare"``) and of each of :data:`PART_SIDES` (``""``: the
+    whole plugin), every side once a round after one warm-up run each; the order of the
+    sides rotates from round to round."""
+    sides = ["bare", *PART_SIDES]
+
+    def run(side: str) -> float:
+        if side == "bare":
+            return timed(BASELINE, root)
+        return timed(["-p", "overhead_knockouts", *PLUGIN], root, knockout_env(side))
+
+    times: dict[str, list[float]] = {side: [] for side in sides}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        make_project(root, items)
+        for side in sides:
+            run(side)
+        for round_ in range(rounds):
+            shift = round_ % len(sides)
+            for side in sides[shift:] + sides[:shift]:
+                times[side].append(run(side))
+    return times
+
+
+def print_parts(times: dict[str, list[float]]) -> None:
+    bare = times["bare"]
+    for side, runs in times.items():
+        label = {"bare": "bare pytest", "": "dictbench, all of it"}.get(
+            side, f"dictbench without {side.replace(',', ', ')}")
+        print(f"{label:42s} median {statistics.median(runs):.2f} s, ratio to bare "
+              f"{paired_ratio(bare, runs):.3f}")
+
+
 def cpu_ticks() -> tuple[int, int] | None:
     """``(all ticks, stolen ticks)`` of the machine's CPUs so far (``/proc/stat``)."""
     try:
@@ -130,7 +180,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=ROUNDS)
+    parser.add_argument("--parts", action="store_true",
+                        help="where the time goes: runs with parts switched off")
     args = parser.parse_args()
+    if args.parts:
+        print_parts(parts_rounds(args.items, args.rounds))
+        return
     before = cpu_ticks()
     baseline, plugin = alternate_rounds(args.items, args.rounds, timed)
     after = cpu_ticks()

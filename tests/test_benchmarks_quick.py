@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import datetime as dt
 import importlib.util
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -87,3 +89,30 @@ def test_a_full_run_refuses_a_file_without_markers_before_running_anything(
     with pytest.raises(SystemExit, match="cannot be read"):
         run_all.main(["--only", "bench_sweep", "--write", str(tmp_path / "missing.md")])
     assert ran == [] and readme.read_text() == "# no markers\n"
+
+
+def test_the_overhead_parts_run_every_side_and_name_each() -> None:
+    """``bench_plugin_overhead.py --parts``: bare pytest, the whole plugin and each run
+    with parts switched off finish (every knocked-out name still exists) and print one
+    ratio each; it sets no target, so it exits 0."""
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_plugin_overhead.py"),
+                           "--parts", "--items", "20", "--rounds", "1"],
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    labels = [line.split(" median ")[0].strip() for line in proc.stdout.splitlines()]
+    assert labels == ["bare pytest", "dictbench, all of it", "dictbench without end",
+                      "dictbench without end, scrub, order", "dictbench without end, record",
+                      "dictbench without end, record, score"]
+    assert all(" ratio to bare " in line for line in proc.stdout.splitlines())
+
+
+def test_an_unknown_knockout_part_stops_the_run(pytester: pytest.Pytester,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    pytester.makepyfile("def test_x():\n    pass\n")
+    monkeypatch.setenv("DICTBENCH_KNOCKOUT", "end,everything")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        p for p in (str(ROOT / "benchmarks"), os.environ.get("PYTHONPATH", "")) if p))
+    result = pytester.runpytest_subprocess("-p", "overhead_knockouts")
+    assert result.ret != 0
+    assert "DICTBENCH_KNOCKOUT: unknown parts ['everything']; known: end, scrub" \
+        in result.stderr.str()
