@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
@@ -28,6 +28,7 @@ from ..redact import scrub, secret_source
 from ..report.items import encoded_line
 from ..suites import check_cases_digest
 from ..text.visible import visible
+from .ahead import Evaluated, evaluated, scoring_ahead
 from .judgement import NO_JUDGEMENT
 from .nodeids import split_item_id
 from .session import CAPTURED_PROPERTY, RECORD_PROPERTY, SESSION_KEY, DictbenchSession
@@ -45,7 +46,8 @@ RESERVED_MARKERS = frozenset({
 })
 
 
-#: ``<product>-r<n>``, the bracket of a repeated item.
+#: Markers with which pytest may skip an item before its own setup runs.
+_SKIPPING = frozenset({"skip", "skipif", "xfail"})
 
 #: Marker names already registered, per config (registering one twice is harmless but
 #: grows the ini list that pytest re-reads on every unknown marker).
@@ -182,6 +184,12 @@ class CaseItem(pytest.Item):
         self.judgement = NO_JUDGEMENT
         #: Set when the output says the run failed: ``runtest`` then fails the test.
         self.failed_run: str | None = None
+        #: What setup and call raise, when the item was evaluated ahead (``.ahead``).
+        self.ahead: Evaluated | None = None
+        #: The record this run of the item made (until its teardown).
+        self.record: Mapping[str, Any] | None = None
+        #: The properties an evaluation ahead made, until the item's own setup.
+        self.held: list[tuple[str, object]] = []
 
     @property
     def session_state(self) -> DictbenchSession:
@@ -193,16 +201,44 @@ class CaseItem(pytest.Item):
         becomes an error record saying why, so the item is never lost from items.jsonl."""
         state = self.session_state
         try:
-            line = state.item_line(self.nodeid, state.make_record(self, status, **fields))
+            record = state.make_record(self, status, **fields)
+            line = state.item_line(self.nodeid, record)
             encoded_line(line)
         except ValueError as exc:
             message = f"the item's record cannot be written ({type(exc).__name__}: {exc})"
-            self.user_properties.append((RECORD_PROPERTY, state.item_line(
-                self.nodeid, state.make_record(self, "error", message=message))))
+            self.record = state.make_record(self, "error", message=message)
+            self.user_properties.append((RECORD_PROPERTY, state.item_line(self.nodeid,
+                                                                          self.record)))
             pytest.fail(visible(f"record error: {self._shown(message)}"), pytrace=False)
+        self.record = record
         self.user_properties.append((RECORD_PROPERTY, line))
 
+    def can_score_ahead(self) -> bool:
+        """Whether this item may be evaluated ahead of its turn (see :mod:`.ahead`); not
+        one that pytest may skip before its setup (a skip, skipif or xfail marker)."""
+        state = self.session_state
+        return (type(self) is CaseItem and not state.worker and self.product.adapter == "cache"
+                and state.judge_settings.get(self.suite.id) is None
+                and not any(m.name in _SKIPPING for m in self.own_markers))
+
+    def evaluate(self) -> Evaluated:
+        """Do the setup's and the call's work now; what each raises (see :mod:`.ahead`)."""
+        return evaluated(self, self._set_up, self._run)
+
     def setup(self) -> None:
+        if self.ahead is None and self.can_score_ahead():
+            state = self.session_state
+            scoring_ahead(self.session, state.scored_ahead if state.report_helper else None
+                          ).evaluate_from(self)
+        if self.ahead is None:
+            self._set_up()
+            return
+        self.user_properties.extend(self.held)
+        self.held = []
+        if self.ahead[0] is not None:
+            raise self.ahead[0]
+
+    def _set_up(self) -> None:
         try:
             self._prepare()
         except (pytest.skip.Exception, pytest.fail.Exception):
@@ -219,6 +255,7 @@ class CaseItem(pytest.Item):
         """Let go of the output and the verdicts: the record has what the reports need."""
         self.output = None
         self.judgement = NO_JUDGEMENT
+        self.ahead = self.record = None
 
     def _shown(self, message: str) -> str:
         """``message`` as the terminal and JUnit may show it (withheld for a private suite,
@@ -283,6 +320,12 @@ class CaseItem(pytest.Item):
         pytest.fail(visible(f"capture error: {self._shown(str(problem))}"), pytrace=False)
 
     def runtest(self) -> None:
+        if self.ahead is None:
+            self._run()
+        elif self.ahead[1] is not None:
+            raise self.ahead[1]
+
+    def _run(self) -> None:
         if self.failed_run is not None:
             raise RunFailed(self.failed_run)
         assert self.output is not None

@@ -1,18 +1,20 @@
 """The sample sizes a run's score intervals will have, known at collection: a large
-run's report helper draws their bootstrap indices while the tests run."""
+run's report helper draws their bootstrap indices while the tests run; and, once a
+serial run has scored every item ahead (``ahead.py``), the intervals themselves."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pytest
 
-from ..aggregate import StatsOptions
+from ..aggregate import IntervalSource, StatsOptions, case_scores
 from ..methods.base import Method
 from ..model import Suite
+from .ahead import ScoredRecords
 
-__all__ = ["expected_samples"]
+__all__ = ["expected_samples", "prefetch_intervals"]
 
 
 def expected_samples(items: Sequence[pytest.Item], method_of: Callable[[Suite], Method],
@@ -33,3 +35,18 @@ def expected_samples(items: Sequence[pytest.Item], method_of: Callable[[Suite], 
             held: Any = item  # a dictbench item: its product and case are set
             cases.setdefault((suite.id, held.product.name), set()).add(held.case.id)
     return sorted({(len(ids), seeds[suite_id]) for (suite_id, _), ids in cases.items()})  # type: ignore[misc]
+
+
+def prefetch_intervals(source: IntervalSource, records: ScoredRecords,
+                       method_of: Callable[[Suite], Method], suites: Mapping[str, Suite],
+                       options: StatsOptions) -> None:
+    """Start each suite and product's score interval from its scored ``records`` as the
+    report will ask for it (:func:`aggregate.case_scores`, the suite's own seed), so
+    that the report build finds it drawn."""
+    for (suite_id, _product), scored in sorted(records.items()):
+        suite = suites.get(suite_id)
+        if suite is None or not getattr(method_of(suite), "overall_ranking", True):
+            continue
+        values = case_scores(scored)
+        if values:
+            source.prefetch(values, options.resamples, options.for_suite(suite).seed)

@@ -32,8 +32,9 @@ from ..report.items import ItemStore
 from ..report.record import item_record
 from ..rig.package import is_package, load_package
 from ..suites import MANIFEST, canary_status, load_suite
+from .ahead import ScoredRecords
 from .gate import Gating
-from .interval_sizes import expected_samples
+from .interval_sizes import expected_samples, prefetch_intervals
 from .judge import Judging, has_judged_rules
 from .junit import junit_properties
 from .options import bootstrap_seed, ini_folder, judge_default, max_text_chars
@@ -283,6 +284,14 @@ class DictbenchSession(ReportSet):
                             seed=self.seed, explicit_seed=self.config.getoption(
                                 "dictbench_seed", None) is not None,
                             intervals=self.report_helper)
+
+    def scored_ahead(self, records: ScoredRecords) -> None:
+        """Every item's score is known before the last ones have run (``ahead.py``): the
+        report helper starts on the score intervals now."""
+        if self.report_helper is not None:
+            prefetch_intervals(self.report_helper, records, self.method,
+                               {s.id: s for s in self._suites.values()},
+                               self._stats_options())
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if not self.worker and session.items:
