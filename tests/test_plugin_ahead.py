@@ -225,3 +225,12 @@ def test_an_item_skipped_before_its_setup_leaves_no_record_of_its_own(project) -
     assert [records[c]["status"] for c in ("a1", "a2", "a3", "a4")] == [
         "passed", "not_tested", "not_tested", "passed"]
     assert records["a3"]["score"] is None and records["a2"]["score"] is None
+
+
+def test_setup_only_scores_nothing_ahead(project) -> None:
+    """``--setup-only`` runs setups and no calls: nothing is scored, as in turn."""
+    run = project(CASES, [{"case_id": c["id"], "text": "same words"} for c in CASES])
+    run.runpytest("--product=cached", "-p", "no:cacheprovider", "--setup-only")
+    assert not any(line.startswith("score") for line in trace(run))
+    lines = (run.path / "reports" / "items.jsonl").read_text().splitlines()
+    assert all(json.loads(line)["score"] is None for line in lines)

@@ -66,8 +66,9 @@ class AheadItem(Protocol):
 
 def evaluated(item: pytest.Item, setup: Callable[[], None], call: Callable[[], None]
               ) -> Evaluated:
-    """Run ``setup`` and, when it passes, ``call``; what each raised (an error, a skip or
-    a failure; ``pytest.exit`` and interrupts go on). The properties they gave ``item``
+    """Run ``setup`` and, when it passes, ``call``; what each raised (an error, a skip, a
+    failure or ``pytest.exit``, kept for the item's own phase as it would have been raised
+    there; an interrupt goes on at once). The properties they gave ``item``
     (its record) wait in ``item.held`` for its own setup: an item that never gets there
     (a plugin skips it before) leaves none."""
     before = len(item.user_properties)

@@ -215,11 +215,13 @@ class CaseItem(pytest.Item):
 
     def can_score_ahead(self) -> bool:
         """Whether this item may be evaluated ahead of its turn (see :mod:`.ahead`); not
-        one that pytest may skip before its setup (a skip, skipif or xfail marker)."""
-        state = self.session_state
+        one that pytest may skip before its setup (a skip, skipif or xfail marker), nor
+        in a run of setups only."""
+        state, option = self.session_state, self.config.option
         return (type(self) is CaseItem and not state.worker and self.product.adapter == "cache"
                 and state.judge_settings.get(self.suite.id) is None
-                and not any(m.name in _SKIPPING for m in self.own_markers))
+                and not any(m.name in _SKIPPING for m in self.own_markers)
+                and not getattr(option, "setuponly", False))
 
     def evaluate(self) -> Evaluated:
         """Do the setup's and the call's work now; what each raises (see :mod:`.ahead`)."""
