@@ -10,6 +10,21 @@ import pytest
 
 CANARY = "DICTBENCH-CANARY test-suite 00000000-0000-4000-8000-000000000000"
 
+#: conftest source of an adapter ``echo`` whose output is each case's reference (a
+#: product that is not cached: ``adapter = "echo"``).
+ECHO_ADAPTER = '''
+from pytest_dictbench.model import Output
+
+class Echo:
+    def __init__(self, product, suite, options):
+        pass
+    def get(self, case, repetition):
+        return Output(case.id, case.get("reference"), repetition)
+
+def pytest_dictbench_adapters():
+    return {"echo": Echo}
+'''
+
 MINI_CASES = [
     {"id": "c1", "genre": "chat", "tags": ["names"], "reference": "Hello Maria, see you at noon."},
     {"id": "c2", "genre": "email", "reference": "Please send the invoice by Friday."},

@@ -10,16 +10,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from support import ECHO_ADAPTER
 
 from pytest_dictbench.plugin import session as session_module
 from pytest_dictbench.plugin.session import DictbenchSession
 from pytest_dictbench.report.helper import ReportHelper
 
 #: A method that logs each scoring, and the start of each item, to ``trace.log``; case
-#: ``boom`` makes it raise. An ``echo`` adapter (not cached: scored in turn) for contrast.
+#: ``boom`` makes it raise. The ``echo`` adapter (not cached: scored in turn) for contrast.
 CONFTEST = '''
 from pathlib import Path
-from pytest_dictbench.model import ItemResult, Output
+from pytest_dictbench.model import ItemResult
 
 LOG = Path(__file__).parent / "trace.log"
 
@@ -40,21 +41,12 @@ class Traced:
     def aggregate(self, records, suite):
         return {"summary": {"right": sum(r["status"] == "passed" for r in records)}}
 
-class Echo:
-    def __init__(self, product, suite, options):
-        pass
-    def get(self, case, repetition):
-        return Output(case.id, case.get("reference"), repetition)
-
 def pytest_dictbench_methods():
     return [Traced()]
 
-def pytest_dictbench_adapters():
-    return {"echo": Echo}
-
 def pytest_runtest_logstart(nodeid, location):
     log("start " + nodeid.rsplit("::", 1)[1].split("[")[0])
-'''
+''' + ECHO_ADAPTER
 
 CASES = [{"id": f"a{i}", "reference": "same words"} for i in range(1, 5)]
 #: Every outcome an item can have, one case each.

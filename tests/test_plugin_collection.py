@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from support import ECHO_ADAPTER
 
 
 def test_inert_without_product(mini: pytest.Pytester) -> None:
@@ -131,8 +132,8 @@ def test_ini_suites_used_without_paths_and_tests_folder_ignored(mini: pytest.Pyt
 
 
 def test_hooks_register_method_and_adapter(mini: pytest.Pytester, write_product) -> None:
-    mini.makeconftest('''
-from pytest_dictbench.model import ItemResult, Output
+    mini.makeconftest(ECHO_ADAPTER + '''
+from pytest_dictbench.model import ItemResult
 
 class Exact:
     name = "exact"
@@ -143,17 +144,8 @@ class Exact:
     def aggregate(self, records, suite):
         return {"summary": {"exact": sum(r["status"] == "passed" for r in records)}}
 
-class Echo:
-    def __init__(self, product, suite, options):
-        pass
-    def get(self, case, repetition):
-        return Output(case.id, case.get("reference"), repetition)
-
 def pytest_dictbench_methods():
     return [Exact()]
-
-def pytest_dictbench_adapters():
-    return {"echo": Echo}
 
 def pytest_dictbench_update_report(report):
     report["lab"] = "rig-3"

@@ -229,9 +229,7 @@ class CaseItem(pytest.Item):
 
     def setup(self) -> None:
         if self.ahead is None and self.can_score_ahead():
-            state = self.session_state
-            scoring_ahead(self.session, state.scored_ahead if state.report_helper else None
-                          ).evaluate_from(self)
+            scoring_ahead(self.session, self.session_state.scored_ahead).evaluate_from(self)
         if self.ahead is None:
             self._set_up()
             return

@@ -29,8 +29,7 @@ def expected_samples(items: Sequence[pytest.Item], method_of: Callable[[Suite], 
         if suite is None or getattr(item, "case", None) is None:
             continue
         if suite.id not in seeds:
-            ranked = getattr(method_of(suite), "overall_ranking", True)
-            seeds[suite.id] = options.for_suite(suite).seed if ranked else None
+            seeds[suite.id] = interval_seed(suite, method_of, options)
         if seeds[suite.id] is not None:
             held: Any = item  # a dictbench item: its product and case are set
             cases.setdefault((suite.id, held.product.name), set()).add(held.case.id)
@@ -45,8 +44,16 @@ def prefetch_intervals(source: IntervalSource, records: ScoredRecords,
     that the report build finds it drawn."""
     for (suite_id, _product), scored in sorted(records.items()):
         suite = suites.get(suite_id)
-        if suite is None or not getattr(method_of(suite), "overall_ranking", True):
-            continue
-        values = case_scores(scored)
+        seed = interval_seed(suite, method_of, options) if suite is not None else None
+        values = case_scores(scored) if seed is not None else []
         if values:
-            source.prefetch(values, options.resamples, options.for_suite(suite).seed)
+            source.prefetch(values, options.resamples, seed)
+
+
+def interval_seed(suite: Suite, method_of: Callable[[Suite], Method],
+                  options: StatsOptions) -> int | None:
+    """The bootstrap seed of ``suite``'s score intervals (its own, or the run's);
+    ``None`` when its method ranks no product overall, and so draws none."""
+    if not getattr(method_of(suite), "overall_ranking", True):
+        return None
+    return options.for_suite(suite).seed

@@ -287,7 +287,7 @@ class DictbenchSession(ReportSet):
 
     def scored_ahead(self, records: ScoredRecords) -> None:
         """Every item's score is known before the last ones have run (``ahead.py``): the
-        report helper starts on the score intervals now."""
+        report helper, if the run has one, starts on the score intervals now."""
         if self.report_helper is not None:
             prefetch_intervals(self.report_helper, records, self.method,
                                {s.id: s for s in self._suites.values()},
