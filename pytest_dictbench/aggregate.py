@@ -82,7 +82,7 @@ def case_scores(records: Iterable[ItemRecord]) -> list[float]:
     for record in records:
         if record["status"] in SCORED_STATUSES and record["score"] is not None:
             by_case[record["case_id"]].append(float(record["score"]))
-    return [statistics.median(v) for _, v in sorted(by_case.items())]
+    return [stats.median(v) for _, v in sorted(by_case.items())]
 
 
 def _score(records: Sequence[ItemRecord], options: StatsOptions) -> dict[str, Any]:
@@ -338,13 +338,16 @@ def summarize(
     methods: Mapping[str, Method],
     canary: Mapping[str, Mapping[str, bool]],
     options: StatsOptions = StatsOptions(),
+    *,
+    ordered: bool = False,
 ) -> dict[str, Any]:
     """Build the body of ``dictbench.json`` from every item record of a run.
 
     :param canary: per suite id, each data file and whether it carries the canary.
+    :param ordered: the records are in report order already (:func:`record_sort_key`).
     """
     grouped: dict[str, dict[str, list[ItemRecord]]] = defaultdict(lambda: defaultdict(list))
-    for record in sorted(records, key=record_sort_key):
+    for record in records if ordered else sorted(records, key=record_sort_key):
         grouped[record["suite"]][record["product"]].append(record)
     entries = []
     for suite_id in sorted(grouped):

@@ -97,7 +97,7 @@ class CaseTally:
                 self._failures[case] = self._failures.get(case, 0) + 1
 
     def per_case(self) -> dict[str, tuple[float, bool]]:
-        return {case: (values[0] if len(values) == 1 else statistics.median(values),
+        return {case: (stats.median(values),
                        2 * self._failures.get(case, 0) > len(values))
                 for case, values in self._scores.items()}
 
@@ -106,7 +106,7 @@ class CaseTally:
         scores, failed = [], []
         for case in cases:
             values = self._scores[case]
-            scores.append(values[0] if len(values) == 1 else statistics.median(values))
+            scores.append(stats.median(values))
             failed.append(2 * self._failures.get(case, 0) > len(values))
         return CaseScores(tuple(cases), tuple(scores), tuple(failed),
                           len(self._waiting - self._scores.keys()))

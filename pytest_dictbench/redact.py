@@ -37,10 +37,25 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-__all__ = ["KEY_VARIABLES", "MIN_SECRET_CHARS", "REDACTED", "RUN_CHARS", "key_problem",
-           "key_url_problem", "public_args", "public_url", "redact_url", "register_secret",
-           "register_settings_secrets", "scrub", "scrub_quote", "secret_source",
-           "url_password"]
+__all__ = [
+    "KEY_VARIABLES",
+    "MIN_SECRET_CHARS",
+    "REDACTED",
+    "RUN_CHARS",
+    "any_secret",
+    "key_problem",
+    "key_url_problem",
+    "public_args",
+    "public_url",
+    "redact_url",
+    "register_secret",
+    "register_settings_secrets",
+    "registered_secrets",
+    "scrub",
+    "scrub_quote",
+    "secret_source",
+    "url_password",
+]
 
 #: What a secret is replaced with.
 REDACTED = "<redacted>"
@@ -62,6 +77,12 @@ def register_secret(value: str | None, source: str = "a configured key") -> None
     process; ``source`` (the variable's name) is what a refusal names."""
     if value and len(value) >= MIN_SECRET_CHARS:
         _SECRETS.setdefault(value, source)
+
+
+def registered_secrets() -> dict[str, str]:
+    """The secrets registered in this process, with their sources: what a child process
+    that writes for it registers in turn (``report.recorder``)."""
+    return dict(_SECRETS)
 
 
 def register_settings_secrets(settings: Any) -> None:
@@ -163,6 +184,11 @@ def scrub_quote(text: str) -> str:
     """:func:`scrub` for a third party's message, which may quote part of a key (``Invalid
     credentials: prov-test-key-012345...LEAK``): runs of :data:`MIN_SECRET_CHARS` too."""
     return _scrub(text, MIN_SECRET_CHARS)
+
+
+def any_secret() -> bool:
+    """Whether any secret is known (registered or in a key variable) to scrub."""
+    return bool(_forms())
 
 
 def secret_source(text: str) -> str | None:

@@ -57,11 +57,25 @@ def check_text_sizes(obj: Any, limit: int, error: type[SuiteError] | Any, *, pat
                      line: int | None, what: str) -> None:
     """Raise ``error`` naming ``path:line`` when a string anywhere in ``obj`` is longer
     than ``limit`` characters or holds an unpaired surrogate."""
+    if _plain(obj, limit):
+        return
     found = _text_problem(obj, limit)
     if found is not None:
         keys, problem = found
         raise error(f"{what}{'/'.join(reversed(keys)) or 'text'} {problem}", path=path,
                     line=line)
+
+
+def _plain(value: Any, limit: int) -> bool:
+    """A quick yes for what most lines hold: a string, or an object of strings and
+    numbers, whose strings are ASCII (so no surrogate) and within ``limit``."""
+    for child in value.values() if isinstance(value, dict) else (value,):
+        if isinstance(child, str):
+            if len(child) > limit or not child.isascii():
+                return False
+        elif not isinstance(child, (int, float, type(None))):
+            return False
+    return True
 
 
 def _text_problem(value: Any, limit: int) -> tuple[list[str], str] | None:

@@ -5,9 +5,15 @@ item concerned is an error, and every other item is still reported."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from support import MINI_CASES, jsonl
+
+from pytest_dictbench import suites
+from pytest_dictbench.errors import SuiteError
 
 
 def items(pytester: pytest.Pytester) -> dict[tuple[str, str], dict]:
@@ -111,3 +117,22 @@ def test_items_and_junit_list_rules_in_rubric_order(pytester: pytest.Pytester) -
     assert list(json.loads(record_line(record))["rules"]) == ["A1", "A2", "A10", "B3", "B12"]
     names = [name for name, _ in junit_properties(record) if name.startswith("dictbench.rule")]
     assert names == [f"dictbench.rule.{r}" for r in ("A1", "A2", "A10", "B3", "B12")]
+
+
+_TEXTS = st.one_of(st.text(max_size=12), st.sampled_from(["\ud800", "a\udfffb", "x" * 9]))
+_VALUES = st.one_of(st.none(), st.integers(), st.floats(allow_nan=False), _TEXTS,
+                    st.lists(_TEXTS, max_size=3))
+
+
+@given(st.one_of(_TEXTS, st.dictionaries(st.text(max_size=4), _VALUES, max_size=5)))
+def test_the_quick_text_check_agrees_with_the_full_walk(value: object) -> None:
+    """``check_text_sizes`` takes a short cut for flat ASCII values (``suites._plain``):
+    it refuses exactly what the full walk refuses (limit 8 characters here)."""
+    found = suites._text_problem(value, 8)
+    try:
+        suites.check_text_sizes(value, 8, SuiteError, path=Path("cases.jsonl"), line=1,
+                                what="case c1: ")
+    except SuiteError as exc:
+        assert found is not None and found[1] in str(exc)
+    else:
+        assert found is None

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from report_support import sample_run
 
+from pytest_dictbench.child import NICENESS
 from pytest_dictbench.plugin import session as session_module
 from pytest_dictbench.report import helper as report_helper
 from pytest_dictbench.report import plots
@@ -48,20 +49,20 @@ def test_japanese_names_and_dollar_signs_cross_the_pipe(helper: ReportHelper) ->
 
 
 def test_a_dead_helper_means_figures_drawn_here(helper: ReportHelper) -> None:
-    process = helper._process
-    assert process is not None
+    assert helper._child is not None
+    process = helper._child.process
     process.kill()
     process.wait()
     comparisons = [{"a": "x", "b": "y", "mean_difference": 5.0,
                     "interval": {"low": 2.0, "high": 8.0}, "resolved": True}]
     assert _drawn(helper, "forest_svg", comparisons, "f") == plots.forest_svg(comparisons, "f")
-    assert helper._process is None and helper.drawn == 0  # and not asked again
+    assert helper._child is None and helper.drawn == 0  # and not asked again
 
 
 def test_an_error_in_the_helper_is_raised_here_as_itself(helper: ReportHelper) -> None:
     with pytest.raises(KeyError, match="mean_difference"):
         _drawn(helper, "forest_svg", [{"a": "x", "b": "y"}], "f")
-    assert helper._process is None
+    assert helper._child is None
 
 
 def test_the_child_answers_an_unknown_figure_with_an_error_and_ends_with_its_stdin(
@@ -74,8 +75,8 @@ def test_the_child_answers_an_unknown_figure_with_an_error_and_ends_with_its_std
 
 
 def test_close_ends_the_child(helper: ReportHelper) -> None:
-    process = helper._process
-    assert process is not None
+    assert helper._child is not None
+    process = helper._child.process
     helper.close()
     assert process.returncode == 0
     helper.close()  # twice is harmless
@@ -117,7 +118,7 @@ def test_a_large_run_draws_its_figures_in_the_helper_with_the_same_page(
     intervals, figures = started  # the second helper only draws, beside the first
     for helper in started:
         assert helper._intervals == {} and helper._figures == {} and not helper._pending
-        assert helper._process is None  # closed at the end of the session
+        assert helper._child is None  # closed at the end of the session
     assert intervals.drawn + figures.drawn == 3 and figures.drawn >= 1
 
 
@@ -147,8 +148,8 @@ def test_a_helper_that_dies_midway_leaves_its_figures_to_be_drawn_here(
     try:
         figures = FigureRequests([helper, second])
         page = render_html(sample.report, sample.records, sample.expected, drawer=figures)
-        assert second._process is not None
-        second._process.kill()  # its figures asked; whatever it had not answered
+        assert second._child is not None
+        second._child.process.kill()  # its figures asked; whatever it had not answered
         assert figures.fill(page) == here  # is drawn here, the page is the same
         assert not second.alive
     finally:
@@ -179,7 +180,7 @@ def test_a_page_that_lost_a_placeholder_is_an_error_not_a_page_without_the_figur
 def test_the_child_yields_the_cpu_to_the_tests(helper: ReportHelper) -> None:
     helper.prefetch([1.0, 2.0], 10, 1)
     assert helper.interval([1.0, 2.0], 10, 1) is not None  # the child is up and answering
-    process = helper._process
-    assert process is not None
-    expected = min(os.getpriority(os.PRIO_PROCESS, 0) + report_helper.NICENESS, 19)
+    assert helper._child is not None
+    process = helper._child.process
+    expected = min(os.getpriority(os.PRIO_PROCESS, 0) + NICENESS, 19)
     assert os.getpriority(os.PRIO_PROCESS, process.pid) == expected

@@ -83,12 +83,12 @@ def test_predraws_stop_at_the_byte_budget(helper: ReportHelper,
 
 def test_a_dead_child_means_intervals_drawn_here(helper: ReportHelper) -> None:
     helper.prefetch([1.0, 2.0], 100, 1)
-    process = helper._process
-    assert process is not None
+    assert helper._child is not None
+    process = helper._child.process
     process.kill()
     process.wait()
     assert helper.interval([1.0, 2.0], 100, 1) is None
-    assert helper._process is None and not helper._pending
+    assert helper._child is None and not helper._pending
     helper.prefetch([1.0, 2.0], 100, 1)  # nothing is sent any more
     assert helper.interval([1.0, 2.0], 100, 1) is None
 
@@ -110,5 +110,5 @@ def test_a_summary_with_the_helper_is_the_summary_without(
             helper.predraw(n, 200, 5)
     alone = summarize(*args, StatsOptions(resamples=200, seed=5))
     assert summarize(*args, StatsOptions(resamples=200, seed=5, intervals=helper)) == alone
-    assert helper._process is not None  # nothing failed on the way
+    assert helper._child is not None  # nothing failed on the way
     assert helper._intervals == {}

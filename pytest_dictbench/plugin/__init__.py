@@ -17,6 +17,7 @@ import pytest
 from ..adapters import PROVIDER_KINDS, builtin_adapters
 from ..adapters.base import AdapterFactory
 from ..adapters.pipeline.sweep import load_products, one_namespace
+from ..child import wait_for_children
 from ..errors import DictbenchError, ProductError
 from ..heap import HeldHeap
 from ..methods.base import Method
@@ -223,6 +224,7 @@ def _item_product(nodeid: str, products: Iterable[str]) -> str | None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    wait_for_children()  # the session's helper processes, told to end at its finish
     session = config.stash.get(SESSION_KEY, None)
     termination = config.stash.get(_TERMINATION, None)
     if termination is not None:

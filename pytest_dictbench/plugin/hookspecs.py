@@ -77,7 +77,8 @@ def pytest_dictbench_generate_report(
     Stops at first non-None result, see :ref:`firstresult`.
 
     :param config: The pytest config object.
-    :param records: Every item record of the run (the lines of ``items.jsonl``). Read
+    :param records: Every item record of the run (the lines of ``items.jsonl``, in
+        report order: suite, product, case id, repetition). Read
         them, do not change them: a record shares its parts (a case's tags, an output's
         metadata) with the run's cases and outputs.
     :returns: The report as plain JSON data, or None to leave it to the next plugin.

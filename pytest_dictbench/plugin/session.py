@@ -7,7 +7,7 @@ xdist) it also gathers every item record from the test reports and writes the re
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -16,9 +16,8 @@ import pytest
 
 from ..adapters.base import Adapter, AdapterOptions
 from ..aggregate import StatsOptions, summarize
-from ..errors import DictbenchError, ProductError, SuiteError
+from ..errors import ProductError, SuiteError
 from ..heap import HeldHeap
-from ..judge.adjudications import PENDING_FILE
 from ..judge.settings import JudgeSettings, parse_judge_settings
 from ..methods.base import Method
 from ..model import ItemLike, ItemResult, Output, Product, Suite
@@ -26,7 +25,7 @@ from ..private import is_private
 from ..redact import scrub
 from ..registry import Registry
 from ..report import plots
-from ..report.files import dumps, natural_line, natural_record, write_report_set
+from ..report.files import natural_line, natural_record
 from ..report.helper import HELPER_ITEMS, ReportHelper
 from ..report.items import ItemStore
 from ..report.record import item_record
@@ -40,8 +39,8 @@ from .junit import junit_properties
 from .options import bootstrap_seed, ini_folder, judge_default, max_text_chars
 from .session_reports import ReportSet
 from .split import PLUGIN_NAME as SPLIT_PLUGIN
-from .store import HISTORY_FILES, StoreRecording
-from .terminate import RunTerminated, Termination
+from .store import StoreRecording
+from .terminate import Termination
 from .unrun import stop_reason, unrun_reports, xdist_stop
 
 __all__ = ["CAPTURED_PROPERTY", "HEAP_KEY", "RECORD_PROPERTY", "SESSION_KEY", "DictbenchSession"]
@@ -56,10 +55,6 @@ CAPTURED_PROPERTY = "dictbench.captured"
 HEAP_KEY = pytest.StashKey[HeldHeap]()
 #: Where the run's state lives in ``config.stash``.
 SESSION_KEY = pytest.StashKey["DictbenchSession"]()
-
-#: Every file a run writes into the report folder (one set: all new or all old).
-REPORT_FILES = ("dictbench.json", "items.jsonl", PENDING_FILE, "dictbench.md",
-                "dictbench.html", "run-info.json", *HISTORY_FILES)
 
 #: Exit statuses after which reports are not (over)written.
 _NO_REPORT = (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.USAGE_ERROR,
@@ -268,7 +263,7 @@ class DictbenchSession(ReportSet):
         report = self.judging.add_budgets(summarize(
             records, suites, {p.name: p for p in self.products}, self.registry.methods,
             {sid: canary_status(suite) for sid, suite in suites.items()},
-            self._stats_options()))
+            self._stats_options(), ordered=True))
         unused = self.judging.unused(records, {i: frozenset(c.id for c in s.cases) for i, s
                                                in suites.items() if not is_private(s)},
                                      self.config.rootpath)
@@ -311,15 +306,17 @@ class DictbenchSession(ReportSet):
                 not self.config.option.collectonly:
             self.report_helper = ReportHelper.start()
             self.figure_helper = ReportHelper.start() if plots.available() else None
+            if self.recording is not None:
+                self.recording.start(len(nodeids), self.records.spool_fd)
 
     @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         try:
             self._finish(session, exitstatus)
         finally:
-            for helper in (self.report_helper, self.figure_helper):
+            for helper in (self.report_helper, self.figure_helper, self.recording):
                 if helper is not None:
-                    helper.close()
+                    helper.close(wait=False)  # waited for at unconfigure, side by side
             self.heap.hold()  # what the run made stays out of later plugins' passes
 
     def _finish(self, session: pytest.Session, exitstatus: int) -> None:
@@ -350,47 +347,9 @@ class DictbenchSession(ReportSet):
         finally:
             self.records.close()  # a large run's records are read from it until here
 
-    def _write_reports(self, session: pytest.Session, unrun: list[str]) -> None:
-        if self.recording is not None:
-            self.recording.prepare()
-        records = self.records.records()
-        # the lines exactly as the items wrote them, streamed from the spool in order
-        files: dict[str, str | Iterator[str]] = {"items.jsonl": self.records.lines()}
-        try:
-            with self.termination.interruptible():  # a slow build is stopped by a signal
-                files.update(self._report_files(session, records))
-        except RunTerminated:
-            session.exitstatus = pytest.ExitCode.INTERRUPTED
-            self.problems.append(f"{self.termination.message()} while the reports were "
-                                 "built; only items.jsonl and run-info.json were written")
-        except Exception as exc:  # a plugin hook or renderer failed: keep the items
-            self.problems.append(f"building the reports failed ({_describe(exc)}); "
-                                 "only items.jsonl and run-info.json were written")
-        files["run-info.json"] = dumps(self._run_info()) + "\n"
-        stale = [name for name in REPORT_FILES if name not in files]
-        try:
-            write_report_set(self.report_dir, files, remove=stale)
-        except DictbenchError as exc:
-            self.problems.append(str(exc))
-        else:
-            self.written = [self.report_dir / name for name in files]
-        if self.recording is not None and self.written:
-            problem = self.recording.record(
-                self.report_dir, files, records, list(self._suites.values()), self.products,
-                exit_status=session.exitstatus,
-                stop_reason=stop_reason(session) if unrun else "")
-            if problem:
-                self.problems.append(problem)
-        self._export_results(records)
-        self._report_results(session, records)
-
     def _draft_counts(self) -> dict[str, int]:
         """Draft cases per loaded suite (by manifest path)."""
         return {str(path): len(suite.drafts) for path, suite in self._suites.items()}
-
-
-def _describe(exc: BaseException) -> str:
-    return str(exc) if isinstance(exc, DictbenchError) else f"{type(exc).__name__}: {exc}"
 
 
 def _relative(path: Path, root: Path) -> str:

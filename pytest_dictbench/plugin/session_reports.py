@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import platform
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +19,15 @@ from .. import __version__
 from ..errors import DictbenchError
 from ..files import atomic_write
 from ..judge.adjudications import PENDING_FILE
-from ..model import Suite
+from ..model import Product, Suite
 from ..private import is_private
 from ..redact import public_args
-from ..report.files import dumps
+from ..report.by_suite import records_by_suite
+from ..report.files import dumps, write_report_set
 from ..report.helper import ReportHelper
 from ..report.html import Expected, render_html
 from ..report.html_figures import FigureRequests
+from ..report.items import ItemStore
 from ..report.markdown import render_markdown
 from ..report.sections import expected_texts
 from ..report.terminal import baseline_line, summary_lines
@@ -36,9 +38,15 @@ from .judge import Judging
 from .junit import session_result
 from .report_hooks import generate_report, update_report
 from .split import PLUGIN_NAME as SPLIT_PLUGIN
-from .store import StoreRecording
+from .store import HISTORY_FILES, StoreRecording
+from .terminate import RunTerminated, Termination
+from .unrun import stop_reason
 
-__all__ = ["ReportSet"]
+__all__ = ["REPORT_FILES", "ReportSet"]
+
+#: Every file a run writes into the report folder (one set: all new or all old).
+REPORT_FILES = ("dictbench.json", "items.jsonl", PENDING_FILE, "dictbench.md",
+                "dictbench.html", "run-info.json", *HISTORY_FILES)
 
 
 class ReportSet:
@@ -56,9 +64,54 @@ class ReportSet:
     report_helper: ReportHelper | None
     figure_helper: ReportHelper | None
     recording: StoreRecording | None
+    records: ItemStore
+    termination: Termination
+    report_dir: Path
+    products: tuple[Product, ...]
 
     def _draft_counts(self) -> dict[str, int]:
         raise NotImplementedError
+
+    def _write_reports(self, session: pytest.Session, unrun: list[str]) -> None:
+        recording, stopped = self.recording, stop_reason(session) if unrun else ""
+        if recording is not None:
+            recording.prepare()
+        records = self.records.records()
+        run_info = dumps(self._run_info()) + "\n"
+        # the lines exactly as the items wrote them, streamed from the spool in order
+        files: dict[str, str | Iterator[str]] = {"items.jsonl": self.records.lines()}
+
+        def made(report_text: str) -> None:  # a recorder child writes while pages are drawn
+            if recording is not None:
+                recording.begin(report_text, run_info, records, self.records.places,
+                                list(self._suites.values()), self.products,
+                                exit_status=session.exitstatus, stop_reason=stopped)
+        try:
+            with self.termination.interruptible():  # a slow build is stopped by a signal
+                files.update(self._report_files(session, records, made))
+        except RunTerminated:
+            session.exitstatus = pytest.ExitCode.INTERRUPTED
+            self.problems.append(f"{self.termination.message()} while the reports were "
+                                 "built; only items.jsonl and run-info.json were written")
+        except Exception as exc:  # a plugin hook or renderer failed: keep the items
+            self.problems.append(f"building the reports failed ({_describe(exc)}); "
+                                 "only items.jsonl and run-info.json were written")
+        files["run-info.json"] = run_info
+        stale = [name for name in REPORT_FILES if name not in files]
+        try:
+            write_report_set(self.report_dir, files, remove=stale)
+        except DictbenchError as exc:
+            self.problems.append(str(exc))
+        else:
+            self.written = [self.report_dir / name for name in files]
+        if recording is not None and self.written:
+            problem = recording.record(
+                self.report_dir, files, records, list(self._suites.values()), self.products,
+                exit_status=session.exitstatus, stop_reason=stopped)
+            if problem:
+                self.problems.append(problem)
+        self._export_results(records)
+        self._report_results(session, records)
 
     def _export_results(self, records: Sequence[Mapping[str, Any]]) -> None:
         """``--dictbench-results-out``: rig items as the methodology's 28-column CSV."""
@@ -73,9 +126,10 @@ class ReportSet:
         else:
             self.written.append(path)
 
-    def _report_files(self, session: pytest.Session, records: Sequence[Mapping[str, Any]]
-                      ) -> dict[str, str]:
-        """The report files of the run by name (besides items.jsonl and run-info.json)."""
+    def _report_files(self, session: pytest.Session, records: Sequence[Mapping[str, Any]],
+                      made: Callable[[str], None]) -> dict[str, str]:
+        """The report files of the run by name (besides items.jsonl and run-info.json);
+        ``made`` gets the text of ``dictbench.json`` before the pages are drawn."""
         report = generate_report(self.config, records, self.problems)
         split = self.config.pluginmanager.get_plugin(SPLIT_PLUGIN)
         self.gating.apply(records, report, [p.name for p in self.products],
@@ -83,6 +137,7 @@ class ReportSet:
         report = update_report(self.config, report, self.problems)
         self.report = report
         files = {"dictbench.json": dumps(report) + "\n"}
+        made(files["dictbench.json"])
         pending = "".join(dumps(p, indent=None) + "\n" for r in records
                           for p in r.get("pending", ()))
         if pending:  # nothing pending: no file, and an old pending list is removed
@@ -97,12 +152,13 @@ class ReportSet:
         """The Markdown and HTML pages; with report helpers, the HTML page's figures are
         drawn by them, side by side, while the Markdown page is written."""
         helpers = [h for h in (self.report_helper, self.figure_helper) if h is not None]
+        by_suite = records_by_suite(report, records)  # read by both pages
         if not helpers:
-            return (render_markdown(report, records, expected),
-                    render_html(report, records, expected))
+            return (render_markdown(report, records, expected, by_suite=by_suite),
+                    render_html(report, records, expected, by_suite=by_suite))
         figures = FigureRequests(helpers)
-        page = render_html(report, records, expected, drawer=figures)
-        return render_markdown(report, records, expected), figures.fill(page)
+        page = render_html(report, records, expected, drawer=figures, by_suite=by_suite)
+        return render_markdown(report, records, expected, by_suite=by_suite), figures.fill(page)
 
     def _report_results(self, session: pytest.Session,
                         records: Sequence[Mapping[str, Any]]) -> None:
@@ -178,3 +234,7 @@ class ReportSet:
         stored = self.recording.summary_line() if self.recording is not None else None
         if stored:
             terminalreporter.write_line(stored)
+
+
+def _describe(exc: BaseException) -> str:
+    return str(exc) if isinstance(exc, DictbenchError) else f"{type(exc).__name__}: {exc}"

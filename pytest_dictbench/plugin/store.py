@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import platform
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +26,13 @@ from ..model import Product, Suite
 from ..private import is_private
 from ..redact import public_args, register_secret, url_password
 from ..report.files import write_report_set
-from ..report.history import DEFAULT_HISTORY_RUNS, HISTORY_FILES, history_texts
-from ..stats import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ..report.helper import HELPER_ITEMS
+from ..report.history import DEFAULT_HISTORY_RUNS, HISTORY_FILES
+from ..report.items import PARSED_ITEMS
+from ..report.recorder import Recorded, StoreRecorder, history_for
 from ..store import (
     ProductFacts,
     RunFacts,
-    Store,
     StoreError,
     SuiteFacts,
     import_backend,
@@ -44,6 +44,9 @@ from ..store import (
 from ..store.baseline import StoreBaseline, load_store_baseline
 from ..store.git import git_state, resolve_ref
 from ..suites import MANIFEST
+
+#: Where an item line lies in the spool: offset and length.
+Place = tuple[int, int]
 
 __all__ = ["HISTORY_FILES", "StoreRecording", "add_store_options", "read_store_baseline"]
 
@@ -152,27 +155,96 @@ class StoreRecording:
         self.recorded: str | None = None
         #: history.md once written
         self.history: Path | None = None
+        #: the child that records the run (``report.recorder``), in a large enough run
+        self.recorder: StoreRecorder | None = None
+        #: the exit status the child recorded the run with, until it commits
+        self._begun_status: int | None = None
+
+    def start(self, items: int, spool_fd: Callable[[], int]) -> None:
+        """The run has ``items`` items: a run that keeps its records parsed and is
+        large enough for report helpers records through a child process
+        (``report.recorder``), which imports and opens the store and reads the item
+        spool (``spool_fd()``) while the tests run."""
+        if self.location is not None and self.recorder is None and \
+                HELPER_ITEMS <= items <= PARSED_ITEMS:
+            self.recorder = StoreRecorder.start(self.location, spool_fd())
 
     def prepare(self) -> None:
         """Import the store's modules in a thread while the report set is built: the
         build spends about as long waiting on its helper processes as the import takes,
         and the import fills those waits instead of following the build. (Not a daemon:
-        the interpreter lets it finish; :meth:`record` waits on the import lock.)"""
-        if self.location is not None:
+        the interpreter lets it finish; :meth:`record` waits on the import lock.) A run
+        with a recorder child imports nothing here."""
+        if self.location is not None and self.recorder is None:
             threading.Thread(target=_import_quietly, name="dictbench-store-import").start()
+
+    def begin(self, report_text: str, run_info_text: str,
+              records: Sequence[Mapping[str, Any]], places: Callable[[], list[Place]],
+              suites: Sequence[Suite], products: Sequence[Product], *, exit_status: int,
+              stop_reason: str) -> None:
+        """The run's ``dictbench.json`` and ``run-info.json`` are made: a recorder child
+        writes the run now (``places()``: where the item lines lie in the spool, in
+        report order), while the pages are drawn, and commits in :meth:`record`."""
+        if self.recorder is None or self.location is None:
+            return
+        facts = self._facts(records, suites, products, exit_status=exit_status,
+                            stop_reason=stop_reason)
+        if self.recorder.record(facts, report_text, run_info_text, places(),
+                                self.history_runs):
+            self._begun_status = int(exit_status)
 
     def record(self, report_dir: Path, texts: Mapping[str, Any],
                records: Sequence[Mapping[str, Any]], suites: Sequence[Suite],
                products: Sequence[Product], *, exit_status: int, stop_reason: str
                ) -> str | None:
-        """Record the run whose report set was just written into ``report_dir``;
-        returns the problem in words, or None."""
+        """Record the run whose report set was just written into ``report_dir`` (the
+        recorder child commits what it wrote at :meth:`begin`, else this process writes
+        it); returns the problem in words, or None."""
         if self.location is None or "dictbench.json" not in texts:
             return None
+        done = self._finish_child(int(exit_status))
+        if done is not None:  # the child recorded the run, or failed to, in its words
+            if done.store_error is not None:
+                return self._not_recorded(done.store_error)
+            self.recorded = done.run_id
+            if done.history_error is not None:
+                return self._history_problem(done.history_error)
+            return self._write_history(report_dir, done.history or {})
+        facts = self._facts(records, suites, products, exit_status=exit_status,
+                            stop_reason=stop_reason)
+        try:
+            store = open_store(self.location)
+            try:
+                with (report_dir / "items.jsonl").open(encoding="utf-8") as lines:
+                    pairs = zip(records, lines, strict=True)
+                    self.recorded = store.record_run(facts, texts["dictbench.json"],
+                                                     texts["run-info.json"], pairs)
+                try:
+                    history = history_for(store, self.recorded, texts["dictbench.json"],
+                                          self.history_runs)
+                except (DictbenchError, OSError, ValueError) as exc:
+                    return self._history_problem(str(exc))
+                return self._write_history(report_dir, history)
+            finally:
+                store.close()
+        except (DictbenchError, OSError, ValueError) as exc:
+            return self._not_recorded(str(exc))
+
+    def _finish_child(self, exit_status: int) -> Recorded | None:
+        """The recorder child's run: committed when the exit status is still the one it
+        was given (else rolled back, to be recorded here); None: record it here."""
+        begun, self._begun_status = self._begun_status, None
+        if self.recorder is None or begun is None:
+            return None
+        return self.recorder.finish(commit=begun == exit_status)
+
+    def _facts(self, records: Sequence[Mapping[str, Any]], suites: Sequence[Suite],
+               products: Sequence[Product], *, exit_status: int, stop_reason: str
+               ) -> RunFacts:
         environment = detect_environment()
         commit, dirty = git_state(self.config.rootpath)
         seen = {r["suite"] for r in records}
-        facts = RunFacts(
+        return RunFacts(
             run_id=new_run_id(), finished_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ",
                                                             time.gmtime()),
             started_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started)),
@@ -183,38 +255,33 @@ class StoreRecording:
             exit_status=int(exit_status), complete=not stop_reason, stop_reason=stop_reason,
             suites=[suite_facts(s) for s in suites if s.id in seen],
             products=[product_facts(p) for p in products])
-        try:
-            store = open_store(self.location)
-            try:
-                with (report_dir / "items.jsonl").open(encoding="utf-8") as lines:
-                    pairs = zip(records, lines, strict=True)
-                    self.recorded = store.record_run(facts, texts["dictbench.json"],
-                                                     texts["run-info.json"], pairs)
-                return self._write_history(store, report_dir, texts["dictbench.json"])
-            finally:
-                store.close()
-        except (DictbenchError, OSError, ValueError) as exc:
-            return (f"the run was not recorded in the results store "
-                    f"{redact_url(self.location)}: {exc} (the report set was written)")
 
-    def _write_history(self, store: Store, report_dir: Path, report_text: str) -> str | None:
+    def _not_recorded(self, words: str) -> str:
+        return (f"the run was not recorded in the results store "
+                f"{redact_url(self.location or '')}: {words} (the report set was written)")
+
+    def _history_problem(self, words: str) -> str:
+        return (f"run {self.recorded} was recorded in the results store "
+                f"{redact_url(self.location or '')}, but its history files were not "
+                f"written: {words} (the report set was written)")
+
+    def _write_history(self, report_dir: Path, texts: Mapping[str, str]) -> str | None:
         """``history.md`` and ``history.json`` beside the report set when the store holds
         this run's history (a stale pair was removed with the report set's swap)."""
-        assert self.recorded is not None
-        stats = json.loads(report_text).get("statistics") or {}
+        if not texts:
+            return None
         try:
-            texts = history_texts(store, self.recorded,
-                                  resamples=stats.get("resamples", DEFAULT_RESAMPLES),
-                                  seed=stats.get("seed", DEFAULT_SEED),
-                                  window=self.history_runs)
-            if texts:
-                write_report_set(report_dir, texts)
-                self.history = report_dir / "history.md"
-        except (DictbenchError, OSError, ValueError) as exc:
-            return (f"run {self.recorded} was recorded in the results store "
-                    f"{redact_url(self.location or '')}, but its history files were not "
-                    f"written: {exc} (the report set was written)")
+            write_report_set(report_dir, texts)
+        except (DictbenchError, OSError) as exc:
+            return self._history_problem(str(exc))
+        self.history = report_dir / "history.md"
         return None
+
+    def close(self, wait: bool = True) -> None:
+        """End the recorder child, if any (what it did not commit rolls back)."""
+        if self.recorder is not None:
+            self.recorder.close(wait)
+            self.recorder = None
 
     def summary_line(self) -> str | None:
         if self.recorded is None or self.location is None:

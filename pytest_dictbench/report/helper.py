@@ -19,31 +19,23 @@ draws one figure to warm up, then answers what it is asked:
   (:meth:`ReportHelper.figure`), so that two helpers draw a page's figures side by side
   (``html_figures.FigureRequests``, the page's :class:`.plots.Drawer`).
 
-The child runs at the lowest CPU priority (:data:`NICENESS`): the tests come first.
-It runs the same code on the same interpreter, so its intervals and SVG are the same,
-bit for bit and byte for byte. Nothing depends on it: when it cannot be started, dies,
-answers with an error or does not answer within :data:`WAIT_S`, the interval or figure
-is made in this process, as without a helper. The child reads requests (pickled
-``(name, arguments)``) on its stdin and answers each, in order, on its stdout; its stdin
-closing ends it, so it never outlives the run.
+The child (a :class:`..child.Child`: pickled requests answered in order, at the lowest
+CPU priority, ended with the run) runs the same code on the same interpreter, so its
+intervals and SVG are the same, bit for bit and byte for byte. Nothing depends on it:
+when it cannot be started, dies, answers with an error or does not answer within
+:data:`WAIT_S`, the interval or figure is made in this process, as without a helper.
 
     python -m pytest_dictbench.report.helper   # what the helper runs
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import pickle
-import queue
-import subprocess
-import sys
-import threading
 from collections import deque
 from collections.abc import Sequence
-from typing import IO, Any
+from typing import Any
 
 from .. import stats
+from ..child import Child, ChildEnd
 from . import plots
 
 __all__ = ["HELPER_ITEMS", "ReportHelper"]
@@ -54,11 +46,6 @@ HELPER_ITEMS = 2000
 
 #: The functions of :mod:`.plots` the helper draws with.
 _DRAWINGS = frozenset({"scores_svg", "bars_svg", "forest_svg"})
-#: How much the child yields the CPU to the run's own process (``os.nice``): on a
-#: machine of two cores, the tests, a helper's imports and its drawing ahead would
-#: otherwise share them alike, and the tests would wait. While the run waits for an
-#: answer, the child has a core to itself all the same.
-NICENESS = 19
 #: Seconds to wait for one answer before making it here instead.
 WAIT_S = 120.0
 #: Bytes of bootstrap indices the child may draw ahead: 10,000 resamples of 10,000
@@ -74,14 +61,9 @@ class ReportHelper:
     """The intervals (``aggregate.IntervalSource``) and figures (through
     ``html_figures.FigureRequests``) of a child process (see module doc)."""
 
-    def __init__(self, process: subprocess.Popen[bytes]) -> None:
-        self._process: subprocess.Popen[bytes] | None = process
-        #: The child's answers, in order, read off its stdout by a thread of their own
-        #: (several may be on the way; a read here never blocks past :data:`WAIT_S`).
-        self._answers: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        if process.stdout is not None:
-            threading.Thread(target=_read_answers, args=(process.stdout, self._answers),
-                             name="dictbench-report-helper", daemon=True).start()
+    def __init__(self, child: Child) -> None:
+        #: the child process (None once it failed, died or was closed)
+        self._child: Child | None = child
         #: Requests sent whose answers are not read yet, in sending order.
         self._pending: deque[_Key] = deque()
         #: Bytes of indices the child was asked to draw ahead.
@@ -98,16 +80,8 @@ class ReportHelper:
     @classmethod
     def start(cls) -> ReportHelper | None:
         """Start the child; ``None`` when it cannot start."""
-        # the child imports from where this process does (an in-process pytester run,
-        # PYTHONPATH set by a test), with the same matplotlib settings in the environment
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-        try:
-            process = subprocess.Popen([sys.executable, "-m", __name__], env=env,
-                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                       stderr=subprocess.DEVNULL)
-        except OSError:
-            return None
-        return cls(process)
+        child = Child.spawn(__name__)
+        return cls(child) if child is not None else None
 
     # -- intervals ---------------------------------------------------------------------
 
@@ -155,7 +129,7 @@ class ReportHelper:
     @property
     def alive(self) -> bool:
         """Whether the child can still be asked (it has not failed, died or closed)."""
-        return self._process is not None
+        return self._child is not None
 
     @property
     def busy(self) -> int:
@@ -185,63 +159,35 @@ class ReportHelper:
     # -- the pipe ----------------------------------------------------------------------
 
     def _send(self, name: str, args: Any) -> bool:
-        process = self._process
-        if process is None or process.stdin is None:
+        if self._child is None:
             return False
-        try:
-            pickle.dump((name, args), process.stdin)
-            process.stdin.flush()
-        except (OSError, pickle.PickleError, ValueError, TypeError, AttributeError):
+        if not self._child.send(name, args):
             self._give_up()
             return False
         return True
 
     def _receive(self) -> Any:
         """The value of the next answer; ``None`` for an error, or when none comes."""
-        if self._process is None:
+        if self._child is None:
             return None
-        try:
-            answer = self._answers.get(timeout=WAIT_S)
-        except queue.Empty:
-            answer = None
+        answer = self._child.receive(WAIT_S)
         if answer is None:  # the child ended, or is silent too long
             self._give_up()
             return None
-        status, value = answer if isinstance(answer, tuple) and len(answer) == 2 else ("", "")
-        return value if status == "ok" else None
+        ok, value = answer
+        return value if ok else None
 
     def _give_up(self) -> None:
         """The child cannot be used any more: what is still asked is made here."""
         self._pending.clear()
         self.close()
 
-    def close(self) -> None:
-        """End the child (closing its stdin); kill it if it does not end promptly."""
-        process, self._process = self._process, None
+    def close(self, wait: bool = True) -> None:
+        """End the child (see :meth:`..child.Child.close`)."""
+        child, self._child = self._child, None
         self._pending.clear()
-        if process is None:
-            return
-        for stream in (process.stdin, process.stdout):
-            if stream is not None:
-                with contextlib.suppress(OSError):  # a dead child's pipe is broken
-                    stream.close()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
-def _read_answers(stream: IO[bytes], answers: queue.SimpleQueue[Any]) -> None:
-    """Put each pickled answer on ``stream`` into ``answers``; ``None`` once it ends (or
-    holds something that is no answer)."""
-    while True:
-        try:
-            answer = pickle.load(stream)
-        except Exception:  # EOF, a closed pipe, garbage: no more answers
-            answers.put(None)
-            return
-        answers.put(answer if answer is not None else ("error", "no answer"))
+        if child is not None:
+            child.close(wait)
 
 
 #: The child's indices drawn ahead, by ``(n, resamples, seed)``.
@@ -280,24 +226,10 @@ def _warm_up() -> None:
 
 
 def main() -> None:
-    """The child: answer requests on stdin until it closes (every answer is flushed as
-    it is written, so ending at once loses nothing)."""
-    requests, answers = sys.stdin.buffer, sys.stdout.buffer
-    sys.stdout = sys.stderr  # nothing printed may reach the answers
-    with contextlib.suppress(OSError):  # background work: the tests' process goes first
-        os.nice(NICENESS)
+    """The child: answer requests until stdin closes."""
+    end = ChildEnd()
     _warm_up()
-    while True:
-        try:
-            name, args = pickle.load(requests)
-        except EOFError:  # the run is over: end now, without tearing matplotlib down
-            os._exit(0)
-        try:
-            answer: tuple[str, Any] = ("ok", _answer(name, args))
-        except Exception as exc:  # the caller makes it again itself, and sees the error
-            answer = ("error", f"{type(exc).__name__}: {exc}")
-        pickle.dump(answer, answers)
-        answers.flush()
+    end.serve(_answer)
 
 
 if __name__ == "__main__":

@@ -14,12 +14,12 @@ from .. import __version__
 from ..methods.base import ItemRecord
 from ..text.visible import visible
 from . import plots
+from .by_suite import SuiteRecords, records_by_suite
 from .html_parts import esc, table
 from .html_parts import plain_table as _plain
 from .html_style import CSS
 from .html_suite import anchor, suite_section
 from .pipelines import split_tables
-from .sections import suite_records
 from .terminal import capture_spend_lines, gate_lines, idle_product_lines
 
 __all__ = ["render_html"]
@@ -60,7 +60,8 @@ def _overview(suites: Sequence[Mapping[str, Any]]) -> str:
 
 def render_html(report: Mapping[str, Any], records: Sequence[ItemRecord],
                 expected: Expected | None = None, *, figures: bool | None = None,
-                drawer: plots.Drawer | None = None) -> str:
+                drawer: plots.Drawer | None = None,
+                by_suite: Mapping[str, SuiteRecords] | None = None) -> str:
     """The whole ``dictbench.html`` page.
 
     :param report: the ``dictbench.json`` body (``aggregate.summarize``).
@@ -71,7 +72,10 @@ def render_html(report: Mapping[str, Any], records: Sequence[ItemRecord],
     :param drawer: what draws them (by default :mod:`.plots`, in this process; a
         :class:`.html_figures.FigureRequests` has report helpers draw the same SVG, and
         leaves placeholders for its ``fill``).
+    :param by_suite: ``sections.records_by_suite(report, records)``, when the caller
+        has it already (the Markdown page reads the same).
     """
+    by_suite = by_suite if by_suite is not None else records_by_suite(report, records)
     use_figures = plots.available() if figures is None else figures
     draw = (drawer or plots) if use_figures else None
     suites = report.get("suites", [])
@@ -105,8 +109,8 @@ def render_html(report: Mapping[str, Any], records: Sequence[ItemRecord],
     for extra in split_tables(report):
         body.append('<section class="split">' + "".join(_plain(extra, 2)) + "</section>")
     body += [_overview(suites)]
-    body += [suite_section(s, suite_records(records, s["id"]),
-                           (expected or {}).get(s["id"], {}), colors, draw) for s in suites]
+    body += [suite_section(s, by_suite[s["id"]], (expected or {}).get(s["id"], {}), colors,
+                           draw) for s in suites]
     body.append(f"<footer>pytest-dictbench {esc(__version__)} · report schema "
                 f"{esc(report.get('schema_version', '-'))}</footer>")
     return ('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'

@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..judge.report import RULE_HEAD, rule_rows
-from ..methods.base import ItemRecord
 from . import plots
+from .by_suite import SuiteRecords
 from .comparison_text import common_set_table
 from .html_compare import comparison_parts
 from .html_parts import esc, group_table, judging_table, metric_groups_table, table
@@ -27,7 +27,7 @@ from .html_tables import (
 from .method_tables import method_tables
 from .observations import observation_tables
 from .pipelines import pipeline_tables, scope_note
-from .sections import group_tables, metric_groups
+from .sections import metric_groups
 from .streaming import streaming_groups, streaming_tables
 
 __all__ = ["anchor", "suite_section"]
@@ -62,11 +62,13 @@ def _figures(suite: Mapping[str, Any], colors: Mapping[str, str],
     return '<div class="figs">' + "".join(figs) + "</div>"
 
 
-def suite_section(suite: Mapping[str, Any], records: Sequence[ItemRecord],
+def suite_section(suite: Mapping[str, Any], own: SuiteRecords,
                   expected: Mapping[str, Sequence[str]], colors: Mapping[str, str],
                   draw: plots.Drawer | None) -> str:
-    """The ``<section>`` of one suite (its ``records``, ``expected`` outputs per case),
-    figures drawn by ``draw`` in the run's product ``colors`` (none when ``None``)."""
+    """The ``<section>`` of one suite (its ``own`` records, ``expected`` outputs per
+    case), figures drawn by ``draw`` in the run's product ``colors`` (none when
+    ``None``)."""
+    records = own.records
     r = suite.get("ranking", {})
     direction = "higher" if r.get("higher_is_better", True) else "lower"
     reps = int(suite.get("repetitions") or 1)
@@ -95,7 +97,7 @@ def suite_section(suite: Mapping[str, Any], records: Sequence[ItemRecord],
     groups = metric_groups(suite)
     if groups:
         parts += [f"<h3>{esc(groups.title)}</h3>", metric_groups_table(groups)]
-    for group in ([] if "rig" in suite else group_tables(suite, records)):
+    for group in own.group_tables(suite):
         parts += [f"<h3>Scores {esc(group.title)}</h3>",
                   group_table(group, group.title.removeprefix("by "))]
     parts.append(validity_table(suite))

@@ -73,22 +73,43 @@ class ItemStore:
         """Keep ``line`` (one JSON object, no newline) as the record of ``key``;
         ``record``, when given, is what ``json.loads(line)`` would give (kept instead of
         parsing the line later, in a run that keeps records parsed)."""
-        if self._spool is None:
-            # closed by close(), or with the store when a run ends without reports
-            self._spool = tempfile.TemporaryFile(prefix="dictbench-items-")  # noqa: SIM115
-            self._at_end = True
+        spool = self._opened()
         data = encoded_line(line)
         if not self._at_end:
-            self._spool.seek(self._end)
+            spool.seek(self._end)
             self._at_end = True
-        self._spool.write(data)
+        # a newline after each line (not part of it) lets a reader of the spool find
+        # the lines as they come (``report.recorder``)
+        spool.write(data + b"\n")
         self._where[key] = self._end << _LENGTH_BITS | len(data)
-        self._end += len(data)
+        self._end += len(data) + 1
         self._order = None
         if record is not None and self._keep_parsed:
             self._parsed[key] = record
         elif self._parsed:
             self._parsed.pop(key, None)
+
+    def _opened(self) -> IO[bytes]:
+        if self._spool is None:
+            # closed by close(), or with the store when a run ends without reports
+            self._spool = tempfile.TemporaryFile(prefix="dictbench-items-")  # noqa: SIM115
+            self._at_end = True
+        return self._spool
+
+    def spool_fd(self) -> int:
+        """The spool's file descriptor (opened now if need be): a child process given
+        it reads each line, as the items add them, with ``os.pread``."""
+        return self._opened().fileno()
+
+    def places(self) -> list[tuple[int, int]]:
+        """Where each line lies in the spool, ``(offset, length)`` in the order of
+        :meth:`records` (called first); the spool is flushed for a reader of its fd."""
+        if self._order is None:
+            self.records()
+        assert self._order is not None and self._spool is not None
+        self._spool.flush()
+        return [(where >> _LENGTH_BITS, where & _LENGTH_MASK)
+                for where in map(self._where.__getitem__, self._order)]
 
     def __contains__(self, key: object) -> bool:
         return key in self._where

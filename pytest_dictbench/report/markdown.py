@@ -14,6 +14,7 @@ from typing import Any
 from ..judge.report import RULE_HEAD, rule_rows
 from ..methods.base import ItemRecord
 from ..text.visible import visible
+from .by_suite import SuiteRecords, records_by_suite
 from .cohorts import cohort_labels, cohort_legend
 from .comparison_text import (
     common_set_table,
@@ -34,13 +35,11 @@ from .sections import (
     fmt_interval,
     fmt_p,
     fmt_score,
-    group_tables,
     metric_groups,
     not_tested_cell,
     rule_count_tables,
     score_note,
     shared_cell,
-    suite_records,
 )
 from .streaming import streaming_tables
 from .terminal import capture_spend_lines, gate_lines, idle_product_lines, unused_decision_lines
@@ -318,8 +317,9 @@ def _plain(extra: PlainTable) -> list[str]:
                     extra.numeric)]
 
 
-def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
+def _suite(suite: Mapping[str, Any], own: SuiteRecords,
            expected: Mapping[str, Sequence[str]]) -> list[str]:
+    records = own.records
     r = suite.get("ranking", {})
     direction = "higher" if r.get("higher_is_better", True) else "lower"
     canary = "ok" if suite["canary"]["status"] == "ok" else "**missing**"
@@ -337,7 +337,7 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
     lines += ([] if "rig" in suite else _leaderboard(suite)) + _metric_groups(suite)
     for extra in (*method_tables(suite), *pipeline_tables(suite), *streaming_tables(suite)):
         lines += _plain(extra)
-    for group in ([] if "rig" in suite else group_tables(suite, records)):
+    for group in own.group_tables(suite):
         lines += _group(group)
     lines += _validity(suite)
     if "rig" in suite:
@@ -358,14 +358,18 @@ def _suite(suite: Mapping[str, Any], records: Sequence[ItemRecord],
 
 
 def render_markdown(report: Mapping[str, Any], records: Sequence[ItemRecord],
-                    expected: Expected | None = None) -> str:
+                    expected: Expected | None = None, *,
+                    by_suite: Mapping[str, SuiteRecords] | None = None) -> str:
     """The whole ``dictbench.md``.
 
     :param report: the ``dictbench.json`` body (``aggregate.summarize``).
     :param records: the run's item records (``items.jsonl``).
     :param expected: expected outputs per suite and case, for diffs of failing items
         whose method does not make its own (``sections.expected_texts(suites)``).
+    :param by_suite: ``sections.records_by_suite(report, records)``, when the caller
+        has it already (the HTML page reads the same).
     """
+    by_suite = by_suite if by_suite is not None else records_by_suite(report, records)
     lines = _intro(report)
     idle = idle_product_lines(report)
     if idle:
@@ -380,8 +384,7 @@ def render_markdown(report: Mapping[str, Any], records: Sequence[ItemRecord],
     for extra in split_tables(report):
         lines += _plain(extra)
     for suite in report.get("suites", []):
-        lines += _suite(suite, suite_records(records, suite["id"]),
-                        (expected or {}).get(suite["id"], {}))
+        lines += _suite(suite, by_suite[suite["id"]], (expected or {}).get(suite["id"], {}))
     unused = unused_decision_lines(report)
     if unused:
         lines += ["## Decisions not applied", "", *(f"- {md(line)}" for line in unused), ""]

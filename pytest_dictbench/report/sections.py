@@ -17,6 +17,7 @@ from ..methods.base import ItemRecord
 from ..methods.error_rate import NO_SPACE_LANGUAGES
 from ..model import SCORED_STATUSES, Suite
 from ..precision import is_fraction, published_places
+from ..stats import median
 from ..text.diff import UNITS, diff_against_closest
 
 __all__ = [
@@ -37,7 +38,6 @@ __all__ = [
     "rule_count_tables",
     "rule_key",
     "shared_cell",
-    "suite_records",
     "summary_metrics",
 ]
 
@@ -153,13 +153,6 @@ def rule_key(rule: str) -> tuple[str, int, str]:
 
 
 # -- records ----------------------------------------------------------------------------
-
-def suite_records(records: Iterable[ItemRecord], suite_id: str) -> list[ItemRecord]:
-    """The records of one suite, sorted by product, case id and repetition."""
-    chosen = [r for r in records if r.get("suite") == suite_id]
-    return sorted(chosen, key=lambda r: (str(r.get("product")), str(r.get("case_id")),
-                                         int(r.get("repetition") or 1)))
-
 
 def expected_texts(suites: Iterable[Suite]) -> dict[str, dict[str, list[str]]]:
     """Per suite id and case id, the expected outputs a failing output is diffed against.
@@ -298,7 +291,7 @@ def _genre_from_records(records: Sequence[ItemRecord]) -> GroupTable | None:
             scores[str(r["product"])][genre][str(r["case_id"])].append(float(r["score"]))
     if not scores:
         return None
-    cells = {product: {genre: (statistics.fmean(statistics.median(v) for v in cases.values()),
+    cells = {product: {genre: (statistics.fmean(median(v) for v in cases.values()),
                                len(cases))
                        for genre, cases in per.items()}
              for product, per in scores.items()}

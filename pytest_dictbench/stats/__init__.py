@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._agreement import cohen_kappa
 from ._defaults import DEFAULT_RESAMPLES, DEFAULT_SEED, index_bytes
-from ._descriptive import latency_summary, percentile
+from ._descriptive import latency_summary, median, percentile
 from ._ranking import competition_ranks, round_half_away
 from ._significance import bonferroni, holm, mcnemar_exact
 from ._student_t import student_t_quantile
@@ -68,6 +68,7 @@ __all__ = [
     "latency_summary",
     "mcnemar_exact",
     "mean_ci",
+    "median",
     "paired_bootstrap",
     "paired_bootstrap_p",
     "paired_ratio_difference",

@@ -39,16 +39,21 @@ def import_backend() -> None:
     from . import engines, sql  # noqa: F401
 
 
-def open_store(location: str) -> Store:
+def open_store(location: str, *, checkpoint_first: bool = False) -> Store:
     """The store at ``location`` (from :func:`store_location`), its schema brought up to
-    date; StoreError when it cannot be opened or is not a store."""
+    date; StoreError when it cannot be opened or is not a store.
+
+    ``checkpoint_first``: a SQLite store copies its write-ahead journal into its file
+    when it is opened, and not when a run commits (nor, left unclosed, after): a store
+    opened early to record one run commits at once, and its run stays in the journal
+    (which every reader reads) until the next such opening or any closing."""
     from sqlalchemy.exc import SQLAlchemyError
 
     from .engines import backend_for
     from .sql import SqlStore
 
     try:
-        backend = backend_for(location)
+        backend = backend_for(location, checkpoint_first=checkpoint_first)
     except OSError as exc:
         raise StoreError(f"{redact_url(location)}: cannot open the store: "
                          f"{exc.strerror or exc}") from None

@@ -56,8 +56,16 @@ class Backend:
         return redact_url(message)
 
 
-def backend_for(url: str) -> Backend:
-    """The engine of a store location from :func:`store_location`."""
+def _checkpoint_first(dbapi_connection: Any, _record: Any) -> None:
+    """Copy the journal into the file when connecting, and no more when a transaction
+    commits."""
+    dbapi_connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    dbapi_connection.execute("PRAGMA wal_autocheckpoint = 0")
+
+
+def backend_for(url: str, *, checkpoint_first: bool = False) -> Backend:
+    """The engine of a store location from :func:`store_location` (see
+    ``open_store`` for ``checkpoint_first``)."""
     if _POSTGRES.match(url):
         psycopg = require("psycopg", "postgres", "a PostgreSQL results store",
                           package="psycopg[binary]")
@@ -76,6 +84,8 @@ def backend_for(url: str) -> Backend:
     event.listen(engine, "connect", _sqlite_connect)
     if cap:
         event.listen(engine, "connect", _max_pages(int(cap.group(1))))
+    if checkpoint_first:
+        event.listen(engine, "connect", _checkpoint_first)
     event.listen(engine, "begin", _sqlite_begin)
     return Backend(engine, str(path), own_database=True, driver_errors=(sqlite3.Error,))
 
@@ -89,6 +99,9 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor.execute("PRAGMA busy_timeout = 60000")
         cursor.execute("PRAGMA foreign_keys = ON")
         cursor.execute("PRAGMA journal_mode = WAL")
+        # a commit is not synced to disk, a checkpoint is: a power cut may lose the
+        # newest runs, never leave a store broken (https://sqlite.org/pragma.html)
+        cursor.execute("PRAGMA synchronous = NORMAL")
     finally:
         cursor.close()
 

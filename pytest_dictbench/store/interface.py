@@ -11,7 +11,7 @@ Pure: no pytest.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -203,9 +203,12 @@ class Store(Protocol):
     location: str
 
     def record_run(self, facts: RunFacts, report_text: str, run_info_text: str,
-                   items: Iterable[tuple[Mapping[str, Any], str]]) -> str:
+                   items: Iterable[tuple[Mapping[str, Any], str]], *,
+                   before_commit: Callable[[], None] | None = None) -> str:
         """Record one run whole, in one transaction, or nothing; ``items`` are
-        ``(record, its items.jsonl line)`` in report order. Returns the run id."""
+        ``(record, its items.jsonl line)`` in report order. ``before_commit`` is called
+        once every row is written, inside the transaction: an exception it raises
+        rolls the run back and comes out of here. Returns the run id."""
 
     def runs(self, *, suite: str | None = None, product: str | None = None,
              suite_version: str | None = None, cohort: str | None = None,

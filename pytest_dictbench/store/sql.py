@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Connection, and_, func, select
@@ -76,7 +76,8 @@ class SqlStore:
     # -- writing a run -------------------------------------------------------------
 
     def record_run(self, facts: RunFacts, report_text: str, run_info_text: str,
-                   items: Iterable[tuple[Mapping[str, Any], str]]) -> str:
+                   items: Iterable[tuple[Mapping[str, Any], str]], *,
+                   before_commit: Callable[[], None] | None = None) -> str:
         try:
             report = json.loads(report_text)
         except ValueError as exc:
@@ -100,6 +101,8 @@ class SqlStore:
             write_suites_products(conn, pk, facts, report)
             count = write_items(conn, pk, facts.run_id, items, private)
             conn.execute(t.runs.update().where(t.runs.c.id == pk).values(item_count=count))
+            if before_commit is not None:
+                before_commit()
         return facts.run_id
 
     # -- reading runs --------------------------------------------------------------
