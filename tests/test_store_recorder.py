@@ -34,8 +34,8 @@ def _spooled(records: list[dict]) -> ItemStore:
     return items
 
 
-def _started(url: str, items: ItemStore) -> StoreRecorder:
-    recorder = StoreRecorder.start(url, items.spool_fd())
+def _started(url: str, items: ItemStore, follow: bool = True) -> StoreRecorder:
+    recorder = StoreRecorder.start(url, items.spool_fd(), follow)
     assert recorder is not None
     return recorder
 
@@ -44,9 +44,10 @@ RECORDS = [record("c1", 90.0), record("c2", 40.0), record("c3", None, status="er
                                                            text=None)]
 
 
-def test_the_child_records_what_this_process_would(url: str) -> None:
+@pytest.mark.parametrize("follow", [True, False], ids=["following", "at-the-end"])
+def test_the_child_records_what_this_process_would(url: str, follow: bool) -> None:
     items = _spooled(RECORDS[:1])
-    recorder = _started(url, items)
+    recorder = _started(url, items, follow)
     for i, r in enumerate(RECORDS[1:], start=1):  # added after the child started
         items.add(f"n{i}", json.dumps(r, sort_keys=True, separators=(",", ":")))
     items.add("n0", json.dumps(RECORDS[0] | {"score": 95.0}, sort_keys=True,
@@ -130,9 +131,11 @@ def recorded_by_child(monkeypatch: pytest.MonkeyPatch) -> list[Recorded | None]:
     return answers
 
 
+@pytest.mark.parametrize("parsed_items", [20_000, 2], ids=["following", "large-run"])
 def test_a_run_recorded_by_the_child_is_the_run_recorded_here(
         mini: pytest.Pytester, recorded_by_child: list[Recorded | None],
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, parsed_items: int) -> None:
+    monkeypatch.setattr(plugin_store, "PARSED_ITEMS", parsed_items)  # 2: read at the end
     mini.runpytest("--product=p1", "--dictbench-store=child.sqlite")
     [answer] = recorded_by_child
     assert answer is not None and answer.run_id is not None

@@ -45,9 +45,6 @@ from ..store.baseline import StoreBaseline, load_store_baseline
 from ..store.git import git_state, resolve_ref
 from ..suites import MANIFEST
 
-#: Where an item line lies in the spool: offset and length.
-Place = tuple[int, int]
-
 __all__ = ["HISTORY_FILES", "StoreRecording", "add_store_options", "read_store_baseline"]
 
 #: The environment fields that make a run's cohort (runs are compared within one).
@@ -161,13 +158,13 @@ class StoreRecording:
         self._begun_status: int | None = None
 
     def start(self, items: int, spool_fd: Callable[[], int]) -> None:
-        """The run has ``items`` items: a run that keeps its records parsed and is
-        large enough for report helpers records through a child process
-        (``report.recorder``), which imports and opens the store and reads the item
-        spool (``spool_fd()``) while the tests run."""
-        if self.location is not None and self.recorder is None and \
-                HELPER_ITEMS <= items <= PARSED_ITEMS:
-            self.recorder = StoreRecorder.start(self.location, spool_fd())
+        """The run has ``items`` items: a run large enough for report helpers records
+        through a child process (``report.recorder``), which imports and opens the store
+        while the tests run and reads the item spool (``spool_fd()``): as the lines
+        come in a run that keeps its records parsed, else as it writes the run."""
+        if self.location is not None and self.recorder is None and items >= HELPER_ITEMS:
+            self.recorder = StoreRecorder.start(self.location, spool_fd(),
+                                                follow=items <= PARSED_ITEMS)
 
     def prepare(self) -> None:
         """Import the store's modules in a thread while the report set is built: the
@@ -179,7 +176,7 @@ class StoreRecording:
             threading.Thread(target=_import_quietly, name="dictbench-store-import").start()
 
     def begin(self, report_text: str, run_info_text: str,
-              records: Sequence[Mapping[str, Any]], places: Callable[[], list[Place]],
+              records: Sequence[Mapping[str, Any]], places: Callable[[], Sequence[int]],
               suites: Sequence[Suite], products: Sequence[Product], *, exit_status: int,
               stop_reason: str) -> None:
         """The run's ``dictbench.json`` and ``run-info.json`` are made: a recorder child

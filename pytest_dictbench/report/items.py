@@ -20,6 +20,7 @@ records are ready at the end, with nothing to parse. Pure: no pytest.
 from __future__ import annotations
 
 import tempfile
+from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import IO, Any
 
@@ -28,17 +29,17 @@ from ..jsonl import parse_lines
 from ..shared_values import share_strings
 from .spooled import SpooledRecords
 
-__all__ = ["ItemStore", "compact_records", "encoded_line"]
+__all__ = ["LENGTH_BITS", "LENGTH_MASK", "ItemStore", "compact_records", "encoded_line"]
 
 #: Record fields whose values repeat from item to item (held once per distinct value).
 _SHARED_FIELDS = ("suite", "suite_path", "product", "status", "output_status", "message")
 #: Fields of nested tables whose values repeat (a rule's source, a case's genre...).
 _SHARED_NESTED = ("source", "genre", "short")
 #: Where a line lies is one int: its offset shifted past the low bits holding its length.
-_LENGTH_BITS = 32
-_LENGTH_MASK = (1 << _LENGTH_BITS) - 1
+LENGTH_BITS = 32
+LENGTH_MASK = (1 << LENGTH_BITS) - 1
 #: Longest record line the store takes, in bytes: what its length bits hold.
-_LONGEST = _LENGTH_MASK
+_LONGEST = LENGTH_MASK
 #: Lines parsed per decoder call (equal keys are one string object within one call).
 _BLOCK = 1024
 #: Runs of at most this many items keep their records parsed while they run (about
@@ -81,7 +82,7 @@ class ItemStore:
         # a newline after each line (not part of it) lets a reader of the spool find
         # the lines as they come (``report.recorder``)
         spool.write(data + b"\n")
-        self._where[key] = self._end << _LENGTH_BITS | len(data)
+        self._where[key] = self._end << LENGTH_BITS | len(data)
         self._end += len(data) + 1
         self._order = None
         if record is not None and self._keep_parsed:
@@ -101,15 +102,15 @@ class ItemStore:
         it reads each line, as the items add them, with ``os.pread``."""
         return self._opened().fileno()
 
-    def places(self) -> list[tuple[int, int]]:
-        """Where each line lies in the spool, ``(offset, length)`` in the order of
-        :meth:`records` (called first); the spool is flushed for a reader of its fd."""
+    def places(self) -> array[int]:
+        """Where each line lies in the spool, in the order of :meth:`records` (called
+        first): ``offset << LENGTH_BITS | length``, 8 bytes each (a million items'
+        places take 8 MB); the spool is flushed for a reader of its fd."""
         if self._order is None:
             self.records()
         assert self._order is not None and self._spool is not None
         self._spool.flush()
-        return [(where >> _LENGTH_BITS, where & _LENGTH_MASK)
-                for where in map(self._where.__getitem__, self._order)]
+        return array("Q", map(self._where.__getitem__, self._order))
 
     def __contains__(self, key: object) -> bool:
         return key in self._where
@@ -168,8 +169,8 @@ class ItemStore:
     def _read(self, where: int) -> str:
         assert self._spool is not None
         self._at_end = False
-        self._spool.seek(where >> _LENGTH_BITS)
-        return self._spool.read(where & _LENGTH_MASK).decode("utf-8")
+        self._spool.seek(where >> LENGTH_BITS)
+        return self._spool.read(where & LENGTH_MASK).decode("utf-8")
 
     def lines(self) -> Iterator[str]:
         """Each line with its newline, in the order of :meth:`records` (called first)."""

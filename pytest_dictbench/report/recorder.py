@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +40,7 @@ from ..redact import register_secret, registered_secrets
 from ..stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..store import RunFacts, Store, open_store
 from .history import history_texts
+from .items import LENGTH_BITS, LENGTH_MASK
 
 __all__ = ["Recorded", "StoreRecorder", "history_for"]
 
@@ -73,14 +74,15 @@ class StoreRecorder:
         self._recording = False
 
     @classmethod
-    def start(cls, location: str, spool_fd: int) -> StoreRecorder | None:
-        """Start the child, have it open the store at ``location`` and follow the item
-        spool ``spool_fd``; ``None`` when it cannot start."""
+    def start(cls, location: str, spool_fd: int, follow: bool) -> StoreRecorder | None:
+        """Start the child, have it open the store at ``location`` and read the item
+        spool ``spool_fd`` (``follow``: parse each line as it is added, else when the
+        run is written); ``None`` when it cannot start."""
         child = Child.spawn(__name__, pass_fds=(spool_fd,))
         if child is None:
             return None
         recorder = cls(child)
-        return recorder if recorder._ask("open", (location, spool_fd)) else None
+        return recorder if recorder._ask("open", (location, spool_fd, follow)) else None
 
     def _ask(self, name: str, args: Any) -> bool:
         if self._child is None or not self._child.send(name, args):
@@ -90,12 +92,12 @@ class StoreRecorder:
         return True
 
     def record(self, facts: RunFacts, report_text: str, run_info_text: str,
-               places: Sequence[tuple[int, int]], window: int) -> bool:
+               places: Sequence[int], window: int) -> bool:
         """Have the child write the run (``places``: where each item line lies in the
-        spool, in report order; ``window``: the runs its history covers) and wait
-        inside its transaction; False when it cannot be asked."""
+        spool, in report order, ``ItemStore.places``; ``window``: the runs its history
+        covers) and wait inside its transaction; False when it cannot be asked."""
         if self._recording or not self._ask("record", (
-                facts, report_text, run_info_text, list(places), window,
+                facts, report_text, run_info_text, places, window,
                 registered_secrets())):
             return False
         self._recording = True
@@ -139,17 +141,21 @@ def history_for(store: Store, run_id: str, report_text: str, window: int
 
 
 class _Spool:
-    """The child's view of the item spool: each line parsed as it is added (a thread
-    looks every :data:`FOLLOW_S` s), by offset."""
+    """The child's view of the item spool. Followed (a run that keeps its records
+    parsed), each line is parsed as it is added (a thread looks every :data:`FOLLOW_S`
+    s) and kept by offset; else each is read and parsed as the run is written, one at a
+    time (a run of a million items holds none)."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, follow: bool) -> None:
         self._fd = fd
         self._read_to = 0
         self._items: dict[int, Item] = {}
         self._lengths: dict[int, int] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        threading.Thread(target=self._follow, name="dictbench-spool", daemon=True).start()
+        self._following = follow
+        if follow:
+            threading.Thread(target=self._follow, name="dictbench-spool", daemon=True).start()
 
     def _follow(self) -> None:
         while not self._stop.wait(FOLLOW_S):
@@ -167,19 +173,19 @@ class _Spool:
             at += len(raw) + 1
         self._read_to += end
 
-    def items(self, places: Sequence[tuple[int, int]]) -> list[Item]:
-        """The items at ``places`` (offset, length), in that order."""
+    def items(self, places: Sequence[int]) -> Iterator[Item]:
+        """The items at ``places`` (``ItemStore.places``), in that order."""
         self._stop.set()
         with self._lock:
-            self._catch_up()
-            found = []
-            for offset, length in places:
-                item = self._items.get(offset)
+            if self._following:
+                self._catch_up()
+            for where in places:
+                offset, length = where >> LENGTH_BITS, where & LENGTH_MASK
+                item = self._items.pop(offset, None)
                 if item is None or self._lengths[offset] != length:
                     line = os.pread(self._fd, length, offset).decode("utf-8")
                     item = (json.loads(line), line)
-                found.append(item)
-            return found
+                yield item
 
 
 class _Abandoned(Exception):
@@ -225,9 +231,9 @@ def main() -> None:
         name, args = end.request()
         try:
             if name == "open":
-                location, spool_fd = args
+                location, spool_fd, follow = args
                 store = open_store(location, checkpoint_first=True)
-                spool = _Spool(spool_fd)
+                spool = _Spool(spool_fd, follow)
                 value: Any = True
             elif name == "record" and store is not None and spool is not None:
                 value = _record(end, store, spool, args)
