@@ -178,3 +178,23 @@ def test_a_child_that_dies_leaves_the_run_to_this_process(
         assert run.items == 4 and len(store.item_lines(run.run_id)) == 4
     finally:
         store.close()
+
+
+def test_a_run_the_child_committed_is_never_recorded_twice(
+        mini: pytest.Pytester, recorded_by_child: list[Recorded | None],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    finish = StoreRecorder.finish
+
+    def answer_lost(self: StoreRecorder, commit: bool) -> None:
+        finish(self, commit)  # committed; its answer never arrives
+        return None
+
+    monkeypatch.setattr(StoreRecorder, "finish", answer_lost)
+    result = mini.runpytest("--product=p1")
+    result.stdout.fnmatch_lines(["*the run was not recorded*: run * is already recorded*"])
+    store = open_store(store_location(".dictbench/store.sqlite", mini.path))
+    try:
+        [run] = store.runs()  # the child's, once
+        assert run.items == 4
+    finally:
+        store.close()

@@ -13,6 +13,7 @@ import platform
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -154,8 +155,8 @@ class StoreRecording:
         self.history: Path | None = None
         #: the child that records the run (``report.recorder``), in a large enough run
         self.recorder: StoreRecorder | None = None
-        #: the exit status the child recorded the run with, until it commits
-        self._begun_status: int | None = None
+        #: the facts the child records the run with, until it commits
+        self._begun: RunFacts | None = None
 
     def start(self, items: int, spool_fd: Callable[[], int]) -> None:
         """The run has ``items`` items: a run large enough for report helpers records
@@ -188,7 +189,7 @@ class StoreRecording:
                             stop_reason=stop_reason)
         if self.recorder.record(facts, report_text, run_info_text, places(),
                                 self.history_runs):
-            self._begun_status = int(exit_status)
+            self._begun = facts
 
     def record(self, report_dir: Path, texts: Mapping[str, Any],
                records: Sequence[Mapping[str, Any]], suites: Sequence[Suite],
@@ -199,7 +200,8 @@ class StoreRecording:
         it); returns the problem in words, or None."""
         if self.location is None or "dictbench.json" not in texts:
             return None
-        done = self._finish_child(int(exit_status))
+        begun, self._begun = self._begun, None
+        done = self._finish_child(begun, int(exit_status))
         if done is not None:  # the child recorded the run, or failed to, in its words
             if done.store_error is not None:
                 return self._not_recorded(done.store_error)
@@ -209,6 +211,8 @@ class StoreRecording:
             return self._write_history(report_dir, done.history or {})
         facts = self._facts(records, suites, products, exit_status=exit_status,
                             stop_reason=stop_reason)
+        if begun is not None:  # the child's run id: a run it committed after all (and
+            facts = replace(facts, run_id=begun.run_id)  # died) is refused, not doubled
         try:
             store = open_store(self.location)
             try:
@@ -227,13 +231,13 @@ class StoreRecording:
         except (DictbenchError, OSError, ValueError) as exc:
             return self._not_recorded(str(exc))
 
-    def _finish_child(self, exit_status: int) -> Recorded | None:
+    def _finish_child(self, begun: RunFacts | None, exit_status: int) -> Recorded | None:
         """The recorder child's run: committed when the exit status is still the one it
-        was given (else rolled back, to be recorded here); None: record it here."""
-        begun, self._begun_status = self._begun_status, None
+        was ``begun`` with (else rolled back, to be recorded here); None: record it
+        here."""
         if self.recorder is None or begun is None:
             return None
-        return self.recorder.finish(commit=begun == exit_status)
+        return self.recorder.finish(commit=begun.exit_status == exit_status)
 
     def _facts(self, records: Sequence[Mapping[str, Any]], suites: Sequence[Suite],
                products: Sequence[Product], *, exit_status: int, stop_reason: str

@@ -217,8 +217,10 @@ def _record(end: ChildEnd, store: Store, spool: _Spool, args: tuple[Any, ...]
         return Recorded(store_error=str(exc))
     try:
         texts = history_for(store, run_id, report_text, window)
-    except (DictbenchError, OSError, ValueError) as exc:
-        return Recorded(run_id=run_id, history_error=str(exc))
+    except Exception as exc:  # the run is committed: it must not be recorded again
+        return Recorded(run_id=run_id, history_error=f"{type(exc).__name__}: {exc}"
+                        if not isinstance(exc, DictbenchError | OSError | ValueError)
+                        else str(exc))
     return Recorded(run_id=run_id, history=texts)
 
 
