@@ -1,5 +1,5 @@
 """A Python child process that answers pickled requests in order: the report helper's
-(``report.helper``) and the store recorder's (``store.recorder``).
+(``report.helper``) and the store recorder's (``report.recorder``).
 
 The parent sends ``(name, arguments)`` pickled on the child's stdin; the child answers
 each with ``("ok", value)`` or ``("error", words)`` pickled on its stdout, in order. A

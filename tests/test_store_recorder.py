@@ -119,7 +119,6 @@ def recorded_by_child(monkeypatch: pytest.MonkeyPatch) -> list[Recorded | None]:
     """Any run of at least 2 items records through the child (not from 2,000); what each
     child answered."""
     monkeypatch.setattr(session_module, "HELPER_ITEMS", 2)
-    monkeypatch.setattr(plugin_store, "HELPER_ITEMS", 2)
     answers: list[Recorded | None] = []
     finish = StoreRecorder.finish
 
@@ -139,7 +138,7 @@ def test_a_run_recorded_by_the_child_is_the_run_recorded_here(
     mini.runpytest("--product=p1", "--dictbench-store=child.sqlite")
     [answer] = recorded_by_child
     assert answer is not None and answer.run_id is not None
-    monkeypatch.setattr(plugin_store, "HELPER_ITEMS", 10**9)  # no child now
+    monkeypatch.setattr(session_module, "HELPER_ITEMS", 10**9)  # no child now
     mini.runpytest("--product=p1", "--dictbench-store=here.sqlite")
     assert len(recorded_by_child) == 1  # no child the second time
     child = open_store(store_location("child.sqlite", mini.path))

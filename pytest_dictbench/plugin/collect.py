@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
@@ -24,13 +24,13 @@ from ..model import (
     provisional_reason,
 )
 from ..private import REDACTED, is_private, public_case_id
-from ..redact import any_secret, scrub, secret_source
+from ..redact import scrub
 from ..report.items import encoded_line
 from ..suites import check_cases_digest
 from ..text.visible import visible
 from .ahead import Evaluated, evaluated, scoring_ahead
 from .judgement import NO_JUDGEMENT
-from .nodeids import split_item_id
+from .nodeids import refuse_secret_names, split_item_id
 from .session import CAPTURED_PROPERTY, RECORD_PROPERTY, SESSION_KEY, DictbenchSession
 
 if TYPE_CHECKING:
@@ -94,7 +94,7 @@ class SuiteCollector(pytest.File):
         session = self.config.stash[SESSION_KEY]
         suite = session.load_suite(self.path)
         check_cases_digest(suite)
-        _refuse_secret_names(suite, session.products)
+        refuse_secret_names(suite, session.products)
         repetitions = session.repetitions or suite.repetitions
         for product in session.products:
             adapter = session.adapter(product, suite)
@@ -128,26 +128,6 @@ class SuiteCollector(pytest.File):
         if isinstance(excinfo.value, DictbenchError):
             return scrub(str(excinfo.value))
         return super().repr_failure(excinfo)
-
-
-def _refuse_secret_names(suite: Suite, products: Iterable[Product]) -> None:
-    """A node id is printed and written by pytest itself, where no scrubbing reaches: a
-    suite id, case id, genre, tag or product name holding a registered secret (the
-    value of an ``*_env`` variable) is refused before any item is made. The error names
-    the variable and where the name comes from, never the name."""
-    if not any_secret():  # nothing to find (and 10,000 cases' names not to look at)
-        return
-    names = [("the suite id", suite.id)]
-    names += [("the product name", p.name) for p in products]
-    if not is_private(suite):  # a private suite's case ids are keyed hashes
-        names += [(f"case at line {c.line} of {suite.cases_file.name}: its id, genre or tag",
-                   " ".join([c.id, c.genre or "", *c.tags])) for c in suite.cases]
-    for what, name in names:
-        source = secret_source(name)
-        if source is not None:
-            raise DictbenchError(f"{what} holds the value of {source} (a key); it would "
-                                 "be printed and written in node ids: rename it",
-                                 path=suite.root)
 
 
 def capture_group(product: Product) -> str | None:

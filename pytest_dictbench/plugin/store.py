@@ -27,7 +27,6 @@ from ..model import Product, Suite
 from ..private import is_private
 from ..redact import public_args, register_secret, url_password
 from ..report.files import write_report_set
-from ..report.helper import HELPER_ITEMS
 from ..report.history import DEFAULT_HISTORY_RUNS, HISTORY_FILES
 from ..report.items import PARSED_ITEMS
 from ..report.recorder import Recorded, StoreRecorder, history_for
@@ -159,11 +158,12 @@ class StoreRecording:
         self._begun: RunFacts | None = None
 
     def start(self, items: int, spool_fd: Callable[[], int]) -> None:
-        """The run has ``items`` items: a run large enough for report helpers records
-        through a child process (``report.recorder``), which imports and opens the store
-        while the tests run and reads the item spool (``spool_fd()``): as the lines
-        come in a run that keeps its records parsed, else as it writes the run."""
-        if self.location is not None and self.recorder is None and items >= HELPER_ITEMS:
+        """A run of ``items`` items large enough for report helpers (the session starts
+        them together) records through a child process (``report.recorder``), which
+        imports and opens the store while the tests run and reads the item spool
+        (``spool_fd()``): as the lines come in a run that keeps its records parsed, else
+        as it writes the run."""
+        if self.location is not None and self.recorder is None:
             self.recorder = StoreRecorder.start(self.location, spool_fd(),
                                                 follow=items <= PARSED_ITEMS)
 
